@@ -1,0 +1,99 @@
+package core
+
+import (
+	"context"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/blas"
+)
+
+// GradFunc writes ∇h(W) into G. It must not retain or resize either matrix.
+type GradFunc func(G, W *mat.Dense)
+
+// FISTA minimises h(X) + Σᵢ λᵢ‖X_{i,:}‖₁ by the fast iterative
+// shrinkage-thresholding algorithm of Beck and Teboulle:
+//
+//	Z_k     = S_{λ/L}(W_k − ∇h(W_k)/L)
+//	t_{k+1} = (1 + √(1 + 4t_k²))/2
+//	W_{k+1} = Z_k + (t_k − 1)/t_{k+1}·(Z_k − Z_{k−1})
+//
+// where L is a Lipschitz constant of ∇h. The zero value is ready to use; a
+// FISTA keeps its workspace between calls of the same shape, so that
+// iterations after the first call allocate nothing.
+type FISTA struct {
+	// MaxIter is the iteration limit; zero means 200.
+	MaxIter int
+	// Tol stops the run when ‖Z_k − Z_{k−1}‖_F ≤ Tol·max(1, ‖Z_k‖_F);
+	// zero means 1e-6, negative disables the test.
+	Tol float64
+	// Restart enables O'Donoghue–Candès gradient restart of the momentum.
+	Restart bool
+
+	w, g mat.Dense
+	thr  [1]float64
+	rthr []float64
+}
+
+// Solve runs FISTA from the starting point held in x and leaves the
+// solution in x. lambda is used for every row unless rowLambda (one per
+// row of x) is given. It returns the number of iterations and ctx.Err() if
+// ctx is cancelled.
+func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambda float64, rowLambda []float64) (int, error) {
+	r, c := x.Dims()
+	if L <= 0 || math.IsNaN(L) || math.IsInf(L, 0) {
+		panic("core: FISTA needs a finite positive Lipschitz constant")
+	}
+	if rowLambda != nil && len(rowLambda) != r {
+		panic("core: FISTA rowLambda length mismatch")
+	}
+	maxIter := f.MaxIter
+	if maxIter <= 0 {
+		maxIter = 200
+	}
+	tol := f.Tol
+	if tol == 0 {
+		tol = 1e-6
+	}
+	f.w.ReuseAs(r, c)
+	f.g.ReuseAs(r, c)
+	defer func() { f.w.Reset(); f.g.Reset() }()
+	f.w.Copy(x)
+	thr := f.thr[:]
+	thr[0] = lambda / L
+	if rowLambda != nil {
+		if cap(f.rthr) < r {
+			f.rthr = make([]float64, r)
+		}
+		thr = f.rthr[:r]
+		for i, l := range rowLambda {
+			thr[i] = l / L
+		}
+	}
+	zr := x.RawMatrix()
+	wr := f.w.RawMatrix()
+	gr := f.g.RawMatrix()
+	if zr.Stride != c {
+		panic("core: FISTA needs a contiguous x")
+	}
+	t := 1.0
+	for k := 1; k <= maxIter; k++ {
+		if err := ctx.Err(); err != nil {
+			return k - 1, err
+		}
+		grad(&f.g, &f.w)
+		tn := (1 + math.Sqrt(1+4*t*t)) / 2
+		beta := (t - 1) / tn
+		dz2, z2, rs := blas.ProxStep(zr.Data, wr.Data, gr.Data, r, c, 1/L, thr, beta)
+		t = tn
+		if f.Restart && rs > 0 {
+			t = 1
+			copy(wr.Data[:r*c], zr.Data[:r*c])
+		}
+		if tol > 0 && math.Sqrt(dz2) <= tol*math.Max(1, math.Sqrt(z2)) {
+			return k, nil
+		}
+	}
+	return maxIter, nil
+}

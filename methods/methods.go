@@ -1,0 +1,118 @@
+package methods
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+)
+
+var registry = map[string]func() lrsdl.Classifier{}
+
+// register makes a method available to New; method files call it from init.
+func register(name string, f func() lrsdl.Classifier) { registry[strings.ToUpper(name)] = f }
+
+// New returns an untrained classifier with default options by its name
+// (case-insensitive, as listed by Names).
+func New(name string) (lrsdl.Classifier, error) {
+	f, ok := registry[strings.ToUpper(strings.ReplaceAll(name, "-", ""))]
+	if !ok {
+		return nil, fmt.Errorf("methods: unknown method %q (have %s)", name, strings.Join(Names(), ", "))
+	}
+	return f(), nil
+}
+
+// Names returns the registered method names in sorted order.
+func Names() []string {
+	var ns []string
+	for n := range registry {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	return ns
+}
+
+// checkFinite returns an error naming the first NaN or infinite entry of Y.
+func checkFinite(what string, Y mat.Matrix) error {
+	r, c := Y.Dims()
+	if r == 0 || c == 0 {
+		return fmt.Errorf("methods: %s is empty (%d×%d)", what, r, c)
+	}
+	if nz, ok := Y.(mat.NonZeroDoer); ok {
+		var err error
+		nz.DoNonZero(func(i, j int, v float64) {
+			if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				err = fmt.Errorf("methods: %s has non-finite value %v at (%d, %d)", what, v, i, j)
+			}
+		})
+		return err
+	}
+	if d, ok := Y.(mat.RawMatrixer); ok {
+		raw := d.RawMatrix()
+		for i := 0; i < raw.Rows; i++ {
+			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("methods: %s has non-finite value %v at (%d, %d)", what, v, i, j)
+				}
+			}
+		}
+		return nil
+	}
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if v := Y.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("methods: %s has non-finite value %v at (%d, %d)", what, v, i, j)
+			}
+		}
+	}
+	return nil
+}
+
+// trainingSet validates training input and returns Y as a dense matrix with
+// its columns ordered by class, and the grouping that did it.
+func trainingSet(Y mat.Matrix, labels []int) (*mat.Dense, *core.Grouping, error) {
+	if Y == nil {
+		return nil, nil, fmt.Errorf("methods: nil training data")
+	}
+	_, n := Y.Dims()
+	if len(labels) != n {
+		return nil, nil, fmt.Errorf("methods: %d labels for %d training samples (columns of Y)", len(labels), n)
+	}
+	if err := checkFinite("training data", Y); err != nil {
+		return nil, nil, err
+	}
+	g, err := core.GroupByClass(labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	return permuteColumns(Y, g.Perm), g, nil
+}
+
+// permuteColumns returns the dense matrix whose j-th column is column perm[j] of Y.
+func permuteColumns(Y mat.Matrix, perm []int) *mat.Dense {
+	d, _ := Y.Dims()
+	out := mat.NewDense(d, len(perm), nil)
+	col := make([]float64, d)
+	for j, p := range perm {
+		mat.Col(col, p, Y)
+		out.SetCol(j, col)
+	}
+	return out
+}
+
+// testSet validates prediction input against the training dimension d.
+func testSet(Y mat.Matrix, d int) error {
+	if Y == nil {
+		return fmt.Errorf("methods: nil test data")
+	}
+	r, _ := Y.Dims()
+	if r != d {
+		return fmt.Errorf("methods: test data has dimension %d, the model was trained on %d", r, d)
+	}
+	return checkFinite("test data", Y)
+}
