@@ -1,0 +1,700 @@
+package data
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// MAT v5 data types (the type field of a data element tag).
+const (
+	miINT8       = 1
+	miUINT8      = 2
+	miINT16      = 3
+	miUINT16     = 4
+	miINT32      = 5
+	miUINT32     = 6
+	miSINGLE     = 7
+	miDOUBLE     = 9
+	miINT64      = 12
+	miUINT64     = 13
+	miMATRIX     = 14
+	miCOMPRESSED = 15
+	miUTF8       = 16
+	miUTF16      = 17
+	miUTF32      = 18
+)
+
+// MAT v5 array classes (the low byte of the array flags).
+const (
+	mxCELL     = 1
+	mxSTRUCT   = 2
+	mxOBJECT   = 3
+	mxCHAR     = 4
+	mxSPARSE   = 5
+	mxDOUBLE   = 6
+	mxSINGLE   = 7
+	mxINT8     = 8
+	mxUINT8    = 9
+	mxINT16    = 10
+	mxUINT16   = 11
+	mxINT32    = 12
+	mxUINT32   = 13
+	mxINT64    = 14
+	mxUINT64   = 15
+	mxFUNCTION = 16
+	mxOPAQUE   = 17
+)
+
+// Array flag bits (in the byte above the class byte).
+const (
+	flagComplex = 0x08
+	flagLogical = 0x02
+)
+
+const (
+	matHeaderLen = 128
+	// maxElements bounds the element count computed from a dimensions
+	// array, so that a corrupt header cannot overflow int arithmetic.
+	maxElements = 1 << 40
+)
+
+var typeNames = map[uint32]string{
+	miINT8: "miINT8", miUINT8: "miUINT8", miINT16: "miINT16", miUINT16: "miUINT16",
+	miINT32: "miINT32", miUINT32: "miUINT32", miSINGLE: "miSINGLE", miDOUBLE: "miDOUBLE",
+	miINT64: "miINT64", miUINT64: "miUINT64", miMATRIX: "miMATRIX", miCOMPRESSED: "miCOMPRESSED",
+	miUTF8: "miUTF8", miUTF16: "miUTF16", miUTF32: "miUTF32",
+}
+
+func typeName(t uint32) string {
+	if s, ok := typeNames[t]; ok {
+		return s
+	}
+	return fmt.Sprintf("unknown type %d", t)
+}
+
+// numericSize returns the byte size of one value of a numeric data type,
+// or 0 if t is not a numeric type.
+func numericSize(t uint32) int {
+	switch t {
+	case miINT8, miUINT8:
+		return 1
+	case miINT16, miUINT16:
+		return 2
+	case miINT32, miUINT32, miSINGLE:
+		return 4
+	case miDOUBLE, miINT64, miUINT64:
+		return 8
+	}
+	return 0
+}
+
+var classNames = map[uint8]string{
+	mxCELL: "cell", mxSTRUCT: "struct", mxOBJECT: "object", mxCHAR: "char",
+	mxSPARSE: "sparse", mxDOUBLE: "double", mxSINGLE: "single", mxINT8: "int8",
+	mxUINT8: "uint8", mxINT16: "int16", mxUINT16: "uint16", mxINT32: "int32",
+	mxUINT32: "uint32", mxINT64: "int64", mxUINT64: "uint64",
+	mxFUNCTION: "function_handle", mxOPAQUE: "opaque",
+}
+
+func isNumericClass(c uint8) bool { return c >= mxDOUBLE && c <= mxUINT64 }
+
+// VarInfo describes one variable of a MAT-file.
+type VarInfo struct {
+	Name  string
+	Class string // MATLAB class: "double", "single", "int8".."uint64", "logical", "char", "cell", ...
+	// Rows and Cols are the first two dimensions; Dims holds all of them.
+	// They are zero for classes whose dimensions are not stored (opaque).
+	Rows, Cols int
+	Dims       []int
+	Complex    bool
+	// Supported reports whether Dense can read the variable: a real
+	// numeric or logical array with two dimensions.
+	Supported bool
+}
+
+// matVar is one parsed top-level variable.
+type matVar struct {
+	info     VarInfo
+	dataType uint32 // storage type of the real part
+	data     []byte // raw real part, column-major
+	order    binary.ByteOrder
+	// unsupported is non-nil when the variable is valid but cannot be
+	// converted to a real 2-D matrix; it says why.
+	unsupported error
+}
+
+// MATFile is a parsed MAT v5 file. Variables are converted to Go types on
+// demand by Dense, CSC and Ints.
+type MATFile struct {
+	// Text is the descriptive text of the header, without trailing spaces.
+	Text   string
+	vars   []*matVar
+	byName map[string]*matVar
+}
+
+// OpenMAT reads and parses the MAT v5 file at path.
+func OpenMAT(path string) (*MATFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := parseMAT(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// ReadMAT reads a MAT v5 file from r until EOF and parses it.
+//
+// Supported are real numeric arrays (double, single, int8..int64,
+// uint8..uint64) and logical arrays with two dimensions, stored plainly or
+// zlib-compressed (miCOMPRESSED), in either byte order. Other variables
+// (cell, struct, object, char, sparse, complex, more than two dimensions)
+// are listed by Vars and reported by an error from Dense and Ints.
+// Level 4 and v7.3 (HDF5) files are rejected with an error saying so.
+//
+// Memory use is bounded by the size of the input (and, for compressed
+// elements, by the size of their decompressed content), whatever the
+// headers inside it claim.
+func ReadMAT(r io.Reader) (*MATFile, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("mat: reading: %w", err)
+	}
+	return parseMAT(b)
+}
+
+func parseMAT(b []byte) (*MATFile, error) {
+	if bytes.HasPrefix(b, []byte("MATLAB 7.3")) || (len(b) >= 520 && string(b[512:520]) == "\x89HDF\r\n\x1a\n") {
+		return nil, errors.New("mat: MATLAB v7.3 (HDF5) files are not supported; save with -v7 or -v6")
+	}
+	if len(b) < matHeaderLen {
+		return nil, fmt.Errorf("mat: file truncated in header: %d bytes, a MAT v5 header has %d", len(b), matHeaderLen)
+	}
+	var order binary.ByteOrder
+	switch string(b[126:128]) {
+	case "IM":
+		order = binary.LittleEndian
+	case "MI":
+		order = binary.BigEndian
+	default:
+		if b[0] == 0 || b[1] == 0 || b[2] == 0 || b[3] == 0 {
+			return nil, errors.New("mat: not a MAT v5 file (looks like a Level 4 MAT-file, which is not supported)")
+		}
+		return nil, fmt.Errorf("mat: not a MAT v5 file: bad endian indicator %q at byte 126", b[126:128])
+	}
+	switch v := order.Uint16(b[124:126]); v {
+	case 0x0100:
+	case 0x0200:
+		return nil, errors.New("mat: MATLAB v7.3 (HDF5) files are not supported; save with -v7 or -v6")
+	default:
+		return nil, fmt.Errorf("mat: unsupported MAT-file version 0x%04x (want 0x0100)", v)
+	}
+	f := &MATFile{
+		Text:   strings.TrimRight(string(b[:116]), " \x00"),
+		byName: make(map[string]*matVar),
+	}
+	p := b[matHeaderLen:]
+	for len(p) > 0 {
+		off := len(b) - len(p)
+		typ, body, rest, err := nextElement(p, order, false)
+		if err != nil {
+			return nil, fmt.Errorf("mat: element at byte %d: %w", off, err)
+		}
+		switch typ {
+		case miCOMPRESSED:
+			body, err = inflateElement(body, order)
+			if err != nil {
+				return nil, fmt.Errorf("mat: compressed element at byte %d: %w", off, err)
+			}
+		case miMATRIX:
+			// Uncompressed top-level elements are padded to 8 bytes.
+			rest = skipPadding(p, len(p)-len(rest))
+		default:
+			return nil, fmt.Errorf("mat: element at byte %d: unexpected top-level element of type %s", off, typeName(typ))
+		}
+		v, err := parseMatrix(body, order)
+		if err != nil {
+			return nil, fmt.Errorf("mat: variable at byte %d: %w", off, err)
+		}
+		p = rest
+		if v.info.Name == "" {
+			// Subsystem data and other anonymous elements.
+			continue
+		}
+		if _, dup := f.byName[v.info.Name]; dup {
+			return nil, fmt.Errorf("mat: variable at byte %d: duplicate variable name %q", off, v.info.Name)
+		}
+		f.vars = append(f.vars, v)
+		f.byName[v.info.Name] = v
+	}
+	return f, nil
+}
+
+// skipPadding returns p after its first end bytes rounded up to a multiple
+// of 8, or the empty tail if the padding is missing at the end of p.
+func skipPadding(p []byte, end int) []byte {
+	padded := (end + 7) &^ 7
+	if padded > len(p) {
+		padded = len(p)
+	}
+	return p[padded:]
+}
+
+// nextElement reads one data element from p. It returns the element's
+// type, its data and the rest of p after the element (and, if pad is set,
+// after its padding to a multiple of 8 bytes).
+func nextElement(p []byte, order binary.ByteOrder, pad bool) (typ uint32, body, rest []byte, err error) {
+	if len(p) < 8 {
+		return 0, nil, nil, fmt.Errorf("truncated tag: %d bytes left, a tag has 8", len(p))
+	}
+	v := order.Uint32(p)
+	if n := v >> 16; n != 0 {
+		// Small data element: type and size share the first 4 bytes.
+		if n > 4 {
+			return 0, nil, nil, fmt.Errorf("small data element of %s claims %d bytes (at most 4)", typeName(v&0xffff), n)
+		}
+		return v & 0xffff, p[4 : 4+n], p[8:], nil
+	}
+	n := uint64(order.Uint32(p[4:]))
+	if n > uint64(len(p)-8) {
+		return 0, nil, nil, fmt.Errorf("truncated %s element: tag says %d bytes, %d left", typeName(v), n, len(p)-8)
+	}
+	end := 8 + int(n)
+	body = p[8:end]
+	if pad {
+		return v, body, skipPadding(p, end), nil
+	}
+	return v, body, p[end:], nil
+}
+
+// inflateElement decompresses the zlib stream of a miCOMPRESSED element,
+// which holds one miMATRIX element, and returns that element's data.
+func inflateElement(z []byte, order binary.ByteOrder) ([]byte, error) {
+	zr, err := zlib.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, fmt.Errorf("zlib: %w", err)
+	}
+	var tag [8]byte
+	if _, err := io.ReadFull(zr, tag[:]); err != nil {
+		return nil, fmt.Errorf("zlib: reading the tag of the compressed element: %w", err)
+	}
+	typ := order.Uint32(tag[:])
+	if typ != miMATRIX {
+		return nil, fmt.Errorf("compressed element holds %s, want miMATRIX", typeName(typ))
+	}
+	n := int64(order.Uint32(tag[4:]))
+	// ReadAll grows with the data actually decompressed, so a tag claiming
+	// gigabytes allocates no more than the stream really holds.
+	body, err := io.ReadAll(io.LimitReader(zr, n))
+	if err != nil {
+		return nil, fmt.Errorf("zlib: %w", err)
+	}
+	if int64(len(body)) < n {
+		return nil, fmt.Errorf("compressed miMATRIX truncated: tag says %d bytes, stream holds %d", n, len(body))
+	}
+	// Read to the end of the stream so that its checksum is verified;
+	// allow a few bytes of padding after the element.
+	var tail [16]byte
+	m, err := io.ReadFull(zr, tail[:])
+	switch {
+	case err == io.ErrUnexpectedEOF || err == io.EOF:
+		if m > 7 {
+			return nil, fmt.Errorf("%d bytes of extra data after the compressed miMATRIX", m)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("zlib: %w", err)
+	default:
+		return nil, errors.New("extra data after the compressed miMATRIX")
+	}
+	return body, nil
+}
+
+// parseMatrix parses the data of a miMATRIX element.
+func parseMatrix(p []byte, order binary.ByteOrder) (*matVar, error) {
+	v := &matVar{order: order}
+	// Array flags.
+	typ, d, p, err := nextElement(p, order, true)
+	if err != nil {
+		return nil, fmt.Errorf("array flags: %w", err)
+	}
+	if typ != miUINT32 || len(d) != 8 {
+		return nil, fmt.Errorf("array flags: want miUINT32 of 8 bytes, got %s of %d bytes", typeName(typ), len(d))
+	}
+	flags := order.Uint32(d)
+	class := uint8(flags)
+	cname, ok := classNames[class]
+	if !ok {
+		return nil, fmt.Errorf("array flags: unknown array class %d", class)
+	}
+	v.info.Class = cname
+	v.info.Complex = flags>>8&flagComplex != 0
+	if class == mxUINT8 && flags>>8&flagLogical != 0 {
+		v.info.Class = "logical"
+	}
+	if class == mxOPAQUE {
+		// Opaque objects store no dimensions; their name comes next.
+		if typ, d, _, err := nextElement(p, order, true); err == nil && typ == miINT8 {
+			v.info.Name = string(d)
+		}
+		v.unsupported = fmt.Errorf("variable %q is of class opaque; only numeric and logical 2-D arrays are supported", v.info.Name)
+		return v, nil
+	}
+	// Dimensions.
+	typ, d, p, err = nextElement(p, order, true)
+	if err != nil {
+		return nil, fmt.Errorf("dimensions: %w", err)
+	}
+	if typ != miINT32 || len(d)%4 != 0 || len(d) < 8 {
+		return nil, fmt.Errorf("dimensions: want miINT32 with at least 2 values, got %s of %d bytes", typeName(typ), len(d))
+	}
+	v.info.Dims = make([]int, len(d)/4)
+	numel := 1
+	for i := range v.info.Dims {
+		n := int32(order.Uint32(d[4*i:]))
+		if n < 0 {
+			return nil, fmt.Errorf("dimensions: negative dimension %d", n)
+		}
+		v.info.Dims[i] = int(n)
+		if numel > 0 && int(n) > maxElements/numel {
+			return nil, fmt.Errorf("dimensions: %s too large", dimString(v.info.Dims[:i+1]))
+		}
+		numel *= int(n)
+	}
+	v.info.Rows, v.info.Cols = v.info.Dims[0], v.info.Dims[1]
+	// Name.
+	typ, d, p, err = nextElement(p, order, true)
+	if err != nil {
+		return nil, fmt.Errorf("array name: %w", err)
+	}
+	if typ != miINT8 && typ != miUINT8 && typ != miUTF8 {
+		return nil, fmt.Errorf("array name: want miINT8, got %s", typeName(typ))
+	}
+	v.info.Name = string(d)
+
+	switch {
+	case !isNumericClass(class):
+		v.unsupported = fmt.Errorf("variable %q is a %s array; only numeric and logical 2-D arrays are supported", v.info.Name, cname)
+		return v, nil
+	case len(v.info.Dims) > 2:
+		v.unsupported = fmt.Errorf("variable %q has %d dimensions (%s); only 2-D arrays are supported", v.info.Name, len(v.info.Dims), dimString(v.info.Dims))
+	case v.info.Complex:
+		v.unsupported = fmt.Errorf("variable %q is complex; only real arrays are supported", v.info.Name)
+	}
+	// Real part.
+	if len(p) == 0 && numel == 0 {
+		v.dataType = miDOUBLE
+		v.info.Supported = v.unsupported == nil
+		return v, nil
+	}
+	typ, d, p, err = nextElement(p, order, true)
+	if err != nil {
+		return nil, fmt.Errorf("variable %q: real part: %w", v.info.Name, err)
+	}
+	size := numericSize(typ)
+	if size == 0 {
+		return nil, fmt.Errorf("variable %q: real part: %s is not a numeric type", v.info.Name, typeName(typ))
+	}
+	if len(d)%size != 0 || len(d)/size != numel {
+		return nil, fmt.Errorf("variable %q: real part: %d bytes of %s hold %g values, dimensions %s need %d",
+			v.info.Name, len(d), typeName(typ), float64(len(d))/float64(size), dimString(v.info.Dims), numel)
+	}
+	v.dataType, v.data = typ, d
+	if v.info.Complex {
+		if _, _, _, err := nextElement(p, order, true); err != nil {
+			return nil, fmt.Errorf("variable %q: imaginary part: %w", v.info.Name, err)
+		}
+	}
+	v.info.Supported = v.unsupported == nil
+	return v, nil
+}
+
+func dimString(dims []int) string {
+	s := make([]string, len(dims))
+	for i, d := range dims {
+		s[i] = fmt.Sprint(d)
+	}
+	return strings.Join(s, "×")
+}
+
+// Vars returns the variables of the file in file order.
+func (f *MATFile) Vars() []VarInfo {
+	vs := make([]VarInfo, len(f.vars))
+	for i, v := range f.vars {
+		vs[i] = v.info
+		vs[i].Dims = append([]int(nil), v.info.Dims...)
+	}
+	return vs
+}
+
+// Var returns the description of the named variable.
+func (f *MATFile) Var(name string) (VarInfo, bool) {
+	v, ok := f.byName[name]
+	if !ok {
+		return VarInfo{}, false
+	}
+	info := v.info
+	info.Dims = append([]int(nil), v.info.Dims...)
+	return info, true
+}
+
+// lookup returns the named variable if it can be read as a real 2-D array.
+func (f *MATFile) lookup(name string) (*matVar, error) {
+	v, ok := f.byName[name]
+	if !ok {
+		names := make([]string, len(f.vars))
+		for i, v := range f.vars {
+			names[i] = v.info.Name
+		}
+		return nil, fmt.Errorf("mat: no variable %q (the file has: %s)", name, strings.Join(names, ", "))
+	}
+	if v.unsupported != nil {
+		return nil, fmt.Errorf("mat: %w", v.unsupported)
+	}
+	return v, nil
+}
+
+// decode converts the values k0, k0+1, ... of v (in column-major order)
+// to float64, filling dst.
+func (v *matVar) decode(dst []float64, k0 int) {
+	o, d := v.order, v.data
+	switch v.dataType {
+	case miDOUBLE:
+		for i := range dst {
+			dst[i] = math.Float64frombits(o.Uint64(d[8*(k0+i):]))
+		}
+	case miSINGLE:
+		for i := range dst {
+			dst[i] = float64(math.Float32frombits(o.Uint32(d[4*(k0+i):])))
+		}
+	case miINT8:
+		for i := range dst {
+			dst[i] = float64(int8(d[k0+i]))
+		}
+	case miUINT8:
+		for i := range dst {
+			dst[i] = float64(d[k0+i])
+		}
+	case miINT16:
+		for i := range dst {
+			dst[i] = float64(int16(o.Uint16(d[2*(k0+i):])))
+		}
+	case miUINT16:
+		for i := range dst {
+			dst[i] = float64(o.Uint16(d[2*(k0+i):]))
+		}
+	case miINT32:
+		for i := range dst {
+			dst[i] = float64(int32(o.Uint32(d[4*(k0+i):])))
+		}
+	case miUINT32:
+		for i := range dst {
+			dst[i] = float64(o.Uint32(d[4*(k0+i):]))
+		}
+	case miINT64:
+		for i := range dst {
+			dst[i] = float64(int64(o.Uint64(d[8*(k0+i):])))
+		}
+	case miUINT64:
+		for i := range dst {
+			dst[i] = float64(o.Uint64(d[8*(k0+i):]))
+		}
+	}
+}
+
+// columns calls fn with each column of v in turn. The slice passed to fn
+// is reused between calls.
+func (v *matVar) columns(fn func(j int, col []float64)) {
+	r, c := v.info.Rows, v.info.Cols
+	col := make([]float64, r)
+	for j := 0; j < c; j++ {
+		v.decode(col, j*r)
+		fn(j, col)
+	}
+}
+
+func (v *matVar) nnz() int {
+	n := 0
+	v.columns(func(_ int, col []float64) {
+		for _, x := range col {
+			if x != 0 {
+				n++
+			}
+		}
+	})
+	return n
+}
+
+func (v *matVar) checkNonEmpty() error {
+	if v.info.Rows == 0 || v.info.Cols == 0 {
+		return fmt.Errorf("mat: variable %q is empty (%d×%d)", v.info.Name, v.info.Rows, v.info.Cols)
+	}
+	return nil
+}
+
+// Dense returns the named variable converted to float64. It is an error if
+// the variable is not a real numeric or logical 2-D array, or is empty.
+func (f *MATFile) Dense(name string) (*mat.Dense, error) {
+	v, err := f.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.checkNonEmpty(); err != nil {
+		return nil, err
+	}
+	r, c := v.info.Rows, v.info.Cols
+	m := mat.NewDense(r, c, nil)
+	raw := m.RawMatrix()
+	v.columns(func(j int, col []float64) {
+		for i, x := range col {
+			raw.Data[i*raw.Stride+j] = x
+		}
+	})
+	return m, nil
+}
+
+// CSC returns the named variable converted to float64 in compressed sparse
+// column form, without forming a dense matrix. The conditions are those of
+// Dense.
+func (f *MATFile) CSC(name string) (*sparse.CSC, error) {
+	v, err := f.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.checkNonEmpty(); err != nil {
+		return nil, err
+	}
+	return v.csc(), nil
+}
+
+func (v *matVar) csc() *sparse.CSC {
+	nnz := v.nnz()
+	indptr := make([]int, v.info.Cols+1)
+	ind := make([]int, 0, nnz)
+	val := make([]float64, 0, nnz)
+	v.columns(func(j int, col []float64) {
+		for i, x := range col {
+			if x != 0 {
+				ind = append(ind, i)
+				val = append(val, x)
+			}
+		}
+		indptr[j+1] = len(ind)
+	})
+	return sparse.NewCSC(v.info.Rows, v.info.Cols, indptr, ind, val)
+}
+
+// Density returns the fraction of non-zero entries of the named variable.
+func (f *MATFile) Density(name string) (float64, error) {
+	v, err := f.lookup(name)
+	if err != nil {
+		return 0, err
+	}
+	if err := v.checkNonEmpty(); err != nil {
+		return 0, err
+	}
+	return float64(v.nnz()) / (float64(v.info.Rows) * float64(v.info.Cols)), nil
+}
+
+// Ints returns the named variable, which must be a real numeric or logical
+// vector (1×n or n×1) of integer values, as a slice. Integer storage is
+// converted exactly; floating-point values must be whole numbers that fit
+// in an int.
+func (f *MATFile) Ints(name string) ([]int, error) {
+	v, err := f.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	r, c := v.info.Rows, v.info.Cols
+	if r != 1 && c != 1 {
+		return nil, fmt.Errorf("mat: variable %q is %d×%d, not a vector", name, r, c)
+	}
+	n := r * c
+	out := make([]int, n)
+	o, d := v.order, v.data
+	for k := range out {
+		switch v.dataType {
+		case miINT8:
+			out[k] = int(int8(d[k]))
+		case miUINT8:
+			out[k] = int(d[k])
+		case miINT16:
+			out[k] = int(int16(o.Uint16(d[2*k:])))
+		case miUINT16:
+			out[k] = int(o.Uint16(d[2*k:]))
+		case miINT32:
+			out[k] = int(int32(o.Uint32(d[4*k:])))
+		case miUINT32:
+			out[k] = int(o.Uint32(d[4*k:]))
+		case miINT64:
+			out[k] = int(int64(o.Uint64(d[8*k:])))
+		case miUINT64:
+			u := o.Uint64(d[8*k:])
+			if u > math.MaxInt64 {
+				return nil, fmt.Errorf("mat: variable %q: element %d (%d) overflows int", name, k, u)
+			}
+			out[k] = int(u)
+		default:
+			var x [1]float64
+			v.decode(x[:], k)
+			i, ok := floatToInt(x[0])
+			if !ok {
+				return nil, fmt.Errorf("mat: variable %q: element %d (%v) is not an integer", name, k, x[0])
+			}
+			out[k] = i
+		}
+	}
+	return out, nil
+}
+
+// floatToInt returns x as an int if it is a whole number in the range
+// where float64 represents every integer exactly.
+func floatToInt(x float64) (int, bool) {
+	const limit = 1 << 53
+	if x != math.Trunc(x) || x > limit || x < -limit {
+		return 0, false // also NaN and ±Inf
+	}
+	return int(x), true
+}
+
+// isIntVector reports whether v is a non-empty real vector of whole numbers.
+func (v *matVar) isIntVector() bool {
+	if v.unsupported != nil || (v.info.Rows != 1 && v.info.Cols != 1) || v.info.Rows*v.info.Cols == 0 {
+		return false
+	}
+	switch v.dataType {
+	case miDOUBLE, miSINGLE:
+		ok := true
+		v.columns(func(_ int, col []float64) {
+			for _, x := range col {
+				if _, whole := floatToInt(x); !whole {
+					ok = false
+				}
+			}
+		})
+		return ok
+	}
+	return true
+}
+
+// names returns the variable names in sorted order.
+func (f *MATFile) names() []string {
+	s := make([]string, 0, len(f.vars))
+	for _, v := range f.vars {
+		s = append(s, v.info.Name)
+	}
+	sort.Strings(s)
+	return s
+}
