@@ -16,7 +16,7 @@ func PaperSizes() Sizes { return Sizes{C: 100, N: 20, K: 10, Q: 50, D: 500, Q2: 
 // number of multiplications of one outer iteration of an algorithm.
 type Complexity struct {
 	Method  string
-	Formula string               // as printed in the paper, or as corrected (see Note)
+	Formula string                // as printed in the paper, or as corrected (see Note)
 	Ops     func(s Sizes) float64 // the formula
 	Paper   float64               // the paper's "plugging numbers" column
 	Note    string                // disagreement between the paper's formula and number, if any
