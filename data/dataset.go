@@ -1,0 +1,384 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Set is a labelled set of samples.
+type Set struct {
+	// Y holds one sample per column (d×N): a *mat.Dense or, for sparse
+	// data, a *sparse.CSC.
+	Y mat.Matrix
+	// Labels holds the class index 0..C−1 of each column of Y.
+	Labels []int
+}
+
+// Len returns the number of samples in s.
+func (s *Set) Len() int { return len(s.Labels) }
+
+// Dataset is a classification data set.
+type Dataset struct {
+	Name  string
+	Train *Set
+	// Test is nil for a data set loaded from a single data matrix, until it
+	// is split, for example by SplitPerClass.
+	Test *Set
+	// Classes[c] is the original label of class c, in increasing order.
+	Classes []int
+}
+
+// LoadOptions control Load. The zero value detects everything.
+type LoadOptions struct {
+	// YVar and LabelVar name the data matrix and the label vector of a
+	// MAT-file holding all samples in one matrix. Either may be given
+	// alone; the other is then detected.
+	YVar, LabelVar string
+	// YTrainVar, YTestVar, LabelTrainVar and LabelTestVar name the
+	// variables of a MAT-file that is already split. If one is given, all
+	// four must be.
+	YTrainVar, YTestVar, LabelTrainVar, LabelTestVar string
+
+	// SamplesAsRows forces the orientation of MAT-file data matrices:
+	// true for one sample per row, false for one per column. When nil,
+	// the orientation is detected from which dimension matches the
+	// number of labels, preferring columns when both do.
+	SamplesAsRows *bool
+
+	// Normalize scales every sample to unit ℓ2 norm.
+	Normalize bool
+
+	// SparseDensity is the density (fraction of non-zero entries) below
+	// which Y is stored as a *sparse.CSC. Zero means DefaultSparseDensity;
+	// a negative value keeps Y dense.
+	SparseDensity float64
+}
+
+func (o *LoadOptions) sparseDensity() float64 {
+	if o.SparseDensity == 0 {
+		return DefaultSparseDensity
+	}
+	return o.SparseDensity
+}
+
+// Load reads a data set from a MAT v5 file (.mat) or a CSV file (.csv or
+// gzip-compressed .csv.gz).
+//
+// A MAT-file holds either a training and a test set (variables named as
+// in the options, or detected as the two non-vector numeric matrices whose
+// names contain "train" and "test" and the integer vectors named likewise,
+// such as Y_train, Y_test, label_train, label_test), or all samples in one
+// matrix with one label vector (detected as the only non-vector numeric
+// matrix and the integer-valued vector whose length matches one of its
+// dimensions). In that case Test is nil.
+//
+// A CSV file has one sample per line: the features, then the integer
+// label. A first line that is not all numbers is taken as a header.
+//
+// Labels may be any integers; they are mapped to classes 0..C−1 in
+// increasing order of label, and Classes maps them back. Test labels must
+// occur in the training labels. Non-finite values are rejected.
+func Load(path string, opts LoadOptions) (*Dataset, error) {
+	base := filepath.Base(path)
+	lower := strings.ToLower(base)
+	switch {
+	case strings.HasSuffix(lower, ".mat"):
+		return loadMAT(path, strings.TrimSuffix(base, base[len(base)-4:]), &opts)
+	case strings.HasSuffix(lower, ".csv"):
+		return loadCSV(path, base[:len(base)-4], &opts)
+	case strings.HasSuffix(lower, ".csv.gz"):
+		return loadCSV(path, base[:len(base)-7], &opts)
+	}
+	return nil, fmt.Errorf("%s: unknown file type: want .mat, .csv or .csv.gz", path)
+}
+
+func loadMAT(path, name string, opts *LoadOptions) (*Dataset, error) {
+	f, err := OpenMAT(path)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := datasetFromMAT(f, name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ds, nil
+}
+
+func datasetFromMAT(f *MATFile, name string, opts *LoadOptions) (*Dataset, error) {
+	split := opts.YTrainVar != "" || opts.YTestVar != "" || opts.LabelTrainVar != "" || opts.LabelTestVar != ""
+	whole := opts.YVar != "" || opts.LabelVar != ""
+	var yTrain, lTrain, yTest, lTest string
+	switch {
+	case split && whole:
+		return nil, fmt.Errorf("options name variables of both layouts (YVar/LabelVar and YTrainVar/YTestVar/LabelTrainVar/LabelTestVar)")
+	case split:
+		if opts.YTrainVar == "" || opts.YTestVar == "" || opts.LabelTrainVar == "" || opts.LabelTestVar == "" {
+			return nil, fmt.Errorf("options name some but not all of YTrainVar, YTestVar, LabelTrainVar, LabelTestVar")
+		}
+		yTrain, yTest, lTrain, lTest = opts.YTrainVar, opts.YTestVar, opts.LabelTrainVar, opts.LabelTestVar
+	case whole:
+		var err error
+		if yTrain, lTrain, err = detectWhole(f, opts.YVar, opts.LabelVar); err != nil {
+			return nil, err
+		}
+	default:
+		var err error
+		yTrain, yTest, lTrain, lTest, split, err = detect(f)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	ds := &Dataset{Name: name}
+	train, asRows, err := loadSet(f, yTrain, lTrain, opts.SamplesAsRows, opts)
+	if err != nil {
+		return nil, err
+	}
+	var test *matSet
+	if split {
+		// The test set has the orientation of the training set.
+		test, _, err = loadSet(f, yTest, lTest, &asRows, opts)
+		if err != nil {
+			return nil, err
+		}
+		dTrain, _ := train.y.Dims()
+		if dTest, _ := test.y.Dims(); dTrain != dTest {
+			return nil, fmt.Errorf("%q has %d features per sample but %q has %d", yTrain, dTrain, yTest, dTest)
+		}
+	}
+	var idx []int
+	idx, ds.Classes = MapLabels(train.labels)
+	ds.Train = &Set{Y: train.y, Labels: idx}
+	if test != nil {
+		idx, err := IndexLabels(ds.Classes, test.labels)
+		if err != nil {
+			return nil, fmt.Errorf("variable %q: %w", lTest, err)
+		}
+		ds.Test = &Set{Y: test.y, Labels: idx}
+	}
+	return ds, nil
+}
+
+type matSet struct {
+	y      mat.Matrix
+	labels []int
+}
+
+// loadSet reads the data matrix yName and the labels lName. asRows forces
+// the orientation when not nil; the orientation used is returned.
+func loadSet(f *MATFile, yName, lName string, asRows *bool, opts *LoadOptions) (*matSet, bool, error) {
+	labels, err := f.Ints(lName)
+	if err != nil {
+		return nil, false, fmt.Errorf("label variable: %w", err)
+	}
+	v, err := f.lookup(yName)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := v.checkNonEmpty(); err != nil {
+		return nil, false, err
+	}
+	rows, cols := v.info.Rows, v.info.Cols
+	n := len(labels)
+	var byRows bool
+	switch {
+	case asRows != nil:
+		byRows = *asRows
+		if byRows && rows != n || !byRows && cols != n {
+			what := "columns"
+			if byRows {
+				what = "rows"
+			}
+			return nil, false, fmt.Errorf("variable %q is %d×%d with samples as %s, but label variable %q has %d labels",
+				yName, rows, cols, what, lName, n)
+		}
+	case cols == n:
+	case rows == n:
+		byRows = true
+	default:
+		return nil, false, fmt.Errorf("variable %q is %d×%d, but label variable %q has %d labels: neither dimension matches",
+			yName, rows, cols, lName, n)
+	}
+	nz, bad := v.scan()
+	if bad >= 0 {
+		return nil, false, fmt.Errorf("variable %q: element (%d, %d) is not finite", yName, bad%rows, bad/rows)
+	}
+	var y mat.Matrix
+	if float64(nz) < opts.sparseDensity()*float64(rows)*float64(cols) {
+		s := v.csc()
+		if byRows {
+			s = transposeCSC(s)
+		}
+		y = s
+	} else {
+		d, err := f.Dense(yName)
+		if err != nil {
+			return nil, false, err
+		}
+		if byRows {
+			d = mat.DenseCopyOf(d.T())
+		}
+		y = d
+	}
+	if opts.Normalize {
+		y = normalizeInPlace(y)
+	}
+	return &matSet{y: y, labels: labels}, byRows, nil
+}
+
+// scan returns the number of non-zero entries of v and the column-major
+// index of its first non-finite entry, or -1.
+func (v *matVar) scan() (nz, bad int) {
+	bad = -1
+	v.columns(func(j int, col []float64) {
+		for i, x := range col {
+			if x != 0 {
+				nz++
+				if bad < 0 && (math.IsNaN(x) || math.IsInf(x, 0)) {
+					bad = j*v.info.Rows + i
+				}
+			}
+		}
+	})
+	return nz, bad
+}
+
+// matrixVars returns the names of the variables that can be data
+// matrices: real numeric arrays with more than one row and column.
+func (f *MATFile) matrixVars() []string {
+	var s []string
+	for _, v := range f.vars {
+		if v.info.Supported && v.info.Rows > 1 && v.info.Cols > 1 {
+			s = append(s, v.info.Name)
+		}
+	}
+	return s
+}
+
+// labelVars returns the names of the variables that can be label vectors:
+// real vectors of whole numbers.
+func (f *MATFile) labelVars() []string {
+	var s []string
+	for _, v := range f.vars {
+		if v.isIntVector() {
+			s = append(s, v.info.Name)
+		}
+	}
+	return s
+}
+
+// matches reports whether the label vector l has as many entries as one
+// of the dimensions of the matrix y.
+func (f *MATFile) matches(y, l string) bool {
+	vy, vl := f.byName[y], f.byName[l]
+	n := vl.info.Rows * vl.info.Cols
+	return vy.info.Rows == n || vy.info.Cols == n
+}
+
+// detect finds the variables of a MAT-file in either layout.
+func detect(f *MATFile) (yTrain, yTest, lTrain, lTest string, split bool, err error) {
+	ms, ls := f.matrixVars(), f.labelVars()
+	if len(ms) == 0 {
+		return "", "", "", "", false, fmt.Errorf("no numeric data matrix found (variables: %s)", strings.Join(f.names(), ", "))
+	}
+	mTrain, mTest := containing(ms, "train"), containing(ms, "test")
+	if len(mTrain) == 1 && len(mTest) == 1 {
+		lTrains, lTests := containing(ls, "train"), containing(ls, "test")
+		lTrains = slices.DeleteFunc(lTrains, func(l string) bool { return !f.matches(mTrain[0], l) })
+		lTests = slices.DeleteFunc(lTests, func(l string) bool { return !f.matches(mTest[0], l) })
+		if len(lTrains) != 1 || len(lTests) != 1 {
+			return "", "", "", "", false, fmt.Errorf("found data matrices %q and %q but not exactly one training and one test label vector of matching length (candidates: %s); set the label variable options",
+				mTrain[0], mTest[0], strings.Join(ls, ", "))
+		}
+		return mTrain[0], mTest[0], lTrains[0], lTests[0], true, nil
+	}
+	if len(ms) > 1 {
+		return "", "", "", "", false, fmt.Errorf("several data matrices (%s) and no train/test pair; set LoadOptions.YVar", strings.Join(ms, ", "))
+	}
+	y, l, err := detectWhole(f, ms[0], "")
+	return y, "", l, "", false, err
+}
+
+// detectWhole completes the names of a data matrix and its label vector,
+// either of which may be empty.
+func detectWhole(f *MATFile, y, l string) (string, string, error) {
+	for _, name := range []string{y, l} {
+		if _, ok := f.byName[name]; name != "" && !ok {
+			return "", "", fmt.Errorf("no variable %q (the file has: %s)", name, strings.Join(f.names(), ", "))
+		}
+	}
+	switch {
+	case y != "" && l != "":
+		return y, l, nil
+	case y != "":
+		c := slices.DeleteFunc(f.labelVars(), func(l string) bool { return l == y || !f.matches(y, l) })
+		if len(c) != 1 {
+			return "", "", fmt.Errorf("want one integer label vector matching a dimension of %q, found %d (%s); set LoadOptions.LabelVar",
+				y, len(c), strings.Join(c, ", "))
+		}
+		return y, c[0], nil
+	case l != "":
+		c := slices.DeleteFunc(f.matrixVars(), func(y string) bool { return y == l || !f.matches(y, l) })
+		if len(c) != 1 {
+			return "", "", fmt.Errorf("want one data matrix with a dimension matching the length of %q, found %d (%s); set LoadOptions.YVar",
+				l, len(c), strings.Join(c, ", "))
+		}
+		return c[0], l, nil
+	}
+	return "", "", fmt.Errorf("no variable names given")
+}
+
+// containing returns the names that contain sub, ignoring case.
+func containing(names []string, sub string) []string {
+	var s []string
+	for _, n := range names {
+		if strings.Contains(strings.ToLower(n), sub) {
+			s = append(s, n)
+		}
+	}
+	return s
+}
+
+// MapLabels maps arbitrary integer labels to class indices 0..C−1 in
+// increasing order of label. classes[c] is the label of class c.
+func MapLabels(labels []int) (idx, classes []int) {
+	classes = slices.Clone(labels)
+	slices.Sort(classes)
+	classes = slices.Compact(classes)
+	idx = make([]int, len(labels))
+	for i, l := range labels {
+		idx[i], _ = slices.BinarySearch(classes, l)
+	}
+	return idx, classes
+}
+
+// IndexLabels maps labels to class indices using the mapping classes,
+// which must be sorted (as returned by MapLabels). It is an error if a label is not in classes.
+func IndexLabels(classes, labels []int) ([]int, error) {
+	idx := make([]int, len(labels))
+	for i, l := range labels {
+		c, ok := slices.BinarySearch(classes, l)
+		if !ok {
+			return nil, fmt.Errorf("label %d (sample %d) is not one of the %d known classes", l, i, len(classes))
+		}
+		idx[i] = c
+	}
+	return idx, nil
+}
+
+// UnmapLabels maps class indices back to the labels of classes.
+func UnmapLabels(classes, idx []int) ([]int, error) {
+	labels := make([]int, len(idx))
+	for i, c := range idx {
+		if c < 0 || c >= len(classes) {
+			return nil, fmt.Errorf("class index %d (sample %d) is out of range [0, %d)", c, i, len(classes))
+		}
+		labels[i] = classes[c]
+	}
+	return labels, nil
+}

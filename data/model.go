@@ -1,0 +1,287 @@
+package data
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc64"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/lrsdl/lrsdl"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Model file format, version 1. All integers are little-endian.
+//
+//	magic    8 bytes  "LRSDLMDL"
+//	version  uint32   1
+//	flags    uint32   0 (reserved)
+//	length   uint64   number of bytes in the body
+//	body:
+//	  method   uint32 n, n bytes (UTF-8)
+//	  options  uint64 n, n bytes (JSON)
+//	  classes  uint64 n, n × int64
+//	  matrices uint32 n, then n times:
+//	    name   uint32 n, n bytes
+//	    rows   uint64
+//	    cols   uint64
+//	    data   rows×cols × float64 bits, row-major
+//	checksum uint64   CRC-64 (ECMA) of everything before it
+const (
+	modelMagic     = "LRSDLMDL"
+	modelHeaderLen = 24
+)
+
+// ModelVersion is the version of the model files written by this package.
+const ModelVersion = 1
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// WriteModel writes s to a model file at path atomically: the content goes
+// to a temporary file in the same directory, which is synced and renamed
+// over path. On error, path is left as it was.
+func WriteModel(path string, s *lrsdl.State) error {
+	return writeAtomic(path, func(w io.Writer) error { return EncodeModel(w, s) })
+}
+
+// ReadModel reads a model file written by WriteModel.
+func ReadModel(path string) (*lrsdl.State, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	s, err := DecodeModel(br)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, fmt.Errorf("%s: model: extra data after the end of the model", path)
+	}
+	return s, nil
+}
+
+// EncodeModel writes s to w in the model file format. Method must be
+// non-empty; every name in Names must be a key of Matrices with a
+// non-empty matrix and every key must be listed (when Names is nil, the
+// matrices are written in sorted order of name).
+func EncodeModel(w io.Writer, s *lrsdl.State) error {
+	if s == nil {
+		return errors.New("model: nil state")
+	}
+	if s.Method == "" {
+		return errors.New("model: no method name")
+	}
+	names := s.Names
+	if names == nil {
+		for name := range s.Matrices {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+	}
+	seen := make(map[string]bool, len(names))
+	for _, name := range names {
+		if seen[name] {
+			return fmt.Errorf("model: matrix name %q listed twice", name)
+		}
+		seen[name] = true
+		m, ok := s.Matrices[name]
+		if !ok || m == nil {
+			return fmt.Errorf("model: no matrix for name %q", name)
+		}
+		if m.IsEmpty() {
+			return fmt.Errorf("model: matrix %q is empty", name)
+		}
+	}
+	for name := range s.Matrices {
+		if !seen[name] {
+			return fmt.Errorf("model: matrix %q is not in Names", name)
+		}
+	}
+
+	le := binary.LittleEndian
+	var body []byte
+	body = le.AppendUint32(body, uint32(len(s.Method)))
+	body = append(body, s.Method...)
+	body = le.AppendUint64(body, uint64(len(s.Options)))
+	body = append(body, s.Options...)
+	body = le.AppendUint64(body, uint64(len(s.Classes)))
+	for _, c := range s.Classes {
+		body = le.AppendUint64(body, uint64(int64(c)))
+	}
+	body = le.AppendUint32(body, uint32(len(names)))
+	for _, name := range names {
+		m := s.Matrices[name]
+		raw := m.RawMatrix()
+		body = le.AppendUint32(body, uint32(len(name)))
+		body = append(body, name...)
+		body = le.AppendUint64(body, uint64(raw.Rows))
+		body = le.AppendUint64(body, uint64(raw.Cols))
+		body = slices.Grow(body, 8*raw.Rows*raw.Cols)
+		for i := 0; i < raw.Rows; i++ {
+			for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+				body = le.AppendUint64(body, math.Float64bits(v))
+			}
+		}
+	}
+
+	hdr := make([]byte, 0, modelHeaderLen)
+	hdr = append(hdr, modelMagic...)
+	hdr = le.AppendUint32(hdr, ModelVersion)
+	hdr = le.AppendUint32(hdr, 0)
+	hdr = le.AppendUint64(hdr, uint64(len(body)))
+	crc := crc64.Update(crc64.Checksum(hdr, crcTable), crcTable, body)
+	for _, b := range [][]byte{hdr, body, le.AppendUint64(nil, crc)} {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DecodeModel reads one model in the model file format from r. It rejects
+// input with the wrong magic, an unknown version, a bad checksum, or that
+// is truncated, and allocates no more than the input really holds,
+// whatever its header claims.
+func DecodeModel(r io.Reader) (*lrsdl.State, error) {
+	hdr := make([]byte, modelHeaderLen)
+	if n, err := io.ReadFull(r, hdr); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			if n >= len(modelMagic) && string(hdr[:len(modelMagic)]) != modelMagic {
+				return nil, fmt.Errorf("model: not a model file (bad magic %q)", hdr[:len(modelMagic)])
+			}
+			return nil, fmt.Errorf("model: truncated header: %d of %d bytes", n, modelHeaderLen)
+		}
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if string(hdr[:8]) != modelMagic {
+		return nil, fmt.Errorf("model: not a model file (bad magic %q)", hdr[:8])
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(hdr[8:]); v != ModelVersion {
+		return nil, fmt.Errorf("model: unsupported version %d (this package reads version %d)", v, ModelVersion)
+	}
+	if f := le.Uint32(hdr[12:]); f != 0 {
+		return nil, fmt.Errorf("model: unknown flags 0x%x", f)
+	}
+	n := le.Uint64(hdr[16:])
+	if n > math.MaxInt64-8 {
+		return nil, fmt.Errorf("model: invalid body length %d", n)
+	}
+	// ReadAll grows with the data actually read, so a corrupt length
+	// cannot allocate more than the input holds.
+	rest, err := io.ReadAll(io.LimitReader(r, int64(n)+8))
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if uint64(len(rest)) < n+8 {
+		return nil, fmt.Errorf("model: truncated: header says %d bytes follow, got %d", n+8, len(rest))
+	}
+	body := rest[:n]
+	crc := crc64.Update(crc64.Checksum(hdr, crcTable), crcTable, body)
+	if want := le.Uint64(rest[n:]); crc != want {
+		return nil, fmt.Errorf("model: checksum mismatch (stored %016x, computed %016x): the file is corrupt", want, crc)
+	}
+	return decodeModelBody(body)
+}
+
+// modelReader reads the fields of a model body with bounds checks.
+type modelReader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *modelReader) take(n uint64, what string) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)-r.off) {
+		r.err = fmt.Errorf("model: %s at byte %d needs %d bytes, %d left", what, modelHeaderLen+r.off, n, len(r.b)-r.off)
+		return nil
+	}
+	s := r.b[r.off : r.off+int(n)]
+	r.off += int(n)
+	return s
+}
+
+func (r *modelReader) u32(what string) uint64 {
+	if b := r.take(4, what); b != nil {
+		return uint64(binary.LittleEndian.Uint32(b))
+	}
+	return 0
+}
+
+func (r *modelReader) u64(what string) uint64 {
+	if b := r.take(8, what); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
+}
+
+// decodeModelBody parses the body of a model file, whose checksum has
+// been verified.
+func decodeModelBody(b []byte) (*lrsdl.State, error) {
+	r := &modelReader{b: b}
+	s := &lrsdl.State{}
+	s.Method = string(r.take(r.u32("method length"), "method name"))
+	if r.err == nil && s.Method == "" {
+		return nil, errors.New("model: empty method name")
+	}
+	if opts := r.take(r.u64("options length"), "options"); len(opts) > 0 {
+		s.Options = slices.Clone(opts)
+	}
+	nc := r.u64("class count")
+	if left := uint64(len(b) - r.off); r.err == nil && nc > left/8 {
+		return nil, fmt.Errorf("model: %d class labels do not fit in the %d bytes left", nc, left)
+	}
+	if cb := r.take(nc*8, "class labels"); r.err == nil && nc > 0 {
+		s.Classes = make([]int, nc)
+		for i := range s.Classes {
+			c := int64(binary.LittleEndian.Uint64(cb[8*i:]))
+			if c < math.MinInt || c > math.MaxInt {
+				return nil, fmt.Errorf("model: class label %d overflows int", c)
+			}
+			s.Classes[i] = int(c)
+		}
+	}
+	nm := r.u32("matrix count")
+	if r.err != nil {
+		return nil, r.err
+	}
+	s.Matrices = make(map[string]*mat.Dense)
+	for k := uint64(0); k < nm; k++ {
+		name := string(r.take(r.u32("matrix name length"), "matrix name"))
+		rows, cols := r.u64("rows"), r.u64("cols")
+		if r.err != nil {
+			return nil, r.err
+		}
+		if _, dup := s.Matrices[name]; dup {
+			return nil, fmt.Errorf("model: matrix %q appears twice", name)
+		}
+		if rows == 0 || cols == 0 {
+			return nil, fmt.Errorf("model: matrix %q has zero size %d×%d", name, rows, cols)
+		}
+		left := uint64(len(b) - r.off)
+		if rows > left/8 || cols > left/8/rows {
+			return nil, fmt.Errorf("model: matrix %q: %d×%d values do not fit in the %d bytes left", name, rows, cols, left)
+		}
+		data := r.take(8*rows*cols, "matrix "+name)
+		v := make([]float64, rows*cols)
+		for i := range v {
+			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
+		}
+		s.Names = append(s.Names, name)
+		s.Matrices[name] = mat.NewDense(int(rows), int(cols), v)
+	}
+	if r.off != len(b) {
+		return nil, fmt.Errorf("model: %d bytes of unexplained data at the end of the body", len(b)-r.off)
+	}
+	return s, nil
+}

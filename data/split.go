@@ -1,0 +1,163 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// newRand returns the random source used for a seed throughout the
+// package.
+func newRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x6c7273646c)) // "lrsdl"
+}
+
+// byClass returns the sample indices of each class present in labels, in
+// increasing order of class and, within a class, of index.
+func byClass(labels []int) (classes []int, members [][]int) {
+	_, classes = MapLabels(labels)
+	members = make([][]int, len(classes))
+	for i, l := range labels {
+		c, _ := slices.BinarySearch(classes, l)
+		members[c] = append(members[c], i)
+	}
+	return classes, members
+}
+
+// SplitPerClass draws perClass samples of every class of s at random for
+// train and puts the other samples in rest. Both keep the samples sorted
+// by class and, within a class, in their order in s. rest is nil when no
+// sample remains. The draw depends only on seed and the labels.
+// It is an error if perClass < 1 or a class has fewer than perClass samples.
+func SplitPerClass(s *Set, perClass int, seed uint64) (train, rest *Set, err error) {
+	if perClass < 1 {
+		return nil, nil, fmt.Errorf("data: %d samples per class requested, want at least 1", perClass)
+	}
+	if s.Len() == 0 {
+		return nil, nil, errors.New("data: split of an empty set")
+	}
+	rng := newRand(seed)
+	classes, members := byClass(s.Labels)
+	var tr, re []int
+	for c, m := range members {
+		if len(m) < perClass {
+			return nil, nil, fmt.Errorf("data: class %d has %d samples, fewer than the %d per class requested", classes[c], len(m), perClass)
+		}
+		perm := rng.Perm(len(m))
+		pick := make([]int, perClass)
+		for k := range pick {
+			pick[k] = m[perm[k]]
+		}
+		slices.Sort(pick)
+		tr = append(tr, pick...)
+		other := make([]int, 0, len(m)-perClass)
+		for _, k := range perm[perClass:] {
+			other = append(other, m[k])
+		}
+		slices.Sort(other)
+		re = append(re, other...)
+	}
+	train = Subset(s, tr)
+	if len(re) > 0 {
+		rest = Subset(s, re)
+	}
+	return train, rest, nil
+}
+
+// Subset returns the samples of s with the given indices, in that order.
+// Y is copied into a matrix of the same kind: *sparse.CSC for a
+// *sparse.CSC, *mat.Dense otherwise. Subset panics if idx is empty or
+// holds an index out of range.
+func Subset(s *Set, idx []int) *Set {
+	if len(idx) == 0 {
+		panic("data: empty subset")
+	}
+	labels := make([]int, len(idx))
+	for k, j := range idx {
+		labels[k] = s.Labels[j]
+	}
+	r, _ := s.Y.Dims()
+	switch y := s.Y.(type) {
+	case *sparse.CSC:
+		raw := y.RawMatrix()
+		indptr := make([]int, len(idx)+1)
+		for k, j := range idx {
+			indptr[k+1] = indptr[k] + raw.Indptr[j+1] - raw.Indptr[j]
+		}
+		ind := make([]int, 0, indptr[len(idx)])
+		val := make([]float64, 0, indptr[len(idx)])
+		for _, j := range idx {
+			ind = append(ind, raw.Ind[raw.Indptr[j]:raw.Indptr[j+1]]...)
+			val = append(val, raw.Data[raw.Indptr[j]:raw.Indptr[j+1]]...)
+		}
+		return &Set{Y: sparse.NewCSC(r, len(idx), indptr, ind, val), Labels: labels}
+	case *mat.Dense:
+		out := mat.NewDense(r, len(idx), nil)
+		src, dst := y.RawMatrix(), out.RawMatrix()
+		for i := 0; i < r; i++ {
+			srow := src.Data[i*src.Stride : i*src.Stride+src.Cols]
+			drow := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
+			for k, j := range idx {
+				drow[k] = srow[j]
+			}
+		}
+		return &Set{Y: out, Labels: labels}
+	}
+	out := mat.NewDense(r, len(idx), nil)
+	for k, j := range idx {
+		for i := 0; i < r; i++ {
+			out.Set(i, k, s.Y.At(i, j))
+		}
+	}
+	return &Set{Y: out, Labels: labels}
+}
+
+// StratifiedKFold partitions the indices 0..len(labels)−1 into k folds
+// with the classes spread as evenly as possible: the number of samples of
+// a class differs by at most one between folds, and so does the size of
+// the folds. It returns the sorted test indices of each fold; the training
+// indices of a fold are the others (see Complement). The partition depends
+// only on seed and the labels. It is an error if k < 2 or k exceeds the
+// number of samples.
+func StratifiedKFold(labels []int, k int, seed uint64) ([][]int, error) {
+	if k < 2 {
+		return nil, fmt.Errorf("data: %d folds, want at least 2", k)
+	}
+	if k > len(labels) {
+		return nil, fmt.Errorf("data: %d folds for %d samples", k, len(labels))
+	}
+	rng := newRand(seed)
+	_, members := byClass(labels)
+	folds := make([][]int, k)
+	next := 0
+	for _, m := range members {
+		for _, p := range rng.Perm(len(m)) {
+			folds[next] = append(folds[next], m[p])
+			next = (next + 1) % k
+		}
+	}
+	for _, f := range folds {
+		slices.Sort(f)
+	}
+	return folds, nil
+}
+
+// Complement returns the indices in 0..n−1 that are not in idx, in
+// increasing order.
+func Complement(n int, idx []int) []int {
+	in := make([]bool, n)
+	for _, i := range idx {
+		in[i] = true
+	}
+	out := make([]int, 0, max(0, n-len(idx)))
+	for i, ok := range in {
+		if !ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
