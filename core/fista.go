@@ -19,9 +19,10 @@ type GradFunc func(G, W *mat.Dense)
 //	t_{k+1} = (1 + √(1 + 4t_k²))/2
 //	W_{k+1} = Z_k + (t_k − 1)/t_{k+1}·(Z_k − Z_{k−1})
 //
-// where L is a Lipschitz constant of ∇h. The zero value is ready to use; a
-// FISTA keeps its workspace between calls of the same shape, so that
-// iterations after the first call allocate nothing.
+// where L is a Lipschitz constant of ∇h (see PowerIter.MaxEig). The zero
+// value is ready to use; a FISTA keeps its workspace between calls, so that
+// after the first call of a given size Solve allocates nothing (given a
+// non-allocating GradFunc).
 type FISTA struct {
 	// MaxIter is the iteration limit; zero means 200.
 	MaxIter int
@@ -56,9 +57,10 @@ func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambd
 	if tol == 0 {
 		tol = 1e-6
 	}
+	f.w.Reset()
 	f.w.ReuseAs(r, c)
+	f.g.Reset()
 	f.g.ReuseAs(r, c)
-	defer func() { f.w.Reset(); f.g.Reset() }()
 	f.w.Copy(x)
 	thr := f.thr[:]
 	thr[0] = lambda / L

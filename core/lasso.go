@@ -3,27 +3,93 @@ package core
 import (
 	"context"
 	"fmt"
+	"math"
 
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
-// MulTrans sets dst = Aᵀ·B for a dense A (d×k) and a dense or sparse B (d×n).
+// MulTrans sets dst = Aᵀ·B for a dense A (d×k) and a dense or sparse B
+// (d×n). A B that implements mat.NonZeroDoer (such as *sparse.CSC and
+// *sparse.CSR) costs O(k·nnz(B) + k·n). dst is resized if empty.
 func MulTrans(dst *mat.Dense, a *mat.Dense, b mat.Matrix) {
-	// TODO(blas): sparse B through blas kernels on raw arrays.
-	dst.Mul(a.T(), b)
+	d, k := a.Dims()
+	bd, n := b.Dims()
+	if bd != d {
+		panic(mat.ErrShape)
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(k, n)
+	}
+	nz, ok := b.(mat.NonZeroDoer)
+	if _, dense := b.(*mat.Dense); dense || !ok {
+		dst.Mul(a.T(), b)
+		return
+	}
+	if r, c := dst.Dims(); r != k || c != n {
+		panic(mat.ErrShape)
+	}
+	// Accumulate dstᵀ (n×k) so that both A's rows and the result rows are
+	// contiguous, then transpose.
+	t := make([]float64, n*k)
+	ar := a.RawMatrix()
+	nz.DoNonZero(func(i, j int, v float64) {
+		row := ar.Data[i*ar.Stride : i*ar.Stride+k]
+		acc := t[j*k : j*k+k]
+		for p, x := range row {
+			acc[p] += v * x
+		}
+	})
+	dst.Copy(mat.NewDense(n, k, t).T())
+}
+
+// MulBT sets dst = Y·Xᵀ for a dense or sparse Y (d×n) and a dense X (k×n).
+// A Y that implements mat.NonZeroDoer costs O(k·nnz(Y)). dst is resized if
+// empty.
+func MulBT(dst *mat.Dense, y mat.Matrix, x *mat.Dense) {
+	d, n := y.Dims()
+	k, xn := x.Dims()
+	if xn != n {
+		panic(mat.ErrShape)
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(d, k)
+	}
+	nz, ok := y.(mat.NonZeroDoer)
+	if _, dense := y.(*mat.Dense); dense || !ok {
+		dst.Mul(y, x.T())
+		return
+	}
+	if r, c := dst.Dims(); r != d || c != k {
+		panic(mat.ErrShape)
+	}
+	// dst[i,:] += v·X[:,j] = v·Xᵀ[j,:]: transpose X once for contiguity.
+	xt := mat.DenseCopyOf(x.T())
+	xr, dr := xt.RawMatrix(), dst.RawMatrix()
+	dst.Zero()
+	nz.DoNonZero(func(i, j int, v float64) {
+		src := xr.Data[j*xr.Stride : j*xr.Stride+k]
+		acc := dr.Data[i*dr.Stride : i*dr.Stride+k]
+		for p, s := range src {
+			acc[p] += v * s
+		}
+	})
 }
 
 // LassoOptions controls Lasso. The zero value means the defaults.
 type LassoOptions struct {
 	MaxIter int     // FISTA iteration limit; zero means 200
 	Tol     float64 // FISTA relative tolerance; zero means 1e-6
+	Restart bool    // adaptive restart of FISTA's momentum
 }
 
 // Lasso sets X (k×n) to
 //
 //	argmin_X ½‖Y − DX‖²_F + λ‖X‖₁
 //
-// by FISTA on the gradient DᵀD·X − DᵀY, starting from the contents of X.
+// by FISTA on the gradient DᵀD·X − DᵀY, starting from the contents of X
+// (warm start; zeros for a cold start).
 func Lasso(ctx context.Context, X, D *mat.Dense, Y mat.Matrix, lambda float64, opts LassoOptions) error {
 	d, k := D.Dims()
 	yr, n := Y.Dims()
@@ -38,18 +104,34 @@ func Lasso(ctx context.Context, X, D *mat.Dense, Y mat.Matrix, lambda float64, o
 	return LassoGram(ctx, X, G, B, lambda, opts)
 }
 
-// LassoGram is Lasso given the Gram matrix G = DᵀD and B = DᵀY.
+// LassoGram is Lasso given the Gram matrix G = DᵀD (k×k) and B = DᵀY (k×n).
+// The step is 1/L with L the upper bound of λmax(G) from PowerIter.MaxEig.
 func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts LassoOptions) error {
-	k, _ := G.Dims()
-	L := MaxEigSym(G, make([]float64, k), 100, 1e-6) * 1.01
+	k, gc := G.Dims()
+	br, n := B.Dims()
+	xr, xc := X.Dims()
+	if gc != k || br != k || xr != k || xc != n {
+		return fmt.Errorf("core: lasso shapes G %d×%d, B %d×%d, X %d×%d do not match", k, gc, br, n, xr, xc)
+	}
+	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
+		return fmt.Errorf("core: lasso λ = %v must be finite and non-negative", lambda)
+	}
+	var p PowerIter
+	_, L := p.MaxEig(G)
+	if math.IsNaN(L) || math.IsInf(L, 0) {
+		return fmt.Errorf("core: lasso Gram matrix is not finite (λmax estimate %v)", L)
+	}
 	if L == 0 {
 		X.Zero()
 		return nil
 	}
-	f := FISTA{MaxIter: opts.MaxIter, Tol: opts.Tol}
-	_, err := f.Solve(ctx, X, func(g, w *mat.Dense) {
-		g.Mul(G, w)
-		g.Sub(g, B)
-	}, L, lambda, nil)
+	f := FISTA{MaxIter: opts.MaxIter, Tol: opts.Tol, Restart: opts.Restart}
+	_, err := f.Solve(ctx, X, func(g, w *mat.Dense) { lassoGrad(g, G, B, w) }, L, lambda, nil)
 	return err
+}
+
+// lassoGrad sets g = G·W − B, the gradient of ½‖Y − DW‖²_F.
+func lassoGrad(g, G, B, W *mat.Dense) {
+	g.Copy(B)
+	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, G.RawMatrix(), W.RawMatrix(), -1, g.RawMatrix())
 }

@@ -9,21 +9,75 @@ import (
 )
 
 // MaxEigSym estimates the largest eigenvalue of the symmetric positive
-// semidefinite matrix a by power iteration started from v (len n; a zero or
-// nil v starts from the all-ones vector). v is left holding the estimated
+// semidefinite matrix a by power iteration started from v (len n; a zero
+// v starts from the all-ones vector). v is left holding the estimated
 // eigenvector, so a later call on a nearby matrix starts warm. It stops when
-// the Rayleigh quotient changes by less than tol relative, or after maxIter
-// iterations, and returns the quotient (a lower bound of λmax).
+// the Rayleigh quotient ρ = vᵀAv (‖v‖ = 1) changes by at most tol relative,
+// or after maxIter iterations, and returns ρ. ρ is a lower bound of λmax:
+// use PowerIter.MaxEig for a safe Lipschitz constant.
 func MaxEigSym(a *mat.Dense, v []float64, maxIter int, tol float64) float64 {
+	rho, _ := powerIter(a, v, make([]float64, len(v)), maxIter, tol)
+	return rho
+}
+
+// PowerIter estimates the largest eigenvalue of symmetric positive
+// semidefinite matrices by warm-started power iteration. The zero value is
+// ready to use; it keeps its vectors between calls, so that calls on
+// matrices of the same size allocate nothing and start from the last
+// eigenvector estimate.
+type PowerIter struct {
+	MaxIter int     // iteration limit; zero means 100
+	Tol     float64 // relative change of ρ that stops the run; zero means 1e-6
+
+	v, w []float64
+}
+
+// MaxEig returns the Rayleigh quotient ρ = vᵀAv (a lower bound of λmax(A))
+// and an upper bound
+//
+//	ub = min(ρ + ‖Av − ρv‖₂, ‖A‖_∞).
+//
+// ‖A‖_∞ (largest absolute row sum) bounds every eigenvalue. ρ + ‖Av − ρv‖₂
+// bounds the eigenvalue that v approximates (Weinstein), which is λmax
+// unless the start vector is orthogonal to the top eigenvector; it exceeds
+// λmax by about ‖Av − ρv‖₂, so ub is a safe and tight Lipschitz constant.
+func (p *PowerIter) MaxEig(a *mat.Dense) (rho, ub float64) {
+	n, c := a.Dims()
+	if n != c {
+		panic("core: PowerIter needs a square matrix")
+	}
+	if len(p.v) != n {
+		p.v = make([]float64, n)
+		p.w = make([]float64, n)
+	}
+	maxIter := p.MaxIter
+	if maxIter <= 0 {
+		maxIter = 100
+	}
+	tol := p.Tol
+	if tol == 0 {
+		tol = 1e-6
+	}
+	rho, res := powerIter(a, p.v, p.w, maxIter, tol)
+	return rho, math.Min(rho+res, normInf(a))
+}
+
+// powerIter runs the power iteration from v with workspace w and returns
+// the last Rayleigh quotient and the residual norm ‖Av − ρv‖₂ of the vector
+// it was computed from.
+func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64) (rho, res float64) {
 	n, _ := a.Dims()
-	if len(v) != n {
+	if len(v) != n || len(w) != n {
 		panic("core: MaxEigSym vector length mismatch")
+	}
+	if n == 0 {
+		return 0, 0
 	}
 	var nv float64
 	for _, x := range v {
 		nv += x * x
 	}
-	if nv == 0 {
+	if nv == 0 || math.IsNaN(nv) || math.IsInf(nv, 0) {
 		for i := range v {
 			v[i] = 1
 		}
@@ -33,26 +87,47 @@ func MaxEigSym(a *mat.Dense, v []float64, maxIter int, tol float64) float64 {
 	for i := range v {
 		v[i] *= s
 	}
-	w := make([]float64, n)
 	ar := a.RawMatrix()
 	vv := blas64.Vector{N: n, Data: v, Inc: 1}
 	wv := blas64.Vector{N: n, Data: w, Inc: 1}
-	var rho float64
+	if maxIter < 1 {
+		maxIter = 1
+	}
 	for it := 0; it < maxIter; it++ {
 		blas64.Gemv(gblas.NoTrans, 1, ar, vv, 0, wv)
 		nr := blas64.Dot(vv, wv)
-		nw := blas64.Nrm2(wv)
-		if nw == 0 {
-			return 0
+		var r2, w2 float64
+		for i, x := range w {
+			d := x - nr*v[i]
+			r2 += d * d
+			w2 += x * x
 		}
-		for i := range v {
-			v[i] = w[i] / nw
+		if w2 == 0 {
+			return 0, 0
 		}
-		if it > 0 && math.Abs(nr-rho) <= tol*math.Abs(nr) {
-			rho = nr
+		done := it > 0 && math.Abs(nr-rho) <= tol*math.Abs(nr)
+		rho, res = nr, math.Sqrt(r2)
+		s := 1 / math.Sqrt(w2)
+		for i, x := range w {
+			v[i] = x * s
+		}
+		if done {
 			break
 		}
-		rho = nr
 	}
-	return rho
+	return rho, res
+}
+
+// normInf returns ‖A‖_∞ = maxᵢ Σⱼ |aᵢⱼ|.
+func normInf(a *mat.Dense) float64 {
+	ar := a.RawMatrix()
+	var m float64
+	for i := 0; i < ar.Rows; i++ {
+		var s float64
+		for _, x := range ar.Data[i*ar.Stride : i*ar.Stride+ar.Cols] {
+			s += math.Abs(x)
+		}
+		m = math.Max(m, s)
+	}
+	return m
 }

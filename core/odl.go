@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -20,7 +22,7 @@ func DictObjective(D, E, F *mat.Dense) float64 {
 // UpdateDictOptions controls UpdateDict. The zero value means the defaults.
 type UpdateDictOptions struct {
 	MaxIter int     // sweeps over the columns; zero means 50
-	Tol     float64 // stop when ‖ΔD‖_F ≤ Tol·‖D‖_F; zero means 1e-6
+	Tol     float64 // stop when ‖ΔD‖_F ≤ Tol·‖D‖_F over a sweep; zero means 1e-6
 }
 
 // UpdateDict updates D (d×k) in place towards
@@ -32,10 +34,30 @@ type UpdateDictOptions struct {
 //
 //	u = (eᵢ − D·fᵢ)/F_ii + dᵢ,  dᵢ = u / max(1, ‖u‖₂).
 //
-// Columns with F_ii = 0 (unused atoms) are left unchanged. Each column update
-// is exact, so the objective never increases.
+// Columns with F_ii ≤ 0 (unused atoms) are left unchanged. Each column
+// update is exact, so the objective never increases.
 func UpdateDict(D, E, F *mat.Dense, opts UpdateDictOptions) {
+	var w odlWork
+	w.update(D, E, F, opts)
+}
+
+// odlWork holds UpdateDict's transposed copies, so that atoms are
+// contiguous rows.
+type odlWork struct {
+	dt, et, df []float64
+}
+
+func (w *odlWork) update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 	d, k := D.Dims()
+	if er, ec := E.Dims(); er != d || ec != k {
+		panic(mat.ErrShape)
+	}
+	if fr, fc := F.Dims(); fr != k || fc != k {
+		panic(mat.ErrShape)
+	}
+	if d == 0 || k == 0 {
+		return
+	}
 	maxIter := opts.MaxIter
 	if maxIter <= 0 {
 		maxIter = 50
@@ -44,34 +66,58 @@ func UpdateDict(D, E, F *mat.Dense, opts UpdateDictOptions) {
 	if tol == 0 {
 		tol = 1e-6
 	}
-	u := make([]float64, d)
-	df := make([]float64, d)
-	col := make([]float64, d)
+	if cap(w.dt) < d*k {
+		w.dt = make([]float64, d*k)
+		w.et = make([]float64, d*k)
+	}
+	if cap(w.df) < d {
+		w.df = make([]float64, d)
+	}
+	dt, et, df := w.dt[:d*k], w.et[:d*k], w.df[:d]
+	dr, er, fr := D.RawMatrix(), E.RawMatrix(), F.RawMatrix()
+	for i := 0; i < d; i++ {
+		for j := 0; j < k; j++ {
+			dt[j*d+i] = dr.Data[i*dr.Stride+j]
+			et[j*d+i] = er.Data[i*er.Stride+j]
+		}
+	}
+	Dt := blas64.General{Rows: k, Cols: d, Stride: d, Data: dt}
+	dfv := blas64.Vector{N: d, Inc: 1, Data: df}
 	for it := 0; it < maxIter; it++ {
 		var change, norm float64
 		for i := 0; i < k; i++ {
-			fii := F.At(i, i)
-			if fii <= 0 {
+			fii := fr.Data[i*fr.Stride+i]
+			if !(fii > 0) || math.IsInf(fii, 1) {
 				continue
 			}
-			// df = D·fᵢ
-			fv := F.ColView(i)
-			dfv := mat.NewVecDense(d, df)
-			dfv.MulVec(D, fv)
-			mat.Col(col, i, D)
-			for r := 0; r < d; r++ {
-				u[r] = (E.At(r, i)-df[r])/fii + col[r]
+			// df = D·fᵢ = Dtᵀ·fᵢ
+			fi := blas64.Vector{N: k, Inc: fr.Stride, Data: fr.Data[i:]}
+			blas64.Gemv(gblas.Trans, 1, Dt, fi, 0, dfv)
+			di, ei := dt[i*d:(i+1)*d], et[i*d:(i+1)*d]
+			var u2 float64
+			for r, x := range di {
+				u := (ei[r]-df[r])/fii + x
+				df[r] = u
+				u2 += u * u
 			}
-			s := math.Max(1, floats.Norm(u, 2))
-			for r := 0; r < d; r++ {
-				v := u[r] / s
-				change += (v - col[r]) * (v - col[r])
+			if math.IsNaN(u2) || math.IsInf(u2, 0) {
+				continue
+			}
+			s := 1 / math.Max(1, math.Sqrt(u2))
+			for r, x := range di {
+				v := df[r] * s
+				change += (v - x) * (v - x)
 				norm += v * v
-				D.Set(r, i, v)
+				di[r] = v
 			}
 		}
 		if math.Sqrt(change) <= tol*math.Sqrt(norm) {
 			break
+		}
+	}
+	for i := 0; i < d; i++ {
+		for j := 0; j < k; j++ {
+			dr.Data[i*dr.Stride+j] = dt[j*d+i]
 		}
 	}
 }
@@ -86,15 +132,18 @@ type LearnDictOptions struct {
 // LearnDict learns k atoms for the columns of Y (d×n) by online dictionary
 // learning in batch form, alternating
 //
-//	X = argmin_X ½‖Y − DX‖²_F + λ‖X‖₁   (Lasso)
+//	X = argmin_X ½‖Y − DX‖²_F + λ‖X‖₁   (Lasso, warm-started)
 //	D = argmin_D −2tr(Y·XᵀDᵀ) + tr(XXᵀ·DᵀD), ‖dᵢ‖ ≤ 1   (UpdateDict)
 //
-// D starts from k distinct random columns of Y (random unit vectors when
-// k > n), normalised. It returns D (d×k) and X (k×n).
+// D starts from k distinct random columns of Y (random unit vectors for
+// k > n or zero columns), normalised. It returns D (d×k) and X (k×n).
 func LearnDict(ctx context.Context, Y mat.Matrix, k int, lambda float64, rng *rand.Rand, opts LearnDictOptions) (D, X *mat.Dense, err error) {
 	d, n := Y.Dims()
-	if k <= 0 || n == 0 {
-		return nil, nil, fmt.Errorf("core: LearnDict needs k > 0 atoms and samples, have k=%d, n=%d", k, n)
+	if k <= 0 || n == 0 || d == 0 {
+		return nil, nil, fmt.Errorf("core: LearnDict needs k > 0 atoms and a non-empty Y, have k=%d, Y %d×%d", k, d, n)
+	}
+	if rng == nil {
+		return nil, nil, fmt.Errorf("core: LearnDict needs a random source")
 	}
 	iters := opts.Iter
 	if iters <= 0 {
@@ -102,8 +151,11 @@ func LearnDict(ctx context.Context, Y mat.Matrix, k int, lambda float64, rng *ra
 	}
 	D = mat.NewDense(d, k, nil)
 	perm := rng.Perm(n)
+	col := make([]float64, d)
 	for j := 0; j < k; j++ {
-		col := make([]float64, d)
+		for r := range col {
+			col[r] = 0
+		}
 		if j < n {
 			mat.Col(col, perm[j], Y)
 		}
@@ -120,13 +172,14 @@ func LearnDict(ctx context.Context, Y mat.Matrix, k int, lambda float64, rng *ra
 	X = mat.NewDense(k, n, nil)
 	E := mat.NewDense(d, k, nil)
 	F := mat.NewDense(k, k, nil)
+	var w odlWork
 	for it := 0; it < iters; it++ {
 		if err := Lasso(ctx, X, D, Y, lambda, opts.Lasso); err != nil {
 			return nil, nil, err
 		}
-		E.Mul(Y, X.T())
+		MulBT(E, Y, X)
 		F.Mul(X, X.T())
-		UpdateDict(D, E, F, opts.Update)
+		w.update(D, E, F, opts.Update)
 	}
 	if err := Lasso(ctx, X, D, Y, lambda, opts.Lasso); err != nil {
 		return nil, nil, err
@@ -137,6 +190,19 @@ func LearnDict(ctx context.Context, Y mat.Matrix, k int, lambda float64, rng *ra
 // Dot returns the Frobenius inner product Σᵢⱼ aᵢⱼbᵢⱼ = tr(AᵀB).
 func Dot(a, b mat.Matrix) float64 {
 	r, c := a.Dims()
+	if br, bc := b.Dims(); br != r || bc != c {
+		panic(mat.ErrShape)
+	}
+	ad, aok := a.(*mat.Dense)
+	bd, bok := b.(*mat.Dense)
+	if aok && bok {
+		ar, br := ad.RawMatrix(), bd.RawMatrix()
+		var s float64
+		for i := 0; i < r; i++ {
+			s += floats.Dot(ar.Data[i*ar.Stride:i*ar.Stride+c], br.Data[i*br.Stride:i*br.Stride+c])
+		}
+		return s
+	}
 	var s float64
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {

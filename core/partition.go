@@ -4,6 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/blas"
 )
 
 // Partition splits 0..n into contiguous blocks: block c is [p[c], p[c+1]).
@@ -132,4 +136,25 @@ func groupWith(cl *Classes, labels []int) (*Grouping, error) {
 		next[c]++
 	}
 	return &Grouping{Classes: cl, Perm: perm, Part: p, Class: class}, nil
+}
+
+// MOp sets dst = M(A), the paper's operator that doubles the diagonal
+// blocks of A:
+//
+//	M(A) = A + blkdiag(A₁₁, …, A_CC),
+//
+// where block (c, c) is rows rows[c]..rows[c+1] and columns
+// cols[c]..cols[c+1]. dst may be a; an empty dst is resized.
+func MOp(dst, a *mat.Dense, rows, cols Partition) {
+	r, c := a.Dims()
+	if rows.Blocks() != cols.Blocks() || rows.Len() != r || cols.Len() != c {
+		panic("core: MOp partitions do not match the matrix")
+	}
+	if dst != a {
+		if dst.IsEmpty() {
+			dst.ReuseAs(r, c)
+		}
+		dst.Copy(a)
+	}
+	blas.DoubleDiagBlocks(dst.RawMatrix(), rows, cols)
 }

@@ -11,8 +11,9 @@ import (
 //
 //	D_τ(A) = U·diag(max(σᵢ − τ, 0))·Vᵀ,
 //
-// the proximal operator of τ‖·‖_* (Cai, Candès and Shen). It returns the
-// rank of the result. dst may be a.
+// the proximal operator of τ‖·‖_*, argmin_Z τ‖Z‖_* + ½‖Z − A‖²_F (Cai,
+// Candès and Shen), computed from LAPACK's thin SVD. It returns the rank of
+// the result. dst may be a; an empty dst is resized. a must be finite.
 func SVT(dst, a *mat.Dense, tau float64) int {
 	r, c := a.Dims()
 	var svd mat.SVD
@@ -20,9 +21,6 @@ func SVT(dst, a *mat.Dense, tau float64) int {
 		panic("core: SVD did not converge")
 	}
 	s := svd.Values(nil)
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
 	rank := 0
 	for i, x := range s {
 		s[i] = math.Max(x-tau, 0)
@@ -30,16 +28,25 @@ func SVT(dst, a *mat.Dense, tau float64) int {
 			rank++
 		}
 	}
-	// dst = U·diag(s)·Vᵀ
-	for j := range s {
-		for i := 0; i < r; i++ {
-			u.Set(i, j, u.At(i, j)*s[j])
-		}
-	}
 	if dst.IsEmpty() {
 		dst.ReuseAs(r, c)
 	}
-	dst.Mul(&u, v.T())
+	if rank == 0 {
+		dst.Zero()
+		return 0
+	}
+	// Singular values are in decreasing order: keep the first rank triplets.
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	ur := u.RawMatrix()
+	for i := 0; i < r; i++ {
+		row := ur.Data[i*ur.Stride : i*ur.Stride+rank]
+		for j := range row {
+			row[j] *= s[j]
+		}
+	}
+	dst.Mul(u.Slice(0, r, 0, rank), v.Slice(0, c, 0, rank).T())
 	return rank
 }
 
@@ -59,6 +66,11 @@ func NuclearNorm(a mat.Matrix) float64 {
 // ProxFunc sets z = argmin_z r(z) + ρ/2‖z − v‖²_F.
 type ProxFunc func(z, v *mat.Dense, rho float64)
 
+// SVTProx returns the ProxFunc of r = η‖·‖_*: z = D_{η/ρ}(v).
+func SVTProx(eta float64) ProxFunc {
+	return func(z, v *mat.Dense, rho float64) { SVT(z, v, eta/rho) }
+}
+
 // ADMMOptions controls ADMMDict. The zero value means the defaults.
 type ADMMOptions struct {
 	Rho     float64 // penalty ρ; zero means 1
@@ -71,14 +83,15 @@ type ADMMOptions struct {
 //
 //	argmin_D −2tr(E·Dᵀ) + tr(F·DᵀD) + r(D),  ‖dᵢ‖₂ ≤ 1,
 //
-// by ADMM on the split D = Z, starting from Z = U = D:
+// by ADMM on the split D = Z, starting from Z = D, U = 0 (eqs. lrsdl_d0_1..4):
 //
 //	D = argmin −2tr(Ē·Dᵀ) + tr(F̄·DᵀD), Ē = E + ρ/2(Z − U), F̄ = F + ρ/2·I  (UpdateDict)
 //	Z = prox_{r/ρ}(D + U)
 //	U = U + D − Z
 //
-// With r = η‖·‖_* the Z step is SVT with threshold η/ρ (LRSDL-D0); with
-// r = η‖A·‖²_F it is one linear solve (E-DLSI-D).
+// which is scaled ADMM for the augmented Lagrangian with penalty ρ/2‖D − Z + U‖²_F.
+// With r = η‖·‖_* the Z step is SVTProx(η) (LRSDL-D0); with r = 0 (prox
+// z = v) the result is UpdateDict's solution.
 func ADMMDict(ctx context.Context, D, E, F *mat.Dense, prox ProxFunc, opts ADMMOptions) error {
 	d, k := D.Dims()
 	rho := opts.Rho
@@ -101,6 +114,7 @@ func ADMMDict(ctx context.Context, D, E, F *mat.Dense, prox ProxFunc, opts ADMMO
 		Fb.Set(i, i, Fb.At(i, i)+rho/2)
 	}
 	V := mat.NewDense(d, k, nil)
+	var w odlWork
 	for it := 0; it < maxIter; it++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -108,7 +122,7 @@ func ADMMDict(ctx context.Context, D, E, F *mat.Dense, prox ProxFunc, opts ADMMO
 		Eb.Sub(Z, U)
 		Eb.Scale(rho/2, Eb)
 		Eb.Add(Eb, E)
-		UpdateDict(D, Eb, Fb, opts.Update)
+		w.update(D, Eb, Fb, opts.Update)
 		V.Add(D, U)
 		prox(Z, V, rho)
 		U.Add(U, D)
