@@ -1,0 +1,309 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+)
+
+// blobs returns perClass samples of each class label in labels around
+// well-separated centres; feature 0 is offset by off (to mark sets).
+func blobs(labels []int, perClass, d int, off float64, rng *rand.Rand) Set {
+	n := perClass * len(labels)
+	Y := mat.NewDense(d, n, nil)
+	ls := make([]int, n)
+	for j := range n {
+		c := j % len(labels)
+		ls[j] = labels[c]
+		for i := range d {
+			v := 0.3 * rng.NormFloat64()
+			if i%len(labels) == c {
+				v += 3
+			}
+			Y.Set(i, j, v)
+		}
+		Y.Set(0, j, Y.At(0, j)+off)
+	}
+	return Set{Y: Y, Labels: ls}
+}
+
+func newFake() (lrsdl.Classifier, error) { return &fake{}, nil }
+
+func TestAccuracyConfusion(t *testing.T) {
+	truth := []int{5, 5, 7, 7, 9}
+	pred := []int{5, 7, 7, 7, 5}
+	if a := Accuracy(pred, truth); a != 0.6 {
+		t.Errorf("accuracy %v, want 0.6", a)
+	}
+	c := NewConfusion(truth, pred)
+	want := [][]int{{1, 1, 0}, {0, 2, 0}, {1, 0, 0}}
+	if !slices.Equal(c.Labels, []int{5, 7, 9}) {
+		t.Fatalf("labels %v", c.Labels)
+	}
+	for i := range want {
+		if !slices.Equal(c.Counts[i], want[i]) {
+			t.Errorf("row %d: %v, want %v", i, c.Counts[i], want[i])
+		}
+	}
+	if s := c.String(); !strings.Contains(s, "true\\") || strings.Count(s, "\n") != 4 {
+		t.Errorf("table:\n%s", s)
+	}
+}
+
+func TestSubsetDenseAndSparse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	D := mat.NewDense(4, 6, nil)
+	for i := range 4 {
+		for j := range 6 {
+			if rng.Float64() < 0.4 {
+				D.Set(i, j, rng.NormFloat64())
+			}
+		}
+	}
+	var ptr, ind []int
+	var val []float64
+	ptr = append(ptr, 0)
+	for j := range 6 {
+		for i := range 4 {
+			if v := D.At(i, j); v != 0 {
+				ind, val = append(ind, i), append(val, v)
+			}
+		}
+		ptr = append(ptr, len(ind))
+	}
+	S := sparse.NewCSC(4, 6, ptr, ind, val)
+	idx := []int{5, 0, 3, 3}
+	labels := []int{0, 1, 2, 3, 4, 5}
+	for _, Y := range []mat.Matrix{D, S} {
+		s := Subset(Set{Y: Y, Labels: labels}, idx)
+		if _, isCSC := s.Y.(*sparse.CSC); isCSC != (Y == S) {
+			t.Errorf("%T subset is %T", Y, s.Y)
+		}
+		for k, j := range idx {
+			if s.Labels[k] != j {
+				t.Errorf("label %d = %d, want %d", k, s.Labels[k], j)
+			}
+			for i := range 4 {
+				if s.Y.At(i, k) != D.At(i, j) {
+					t.Errorf("%T: (%d,%d) = %v, want %v", Y, i, k, s.Y.At(i, k), D.At(i, j))
+				}
+			}
+		}
+	}
+}
+
+func TestSplitPerClass(t *testing.T) {
+	s := blobs([]int{3, 1, 2}, 10, 4, 0, rand.New(rand.NewPCG(1, 1)))
+	// Mark every sample by its column index to check disjointness.
+	for j := range s.Len() {
+		s.Y.(*mat.Dense).Set(1, j, float64(j))
+	}
+	split := func(seed uint64) (Set, Set) {
+		tr, te, err := SplitPerClass(s, 4, 0, rand.New(rand.NewPCG(seed, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr, te
+	}
+	tr, te := split(7)
+	if tr.Len() != 12 || te.Len() != 18 {
+		t.Fatalf("sizes %d, %d", tr.Len(), te.Len())
+	}
+	seen := map[float64]bool{}
+	count := map[int]int{}
+	for _, st := range []Set{tr, te} {
+		for j := range st.Len() {
+			id := st.Y.At(1, j)
+			if seen[id] {
+				t.Errorf("sample %v in both sets", id)
+			}
+			seen[id] = true
+			if s.Labels[int(id)] != st.Labels[j] {
+				t.Errorf("sample %v has label %d, want %d", id, st.Labels[j], s.Labels[int(id)])
+			}
+		}
+	}
+	for _, l := range tr.Labels {
+		count[l]++
+	}
+	for l, n := range count {
+		if n != 4 {
+			t.Errorf("class %d: %d training samples", l, n)
+		}
+	}
+	tr2, _ := split(7)
+	tr3, _ := split(8)
+	if !mat.Equal(tr.Y, tr2.Y) {
+		t.Error("same seed, different split")
+	}
+	if mat.Equal(tr.Y, tr3.Y) {
+		t.Error("different seeds, same split")
+	}
+	if _, _, err := SplitPerClass(s, 10, 0, rand.New(rand.NewPCG(1, 0))); err == nil || !strings.Contains(err.Error(), "class") {
+		t.Errorf("too few samples: err %v", err)
+	}
+	_, te4, err := SplitPerClass(s, 4, 2, rand.New(rand.NewPCG(1, 0)))
+	if err != nil || te4.Len() != 6 {
+		t.Errorf("test per class 2: %d samples, err %v", te4.Len(), err)
+	}
+}
+
+func TestFoldsStratified(t *testing.T) {
+	labels := make([]int, 0, 50)
+	for j := range 50 {
+		labels = append(labels, j%3)
+	}
+	f := Folds(labels, 4, rand.New(rand.NewPCG(3, 0)))
+	cnt := map[[2]int]int{}
+	for i, g := range f {
+		cnt[[2]int{labels[i], g}]++
+	}
+	for c := range 3 {
+		lo, hi := 100, 0
+		for g := range 4 {
+			lo, hi = min(lo, cnt[[2]int{c, g}]), max(hi, cnt[[2]int{c, g}])
+		}
+		if hi-lo > 1 {
+			t.Errorf("class %d: fold sizes from %d to %d", c, lo, hi)
+		}
+	}
+	if !slices.Equal(f, Folds(labels, 4, rand.New(rand.NewPCG(3, 0)))) {
+		t.Error("not deterministic")
+	}
+}
+
+func TestGridPoints(t *testing.T) {
+	g := Grid{"b": {1, 2, 3}, "a": {10, 20}}
+	pts := g.Points()
+	if len(pts) != 6 {
+		t.Fatalf("%d points", len(pts))
+	}
+	seen := map[string]bool{}
+	for _, p := range pts {
+		seen[p.String()] = true
+	}
+	if len(seen) != 6 || pts[0].String() != "a=10,b=1" || pts[1].String() != "a=10,b=2" {
+		t.Errorf("points %v", pts)
+	}
+}
+
+func TestConfigure(t *testing.T) {
+	c := &fake{}
+	p, err := ParseParams("lambda=0.25, iters=3,original_x=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Configure(c, p); err != nil {
+		t.Fatal(err)
+	}
+	if c.Options.Lambda != 0.25 || c.Options.Iters != 3 || !c.Options.Original {
+		t.Errorf("options %+v", c.Options)
+	}
+	err = Configure(c, Params{"lambda9": 1.0})
+	if err == nil || !strings.Contains(err.Error(), `"lambda9"`) || !strings.Contains(err.Error(), "lambda, original_x") {
+		t.Errorf("unknown option: %v", err)
+	}
+	err = Configure(c, Params{"iters": "many"})
+	if err == nil || !strings.Contains(err.Error(), "iters") {
+		t.Errorf("wrong type: %v", err)
+	}
+	if _, err := ParseParams("lambda"); err == nil {
+		t.Error("no error for missing =")
+	}
+	if got := ParamNames(c); !slices.Equal(got, []string{"iters", "lambda", "original_x", "seed"}) {
+		t.Errorf("names %v", got)
+	}
+	var iters []int
+	if !SetProgress(c, func(p lrsdl.Progress) { iters = append(iters, p.Iter) }) {
+		t.Fatal("SetProgress failed")
+	}
+	if err := c.Fit(context.Background(), mat.NewDense(1, 2, []float64{1, 2}), []int{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(iters, []int{1, 2, 3}) {
+		t.Errorf("progress iterations %v", iters)
+	}
+	if p := CurrentParams(c); p["lambda"] != 0.25 {
+		t.Errorf("current params %v", p)
+	}
+}
+
+func TestCrossValidateChoosesOnTrainingData(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	tr := blobs([]int{0, 1, 2}, 12, 5, 0, rng)
+	res, err := CrossValidate(context.Background(), newFake, tr.Y, tr.Labels, 3, Grid{"lambda": {1, 0.1}}, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Best["lambda"] != 0.1 || len(res.Scores) != 2 {
+		t.Errorf("best %v, scores %v", res.Best, res.Scores)
+	}
+	if a := res.Scores[0].Accuracy; math.Abs(a-1.0/3) > 1e-12 {
+		t.Errorf("lambda=1 predicts class 0 only: accuracy %v, want 1/3", a)
+	}
+	if _, err := CrossValidate(context.Background(), newFake, tr.Y, tr.Labels, 13, Grid{"lambda": {1}}, 9); err == nil {
+		t.Error("no error for more folds than samples per class")
+	}
+}
+
+func TestRandomSplits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	train := blobs([]int{4, 8}, 20, 6, 0, rng)
+	test := blobs([]int{4, 8}, 15, 6, 1000, rng) // feature 0 ≥ ~997 marks test data
+	var fits []*fake
+	newC := func() (lrsdl.Classifier, error) { f := &fake{}; fits = append(fits, f); return f, nil }
+	opts := SplitOptions{Splits: 3, PerClass: 5, Seed: 11, Folds: 2, Grid: Grid{"lambda": {0.9, 0.2}}}
+	s, err := RandomSplits(context.Background(), newC, train, test, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Runs) != 3 {
+		t.Fatalf("%d runs", len(s.Runs))
+	}
+	for _, f := range fits {
+		if f.maxY0 > 500 {
+			t.Fatal("a classifier was trained on test data")
+		}
+	}
+	mean, ss := 0.0, 0.0
+	for _, r := range s.Runs {
+		mean += r.Accuracy / 3
+		if r.NTest != 30 || r.Params["lambda"] != 0.2 {
+			t.Errorf("run %+v", r)
+		}
+	}
+	for _, r := range s.Runs {
+		ss += (r.Accuracy - mean) * (r.Accuracy - mean)
+	}
+	if math.Abs(s.MeanAcc-mean) > 1e-12 || math.Abs(s.StdAcc-math.Sqrt(ss/2)) > 1e-12 {
+		t.Errorf("mean %v std %v, want %v %v", s.MeanAcc, s.StdAcc, mean, math.Sqrt(ss/2))
+	}
+	s2, err := RandomSplits(context.Background(), newFake, train, test, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Runs {
+		if s.Runs[i].Accuracy != s2.Runs[i].Accuracy {
+			t.Errorf("split %d not deterministic", i)
+		}
+	}
+	// Without a test set the rest of each class is tested.
+	s3, err := RandomSplits(context.Background(), newFake, train, Set{}, SplitOptions{Splits: 2, PerClass: 5, Seed: 1})
+	if err != nil || s3.Runs[0].NTest != 30 {
+		t.Errorf("no test set: %+v, %v", s3, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := RandomSplits(ctx, newFake, train, test, opts); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
