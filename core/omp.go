@@ -1,0 +1,216 @@
+package core
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// OMP sets the columns of dst (k×n) to the sparse codes of the columns of Y
+// (d×n) over D (d×k) found by orthogonal matching pursuit:
+//
+//	xᵢ ≈ argmin_x ‖yᵢ − Dx‖₂  subject to ‖x‖₀ ≤ T,
+//
+// selecting one atom at a time (the one most correlated with the residual,
+// |dₖᵀr|/‖dₖ‖) and refitting all selected coefficients by least squares. A
+// sample stops early when ‖yᵢ − Dxᵢ‖₂ ≤ tol (tol ≤ 0: always T atoms), when
+// the residual is orthogonal to every atom or when the next atom is linearly
+// dependent on the selected ones. It computes DᵀD and DᵀY once and runs
+// BatchOMP.
+func OMP(dst, D *mat.Dense, Y mat.Matrix, T int, tol float64) error {
+	d, k := D.Dims()
+	yr, n := Y.Dims()
+	if yr != d {
+		return fmt.Errorf("core: OMP dictionary has %d rows, data has %d", d, yr)
+	}
+	if r, c := dst.Dims(); r != k || c != n {
+		return fmt.Errorf("core: OMP codes are %d×%d, want %d×%d", r, c, k, n)
+	}
+	G := mat.NewDense(k, k, nil)
+	G.Mul(D.T(), D)
+	B := mat.NewDense(k, n, nil)
+	MulTrans(B, D, Y)
+	var yy []float64
+	if tol > 0 {
+		yy = colNorms2(Y)
+	}
+	return BatchOMP(dst, G, B, yy, T, tol, nil)
+}
+
+// colNorms2 returns the squared Euclidean norms of the columns of Y.
+func colNorms2(Y mat.Matrix) []float64 {
+	_, n := Y.Dims()
+	s := make([]float64, n)
+	if nz, ok := Y.(mat.NonZeroDoer); ok {
+		nz.DoNonZero(func(_, j int, v float64) { s[j] += v * v })
+		return s
+	}
+	r, _ := Y.Dims()
+	for i := 0; i < r; i++ {
+		for j := range s {
+			v := Y.At(i, j)
+			s[j] += v * v
+		}
+	}
+	return s
+}
+
+// OMPWork is the workspace of BatchOMP. The zero value is ready to use; it
+// grows to the largest problem seen and is then reused without allocation.
+type OMPWork struct {
+	l      []float64 // T×T lower Cholesky factor of G_II, stride T
+	alpha0 []float64 // Dᵀy
+	alpha  []float64 // Dᵀr
+	x, w   []float64
+	idx    []int
+	used   []bool
+}
+
+func (w *OMPWork) grow(k, T int) {
+	if cap(w.alpha) < k {
+		w.alpha0 = make([]float64, k)
+		w.alpha = make([]float64, k)
+		w.used = make([]bool, k)
+	}
+	if cap(w.x) < T {
+		w.l = make([]float64, T*T)
+		w.x = make([]float64, T)
+		w.w = make([]float64, T)
+		w.idx = make([]int, T)
+	}
+	w.alpha0, w.alpha, w.used = w.alpha0[:k], w.alpha[:k], w.used[:k]
+	w.l, w.x, w.w, w.idx = w.l[:T*T], w.x[:T], w.w[:T], w.idx[:T]
+}
+
+// BatchOMP is OMP given the Gram matrix G = DᵀD (k×k) and B = DᵀY (k×n),
+// by the Cholesky-updated batch OMP of Rubinstein, Zibulevsky and Elad:
+// with I the selected atoms and L the Cholesky factor of G_II, each step
+// appends one row to L, solves L·Lᵀ·x_I = (DᵀY)_I and updates the
+// correlations Dᵀr = Dᵀy − G_{:,I}·x_I without forming any residual.
+// yy holds ‖yᵢ‖² and is needed only when tol > 0 (the residual norm is
+// tracked as ‖yᵢ‖² − x_Iᵀ(Dᵀyᵢ)_I). work may be nil; a reused work makes
+// the call allocation-free.
+func BatchOMP(dst, G, B *mat.Dense, yy []float64, T int, tol float64, work *OMPWork) error {
+	k, kc := G.Dims()
+	br, n := B.Dims()
+	switch {
+	case k != kc || br != k:
+		return fmt.Errorf("core: BatchOMP Gram %d×%d and DᵀY %d×%d do not match", k, kc, br, n)
+	case T < 1:
+		return fmt.Errorf("core: OMP sparsity T=%d, want at least 1", T)
+	case tol > 0 && len(yy) != n:
+		return fmt.Errorf("core: BatchOMP has %d squared norms for %d samples", len(yy), n)
+	}
+	if r, c := dst.Dims(); r != k || c != n {
+		return fmt.Errorf("core: OMP codes are %d×%d, want %d×%d", r, c, k, n)
+	}
+	if T > k {
+		T = k
+	}
+	if work == nil {
+		work = &OMPWork{}
+	}
+	work.grow(k, T)
+	g := G.RawMatrix()
+	b := B.RawMatrix()
+	xr := dst.RawMatrix()
+	tol2 := tol * tol
+	for j := 0; j < n; j++ {
+		for i := 0; i < k; i++ {
+			work.alpha0[i] = b.Data[i*b.Stride+j]
+			xr.Data[i*xr.Stride+j] = 0
+		}
+		var err2 float64
+		if tol > 0 {
+			err2 = yy[j]
+		}
+		m := work.code(g.Data, g.Stride, T, tol > 0, tol2, err2)
+		for p, a := range work.idx[:m] {
+			xr.Data[a*xr.Stride+j] = work.x[p]
+		}
+	}
+	return nil
+}
+
+// code runs OMP for one sample whose Dᵀy is in w.alpha0 and returns the
+// number of selected atoms, w.idx[:m], with coefficients w.x[:m].
+func (w *OMPWork) code(g []float64, gs, T int, useTol bool, tol2, yy float64) int {
+	err2 := yy
+	copy(w.alpha, w.alpha0)
+	for i := range w.used {
+		w.used[i] = false
+	}
+	l, x := w.l, w.x
+	m := 0
+	for m < T {
+		if useTol && err2 <= tol2 {
+			break
+		}
+		best, bv := -1, 0.0
+		for i, a := range w.alpha {
+			gii := g[i*gs+i]
+			if w.used[i] || gii <= 0 {
+				continue
+			}
+			if v := a * a / gii; v > bv {
+				best, bv = i, v
+			}
+		}
+		if best < 0 {
+			break // residual orthogonal to every remaining atom
+		}
+		gbb := g[best*gs+best]
+		// New Cholesky row: solve L·v = G_{I,best}, L[m,m] = √(G_bb − vᵀv).
+		v := w.w[:m]
+		var vv float64
+		for p := 0; p < m; p++ {
+			s := g[w.idx[p]*gs+best]
+			for q := 0; q < p; q++ {
+				s -= l[p*T+q] * v[q]
+			}
+			v[p] = s / l[p*T+p]
+			vv += v[p] * v[p]
+		}
+		s := gbb - vv
+		if s <= 1e-12*gbb {
+			break // atom (numerically) in the span of the selected ones
+		}
+		copy(l[m*T:m*T+m], v)
+		l[m*T+m] = math.Sqrt(s)
+		w.idx[m] = best
+		w.used[best] = true
+		m++
+		// x_I = (L·Lᵀ)⁻¹·alpha0_I.
+		for p := 0; p < m; p++ {
+			s := w.alpha0[w.idx[p]]
+			for q := 0; q < p; q++ {
+				s -= l[p*T+q] * x[q]
+			}
+			x[p] = s / l[p*T+p]
+		}
+		for p := m - 1; p >= 0; p-- {
+			s := x[p]
+			for q := p + 1; q < m; q++ {
+				s -= l[q*T+p] * x[q]
+			}
+			x[p] = s / l[p*T+p]
+		}
+		// alpha = alpha0 − G_{:,I}·x_I, using the rows of symmetric G.
+		copy(w.alpha, w.alpha0)
+		for p, a := range w.idx[:m] {
+			xp := x[p]
+			row := g[a*gs : a*gs+len(w.alpha)]
+			for i, gv := range row {
+				w.alpha[i] -= gv * xp
+			}
+		}
+		if useTol {
+			err2 = yy
+			for p, a := range w.idx[:m] {
+				err2 -= x[p] * w.alpha0[a]
+			}
+		}
+	}
+	return m
+}
