@@ -1,0 +1,258 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// KSVDOptions controls KSVD. The zero value means the defaults.
+type KSVDOptions struct {
+	// Tol stops OMP for a sample once ‖yᵢ − Dxᵢ‖₂ ≤ Tol; zero: T atoms.
+	Tol float64
+	// PowerIter bounds the power iterations computing each atom's leading
+	// singular pair; zero means 20.
+	PowerIter int
+	// Progress, if set, is called after every iteration with the current
+	// dictionary and codes, which it must not modify.
+	Progress func(iter int, D, X *mat.Dense)
+}
+
+// KSVD improves the dictionary D (d×k) in place for the columns of Y (d×n)
+// by iters iterations of K-SVD (Aharon, Elad and Bruckstein) towards
+//
+//	min_{D,X} ‖Y − DX‖²_F  subject to ‖xᵢ‖₀ ≤ T, ‖dⱼ‖₂ = 1,
+//
+// and returns the codes X (k×n) matching the final D. Each iteration codes
+// Y by OMP, keeping a sample's previous code when OMP does not lower its
+// error, then updates the atoms one by one: with ω the samples using atom
+// j and E = (Y − DX + dⱼxʲ)_ω the residual without it, (dⱼ, xʲ_ω) becomes
+// the leading singular pair (u, σv) of E, computed by power iteration
+// warm-started from the current pair. Hence ‖Y − DX‖_F never increases. An
+// unused atom is replaced by the worst-represented sample (largest
+// residual, normalised), each sample used at most once per sweep. The
+// columns of D are normalised first.
+func KSVD(ctx context.Context, D *mat.Dense, Y mat.Matrix, T, iters int, opts KSVDOptions) (*mat.Dense, error) {
+	d, k := D.Dims()
+	yr, n := Y.Dims()
+	switch {
+	case yr != d:
+		return nil, fmt.Errorf("core: K-SVD dictionary has %d rows, data has %d", d, yr)
+	case T < 1 || T > k:
+		return nil, fmt.Errorf("core: K-SVD sparsity T=%d, want 1..%d (the number of atoms)", T, k)
+	case iters < 0:
+		return nil, fmt.Errorf("core: K-SVD iterations %d < 0", iters)
+	case n == 0:
+		return nil, ErrNoSamples
+	}
+	Yd, ok := Y.(*mat.Dense)
+	if !ok {
+		Yd = mat.DenseCopyOf(Y)
+	}
+	for j := 0; j < k; j++ {
+		col := D.ColView(j).(*mat.VecDense)
+		if nrm := mat.Norm(col, 2); nrm > 0 {
+			col.ScaleVec(1/nrm, col)
+		}
+	}
+	X := mat.NewDense(k, n, nil)
+	R := mat.DenseCopyOf(Yd) // R = Y − DX
+	yy := colNorms2(Yd)
+	rr := append([]float64(nil), yy...)
+	G := mat.NewDense(k, k, nil)
+	B := mat.NewDense(k, n, nil)
+	Xn := mat.NewDense(k, n, nil)
+	Rn := mat.NewDense(d, n, nil)
+	var ow OMPWork
+	var sw ksvdWork
+	for it := 1; it <= iters; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		G.Mul(D.T(), D)
+		B.Mul(D.T(), Yd)
+		if err := BatchOMP(Xn, G, B, yy, T, opts.Tol, &ow); err != nil {
+			return nil, err
+		}
+		Rn.Mul(D, Xn)
+		Rn.Sub(Yd, Rn)
+		keepBetter(X, R, rr, Xn, Rn)
+		sw.sweep(D, X, R, Yd, opts.PowerIter)
+		for j := range rr {
+			rr[j] = 0
+		}
+		addColNorms2(rr, R)
+		if opts.Progress != nil {
+			opts.Progress(it, D, X)
+		}
+	}
+	return X, nil
+}
+
+// keepBetter replaces each column of X and R (with squared residual norms
+// rr) by that of Xn and Rn when the new residual is smaller.
+func keepBetter(X, R *mat.Dense, rr []float64, Xn, Rn *mat.Dense) {
+	nn := make([]float64, len(rr))
+	addColNorms2(nn, Rn)
+	x, xn, r, rn := X.RawMatrix(), Xn.RawMatrix(), R.RawMatrix(), Rn.RawMatrix()
+	for j, v := range nn {
+		if v > rr[j] {
+			continue
+		}
+		rr[j] = v
+		for i := 0; i < x.Rows; i++ {
+			x.Data[i*x.Stride+j] = xn.Data[i*xn.Stride+j]
+		}
+		for i := 0; i < r.Rows; i++ {
+			r.Data[i*r.Stride+j] = rn.Data[i*rn.Stride+j]
+		}
+	}
+}
+
+func addColNorms2(s []float64, A *mat.Dense) {
+	a := A.RawMatrix()
+	for i := 0; i < a.Rows; i++ {
+		for j, v := range a.Data[i*a.Stride : i*a.Stride+a.Cols] {
+			s[j] += v * v
+		}
+	}
+}
+
+// ksvdWork holds the buffers of one K-SVD atom sweep.
+type ksvdWork struct {
+	omega  []int
+	e, v   []float64
+	u, dk  []float64
+	picked []bool
+	rr     []float64
+}
+
+// sweep updates every atom of D and its row of X in turn, keeping
+// R = Y − DX; see KSVD.
+func (w *ksvdWork) sweep(D, X, R, Y *mat.Dense, powerIter int) {
+	if powerIter <= 0 {
+		powerIter = 20
+	}
+	d, k := D.Dims()
+	_, n := X.Dims()
+	x, r, dr := X.RawMatrix(), R.RawMatrix(), D.RawMatrix()
+	if cap(w.picked) < n {
+		w.picked = make([]bool, n)
+		w.rr = make([]float64, n)
+	}
+	w.picked, w.rr = w.picked[:n], w.rr[:n]
+	if cap(w.u) < d {
+		w.u, w.dk = make([]float64, d), make([]float64, d)
+	}
+	w.u, w.dk = w.u[:d], w.dk[:d]
+	haveRR := false
+	for j := 0; j < k; j++ {
+		xrow := x.Data[j*x.Stride : j*x.Stride+n]
+		w.omega = w.omega[:0]
+		for i, v := range xrow {
+			if v != 0 {
+				w.omega = append(w.omega, i)
+			}
+		}
+		m := len(w.omega)
+		if m == 0 {
+			if !haveRR {
+				for i := range w.rr {
+					w.rr[i], w.picked[i] = 0, false
+				}
+				addColNorms2(w.rr, R)
+				haveRR = true
+			}
+			w.replace(D, Y, j)
+			continue
+		}
+		for p := 0; p < d; p++ {
+			w.dk[p] = dr.Data[p*dr.Stride+j]
+		}
+		// E = R_ω + dⱼ·xʲ_ω, d×m row-major.
+		if cap(w.e) < d*m {
+			w.e = make([]float64, d*m)
+		}
+		if cap(w.v) < m {
+			w.v = make([]float64, m)
+		}
+		e, v := w.e[:d*m], w.v[:m]
+		for q, i := range w.omega {
+			v[q] = xrow[i]
+		}
+		for p := 0; p < d; p++ {
+			rrow := r.Data[p*r.Stride:]
+			erow := e[p*m : (p+1)*m]
+			for q, i := range w.omega {
+				erow[q] = rrow[i] + w.dk[p]*v[q]
+			}
+		}
+		// Alternate u = Ev/‖Ev‖, v = Eᵀu: each step is exact for the other
+		// factor fixed, so the error never exceeds that of (dⱼ, xʲ).
+		u := w.u
+		sigma := 0.0
+		for it := 0; it < powerIter; it++ {
+			for p := 0; p < d; p++ {
+				u[p] = floats.Dot(e[p*m:(p+1)*m], v)
+			}
+			nu := floats.Norm(u, 2)
+			if nu == 0 {
+				break
+			}
+			floats.Scale(1/nu, u)
+			for q := range v {
+				v[q] = 0
+			}
+			for p := 0; p < d; p++ {
+				floats.AddScaled(v, u[p], e[p*m:(p+1)*m])
+			}
+			s := floats.Norm(v, 2)
+			done := math.Abs(s-sigma) <= 1e-10*s
+			sigma = s
+			if done {
+				break
+			}
+		}
+		if sigma == 0 {
+			continue
+		}
+		for p := 0; p < d; p++ {
+			dr.Data[p*dr.Stride+j] = u[p]
+			rrow := r.Data[p*r.Stride:]
+			erow := e[p*m : (p+1)*m]
+			for q, i := range w.omega {
+				rrow[i] = erow[q] - u[p]*v[q]
+			}
+		}
+		for q, i := range w.omega {
+			xrow[i] = v[q]
+		}
+	}
+}
+
+// replace sets atom j to the normalised sample with the largest residual
+// not yet picked in this sweep.
+func (w *ksvdWork) replace(D, Y *mat.Dense, j int) {
+	best, bv := -1, 0.0
+	for i, v := range w.rr {
+		if !w.picked[i] && v > bv {
+			best, bv = i, v
+		}
+	}
+	if best < 0 {
+		return
+	}
+	w.picked[best] = true
+	d, _ := D.Dims()
+	col := w.u[:d]
+	mat.Col(col, best, Y)
+	nrm := floats.Norm(col, 2)
+	if nrm == 0 {
+		return
+	}
+	floats.Scale(1/nrm, col)
+	D.SetCol(j, col)
+}

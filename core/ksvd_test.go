@@ -1,0 +1,178 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func frob2(Y, D, X *mat.Dense) float64 {
+	var R mat.Dense
+	R.Mul(D, X)
+	R.Sub(Y, &R)
+	n := mat.Norm(&R, 2)
+	return n * n
+}
+
+func TestKSVDRecoversPlantedDictionary(t *testing.T) {
+	ompBackends(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(11, 12))
+		const d, k, n, T = 20, 50, 1500, 3
+		Dtrue := randDict(rng, d, k)
+		X := plantedCodes(rng, k, n, T)
+		var Y mat.Dense
+		Y.Mul(Dtrue, X)
+		for i := 0; i < d; i++ {
+			for j := 0; j < n; j++ {
+				Y.Set(i, j, Y.At(i, j)+0.01*rng.NormFloat64())
+			}
+		}
+		D := mat.DenseCopyOf(Y.Slice(0, d, 0, k))
+		if _, err := KSVD(context.Background(), D, &Y, T, 80, KSVDOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for j := 0; j < k; j++ {
+			best := 0.0
+			for i := 0; i < k; i++ {
+				best = math.Max(best, math.Abs(mat.Dot(Dtrue.ColView(j), D.ColView(i))))
+			}
+			if best > 0.95 {
+				found++
+			}
+		}
+		if found < 40 {
+			t.Errorf("K-SVD recovered %d of %d planted atoms (|cos| > 0.95), want at least 40", found, k)
+		}
+		t.Logf("recovered %d/%d atoms", found, k)
+	})
+}
+
+func TestKSVDSweepNeverIncreases(t *testing.T) {
+	ompBackends(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(13, 14))
+		const d, k, n = 15, 25, 120
+		D := randDict(rng, d, k)
+		X := plantedCodes(rng, k, n, 4)
+		Y := randDict(rng, d, n)
+		Xs := mat.DenseCopyOf(X)
+		var R mat.Dense
+		R.Mul(D, X)
+		R.Sub(Y, &R)
+		var w ksvdWork
+		prev := frob2(Y, D, X)
+		for it := 0; it < 5; it++ {
+			w.sweep(D, X, &R, Y, 3)
+			cur := frob2(Y, D, X)
+			if cur > prev*(1+1e-12) {
+				t.Errorf("sweep %d: ‖Y−DX‖² rose from %.12g to %.12g", it, prev, cur)
+			}
+			prev = cur
+			var want mat.Dense
+			want.Mul(D, X)
+			want.Sub(Y, &want)
+			if !mat.EqualApprox(&R, &want, 1e-10) {
+				t.Fatalf("sweep %d: tracked residual differs from Y − DX", it)
+			}
+		}
+		for i := 0; i < k; i++ {
+			for j := 0; j < n; j++ {
+				if (X.At(i, j) != 0) != (Xs.At(i, j) != 0) {
+					t.Fatalf("support changed at (%d, %d)", i, j)
+				}
+			}
+			if nrm := mat.Norm(D.ColView(i), 2); math.Abs(nrm-1) > 1e-12 {
+				t.Errorf("atom %d has norm %g", i, nrm)
+			}
+		}
+	})
+}
+
+func TestKSVDCostNonIncreasing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	const d, k, n, T = 12, 20, 200, 3
+	Y := randDict(rng, d, n)
+	D := randDict(rng, d, k)
+	prev := math.Inf(1)
+	var iters int
+	X, err := KSVD(context.Background(), D, Y, T, 15, KSVDOptions{Progress: func(it int, D, X *mat.Dense) {
+		iters = it
+		cur := frob2(Y, D, X)
+		if cur > prev*(1+1e-12) {
+			t.Errorf("iteration %d: ‖Y−DX‖² rose from %.12g to %.12g", it, prev, cur)
+		}
+		prev = cur
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iters != 15 {
+		t.Errorf("progress called up to iteration %d, want 15", iters)
+	}
+	if got := frob2(Y, D, X); math.Abs(got-prev) > 1e-12*prev {
+		t.Errorf("returned codes give %g, last progress %g", got, prev)
+	}
+	for j := 0; j < n; j++ {
+		nnz := 0
+		for i := 0; i < k; i++ {
+			if X.At(i, j) != 0 {
+				nnz++
+			}
+		}
+		if nnz > T {
+			t.Errorf("sample %d has %d > T=%d non-zeros", j, nnz, T)
+		}
+	}
+}
+
+func TestKSVDReplacesUnusedAtom(t *testing.T) {
+	// Atom 1 is zero, so OMP never uses it; it must become the normalised
+	// worst-represented sample.
+	D := mat.NewDense(3, 2, []float64{1, 0, 0, 0, 0, 0})
+	Y := mat.NewDense(3, 3, []float64{
+		1, 2, 0,
+		0, 0, 3,
+		0, 0, 4,
+	})
+	if _, err := KSVD(context.Background(), D, Y, 1, 1, KSVDOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0, 0.6, 0.8}
+	for i, v := range want {
+		if math.Abs(D.At(i, 1)-v) > 1e-12 {
+			t.Fatalf("replaced atom %v, want %v", mat.Col(nil, 1, D), want)
+		}
+	}
+}
+
+func TestKSVDErrorsAndCancel(t *testing.T) {
+	D := mat.NewDense(3, 2, []float64{1, 0, 0, 1, 0, 0})
+	Y := mat.NewDense(3, 4, nil)
+	if _, err := KSVD(context.Background(), D, mat.NewDense(2, 4, nil), 1, 1, KSVDOptions{}); err == nil {
+		t.Error("row mismatch: no error")
+	}
+	if _, err := KSVD(context.Background(), D, Y, 3, 1, KSVDOptions{}); err == nil {
+		t.Error("T > atoms: no error")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := KSVD(ctx, D, Y, 1, 5, KSVDOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: got %v", err)
+	}
+}
+
+func BenchmarkKSVDIter_d352_k50_n500_T20(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	Y := randDict(rng, 352, 500)
+	D := mat.DenseCopyOf(Y.Slice(0, 352, 0, 50))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := KSVD(context.Background(), D, Y, 20, 1, KSVDOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
