@@ -1,0 +1,872 @@
+package methods
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
+	"github.com/lrsdl/lrsdl/core"
+)
+
+func init() {
+	register("LRSDL", func() lrsdl.Classifier { return &LRSDL{} })
+}
+
+// LRSDLOptions configures LRSDL. The zero value means the defaults: those of
+// FDDLOptions, k0 = 10 shared atoms and η = 0.1.
+type LRSDLOptions struct {
+	FDDLOptions
+	K0  int     `json:"k0"`  // shared atoms k0; zero means 10
+	Eta float64 `json:"eta"` // nuclear-norm weight η; zero means 0.1, negative means 0
+}
+
+// LRSDL is low-rank shared dictionary learning (Vu & Monga), minimising
+//
+//	J̄(D̄, X̄) = ½f̄_Y(D̄, X̄) + λ1‖X̄‖₁ + λ2/2·ḡ(X̄) + η‖D0‖_*
+//
+// over the class dictionaries D = [D_1..D_C], the shared dictionary D0 and
+// the codes X̄ = [X; X0] (eq. lrsdl_cost_fn), by Algorithm 2.
+type LRSDL struct {
+	Options LRSDLOptions
+	dl      fisherDL
+}
+
+// Name returns "LRSDL".
+func (m *LRSDL) Name() string { return "LRSDL" }
+
+// Config returns a pointer to m.Options.
+func (m *LRSDL) Config() any { return &m.Options }
+
+func (m *LRSDL) params() dlParams {
+	p := m.Options.FDDLOptions.params()
+	p.k0 = defInt(m.Options.K0, 10)
+	p.eta = defFloat(m.Options.Eta, 0.1)
+	return p
+}
+
+// Fit learns D, D0 and the class means from the columns of Y.
+func (m *LRSDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	return m.dl.fit(ctx, m.params(), Y, labels)
+}
+
+// Predict returns the label of each column of Y (GC or LC rule of the options).
+func (m *LRSDL) Predict(Y mat.Matrix) ([]int, error) { return m.dl.predict(m.params(), Y) }
+
+// Transform returns the codes X (K×n) and X0 (k0×n) of the columns of Y by
+// eq. findcodebarx.
+func (m *LRSDL) Transform(Y mat.Matrix) (X, X0 *mat.Dense, err error) {
+	return m.dl.transform(m.params(), Y)
+}
+
+// Cost evaluates J̄ at the learned dictionaries, with the codes of Y found by
+// the training X step. Terms: fidelity, l1, fisher, shared, nuclear.
+func (m *LRSDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	return m.dl.costOf(m.params(), Y, labels)
+}
+
+// Atoms returns the class dictionaries D, their atom partition and D0.
+func (m *LRSDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) { return m.dl.atoms() }
+
+// Means returns the class code means m_c (columns of a K×C matrix) and the
+// shared code mean m^0 (k0).
+func (m *LRSDL) Means() (Mc *mat.Dense, m0 []float64) { return m.dl.mc, m.dl.m0 }
+
+// State returns the trained model.
+func (m *LRSDL) State() (*lrsdl.State, error) { return m.dl.state(m.Name(), &m.Options) }
+
+// SetState restores a model returned by State.
+func (m *LRSDL) SetState(s *lrsdl.State) error { return m.dl.setState(m.Name(), s, &m.Options) }
+
+// dlParams are the resolved parameters of the Fisher-type models.
+type dlParams struct {
+	k, k0                 int
+	lambda1, lambda2, eta float64
+	alpha                 float64 // D2L2R2 weight of Σ‖D_c‖_*
+	iters                 int
+	tol                   float64
+	xIters                int
+	xTol                  float64
+	dIters, admmIters     int
+	initIters             int
+	origX, origD          bool
+	lc                    bool
+	w, lambda             float64
+	seed                  uint64
+	progress              lrsdl.ProgressFunc
+}
+
+func defInt(v, d int) int {
+	if v == 0 {
+		return d
+	}
+	return v
+}
+
+// defFloat returns d for zero, 0 for negative values and v otherwise.
+func defFloat(v, d float64) float64 {
+	switch {
+	case v == 0:
+		return d
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
+// fisherDL is the model shared by FDDL (k0 = 0), LRSDL and D2L2R2.
+type fisherDL struct {
+	classes *core.Classes
+	d       int
+	part    core.Partition // atoms of each class
+	Db      *mat.Dense     // [D D0], d×(K+k0)
+	mc      *mat.Dense     // K×C class means of X
+	m0      []float64      // mean of X0
+	lv      []float64      // warm start of the power iteration
+}
+
+func (f *fisherDL) trained() error {
+	if f.Db == nil {
+		return fmt.Errorf("methods: model is not trained")
+	}
+	return nil
+}
+
+func (f *fisherDL) dims() (K, k0 int) {
+	K = f.part.Len()
+	_, kb := f.Db.Dims()
+	return K, kb - K
+}
+
+func (f *fisherDL) atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
+	if f.Db == nil {
+		return nil, nil, nil
+	}
+	K, k0 := f.dims()
+	D = mat.DenseCopyOf(f.Db.Slice(0, f.d, 0, K))
+	if k0 > 0 {
+		D0 = mat.DenseCopyOf(f.Db.Slice(0, f.d, K, K+k0))
+	}
+	return D, append(core.Partition(nil), f.part...), D0
+}
+
+// train is the state of one training run.
+type train struct {
+	p    dlParams
+	Y    *mat.Dense     // d×N, columns by class
+	sp   core.Partition // samples of each class
+	ap   core.Partition // atoms of each class
+	Db   *mat.Dense     // [D D0]
+	Xb   *mat.Dense     // [X; X0]
+	K    int
+	k0   int
+	xs   xstep
+	lv   []float64
+	fist core.FISTA
+}
+
+func (t *train) D() *mat.Dense  { return t.Db.Slice(0, t.Db.RawMatrix().Rows, 0, t.K).(*mat.Dense) }
+func (t *train) D0() *mat.Dense { r, c := t.Db.Dims(); return t.Db.Slice(0, r, t.K, c).(*mat.Dense) }
+func (t *train) X() *mat.Dense  { _, n := t.Xb.Dims(); return t.Xb.Slice(0, t.K, 0, n).(*mat.Dense) }
+func (t *train) X0() *mat.Dense { r, n := t.Xb.Dims(); return t.Xb.Slice(t.K, r, 0, n).(*mat.Dense) }
+
+func (f *fisherDL) fit(ctx context.Context, p dlParams, Y mat.Matrix, labels []int) error {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	Ys, g, err := trainingSet(Y, labels)
+	if err != nil {
+		return err
+	}
+	C := g.Classes.Len()
+	if C < 2 {
+		return fmt.Errorf("methods: need at least 2 classes, have %d", C)
+	}
+	for c := 0; c < C; c++ {
+		if g.Part.Size(c) < 2 {
+			return fmt.Errorf("methods: class %d has %d training sample, need at least 2", g.Classes.Labels[c], g.Part.Size(c))
+		}
+	}
+	start := time.Now()
+	t, err := newTrain(ctx, p, Ys, g.Part)
+	if err != nil {
+		return err
+	}
+	prev := t.cost().Total
+	for it := 1; it <= p.iters; it++ {
+		if err := t.stepX(ctx); err != nil {
+			return err
+		}
+		if err := t.stepD(ctx); err != nil {
+			return err
+		}
+		if err := t.stepD0(ctx); err != nil {
+			return err
+		}
+		cost := t.cost()
+		if p.progress != nil {
+			p.progress(lrsdl.Progress{Iter: it, Cost: cost, Elapsed: time.Since(start)})
+		}
+		if p.tol > 0 && math.Abs(prev-cost.Total) <= p.tol*math.Abs(prev) {
+			break
+		}
+		prev = cost.Total
+	}
+	f.classes = g.Classes
+	f.d, _ = Ys.Dims()
+	f.part = t.ap
+	f.Db = t.Db
+	f.lv = t.lv
+	f.mc, f.m0 = t.means()
+	return nil
+}
+
+func (p *dlParams) validate() error {
+	switch {
+	case p.k < 1:
+		return fmt.Errorf("methods: need k ≥ 1 atoms per class, have %d", p.k)
+	case p.k0 < 0:
+		return fmt.Errorf("methods: need k0 ≥ 0 shared atoms, have %d", p.k0)
+	case p.w < 0 || p.w > 1:
+		return fmt.Errorf("methods: GC weight w = %v is outside [0, 1]", p.w)
+	}
+	for _, v := range []float64{p.lambda1, p.lambda2, p.eta, p.alpha, p.lambda} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("methods: non-finite regularisation parameter %v", v)
+		}
+	}
+	return nil
+}
+
+// newTrain initialises per Algorithm 2: each D_c and its codes X_c^c by ODL
+// on Y_c, D0 and X0 by ODL on Y, the other codes zero.
+func newTrain(ctx context.Context, p dlParams, Y *mat.Dense, sp core.Partition) (*train, error) {
+	d, N := Y.Dims()
+	C := sp.Blocks()
+	sizes := make([]int, C)
+	for c := range sizes {
+		sizes[c] = p.k
+	}
+	ap := core.NewPartition(sizes...)
+	K := ap.Len()
+	t := &train{p: p, Y: Y, sp: sp, ap: ap, K: K, k0: p.k0,
+		Db: mat.NewDense(d, K+p.k0, nil), Xb: mat.NewDense(K+p.k0, N, nil)}
+	rng := rand.New(rand.NewPCG(p.seed, 0x5eed1e55))
+	lo := core.LearnDictOptions{Iter: p.initIters}
+	for c := 0; c < C; c++ {
+		s0, s1 := sp.Block(c)
+		a0, a1 := ap.Block(c)
+		Dc, Xc, err := core.LearnDict(ctx, Y.Slice(0, d, s0, s1), p.k, p.lambda1, rng, lo)
+		if err != nil {
+			return nil, err
+		}
+		t.Db.Slice(0, d, a0, a1).(*mat.Dense).Copy(Dc)
+		t.Xb.Slice(a0, a1, s0, s1).(*mat.Dense).Copy(Xc)
+	}
+	if p.k0 > 0 {
+		D0, X0, err := core.LearnDict(ctx, Y, p.k0, p.lambda1, rng, lo)
+		if err != nil {
+			return nil, err
+		}
+		t.D0().Copy(D0)
+		t.X0().Copy(X0)
+	}
+	return t, nil
+}
+
+// means returns the class means of X (K×C) and the mean of X0.
+func (t *train) means() (*mat.Dense, []float64) {
+	C := t.sp.Blocks()
+	mc := mat.NewDense(t.K, C, nil)
+	blas.BlockMeans(mc.RawMatrix(), t.X().RawMatrix(), t.sp)
+	m0 := make([]float64, t.k0)
+	_, N := t.Xb.Dims()
+	for i := range m0 {
+		var s float64
+		for _, v := range t.Xb.RawRowView(t.K + i) {
+			s += v
+		}
+		m0[i] = s / float64(N)
+	}
+	return mc, m0
+}
+
+// cost evaluates J̄ at the current D̄, X̄.
+func (t *train) cost() lrsdl.Cost {
+	return lrsdlCost(t.p, t.Y, t.sp, t.ap, t.Db, t.Xb)
+}
+
+// lrsdlCost returns the terms of J̄_Y(D̄, X̄):
+//
+//	fidelity ½Σ_c ‖Y_c − D̄X̄_c‖² + ‖Y_c − D_cX_c^c − D0X0_c‖² + Σ_{j≠c}‖D_jX_c^j‖²
+//	l1       λ1‖X̄‖₁
+//	fisher   λ2/2·(Σ_c ‖X_c − M_c‖² − ‖M_c − M‖² + ‖X‖²)
+//	shared   λ2/2·‖X0 − M0‖²
+//	nuclear  η‖D0‖_* + α Σ_c ‖D_c‖_*
+func lrsdlCost(p dlParams, Y *mat.Dense, sp, ap core.Partition, Db, Xb *mat.Dense) lrsdl.Cost {
+	d, N := Y.Dims()
+	K := ap.Len()
+	kb, _ := Xb.Dims()
+	k0 := kb - K
+	C := sp.Blocks()
+	R := mat.NewDense(d, N, nil)
+	R.Mul(Db, Xb)
+	R.Sub(Y, R)
+	fid := sq(R)
+	// R2 = Y − D0X0, then subtract D_cX_c^c per class.
+	R.Copy(Y)
+	if k0 > 0 {
+		var t mat.Dense
+		t.Mul(Db.Slice(0, d, K, kb), Xb.Slice(K, kb, 0, N))
+		R.Sub(R, &t)
+	}
+	var P mat.Dense
+	for j := 0; j < C; j++ {
+		a0, a1 := ap.Block(j)
+		P.Reset()
+		P.Mul(Db.Slice(0, d, a0, a1), Xb.Slice(a0, a1, 0, N))
+		for c := 0; c < C; c++ {
+			s0, s1 := sp.Block(c)
+			blk := P.Slice(0, d, s0, s1)
+			if c == j {
+				r := R.Slice(0, d, s0, s1).(*mat.Dense)
+				r.Sub(r, blk)
+			} else {
+				fid += sq(blk)
+			}
+		}
+	}
+	fid = 0.5 * (fid + sq(R))
+
+	var l1 float64
+	for i := 0; i < kb; i++ {
+		for _, v := range Xb.RawRowView(i) {
+			l1 += math.Abs(v)
+		}
+	}
+	// Fisher term.
+	X := Xb.Slice(0, K, 0, N).(*mat.Dense)
+	mc := mat.NewDense(K, C, nil)
+	blas.BlockMeans(mc.RawMatrix(), X.RawMatrix(), sp)
+	m := make([]float64, K)
+	for i := 0; i < K; i++ {
+		for c := 0; c < C; c++ {
+			m[i] += float64(sp.Size(c)) * mc.At(i, c)
+		}
+		m[i] /= float64(N)
+	}
+	var g float64
+	for i := 0; i < K; i++ {
+		row := X.RawRowView(i)
+		for c := 0; c < C; c++ {
+			s0, s1 := sp.Block(c)
+			mic := mc.At(i, c)
+			for _, v := range row[s0:s1] {
+				g += (v-mic)*(v-mic) + v*v
+			}
+			g -= float64(sp.Size(c)) * (mic - m[i]) * (mic - m[i])
+		}
+	}
+	var sh float64
+	for i := K; i < kb; i++ {
+		row := Xb.RawRowView(i)
+		var mu float64
+		for _, v := range row {
+			mu += v
+		}
+		mu /= float64(N)
+		for _, v := range row {
+			sh += (v - mu) * (v - mu)
+		}
+	}
+	var nuc float64
+	if k0 > 0 && p.eta > 0 {
+		nuc = p.eta * core.NuclearNorm(Db.Slice(0, d, K, kb))
+	}
+	if p.alpha > 0 {
+		for c := 0; c < C; c++ {
+			a0, a1 := ap.Block(c)
+			nuc += p.alpha * core.NuclearNorm(Db.Slice(0, d, a0, a1))
+		}
+	}
+	terms := []lrsdl.Term{
+		{Name: "fidelity", Value: fid},
+		{Name: "l1", Value: p.lambda1 * l1},
+		{Name: "fisher", Value: p.lambda2 / 2 * g},
+		{Name: "shared", Value: p.lambda2 / 2 * sh},
+		{Name: "nuclear", Value: nuc},
+	}
+	var tot float64
+	for _, tm := range terms {
+		tot += tm.Value
+	}
+	return lrsdl.Cost{Total: tot, Terms: terms}
+}
+
+func sq(a mat.Matrix) float64 {
+	n := mat.Norm(a, 2)
+	return n * n
+}
+
+// xstep holds the precomputed matrices of LRSDL-X (Algorithm 1). With
+// P = DᵀD, Q = DᵀD0, R = D0ᵀD0 its gradient is
+//
+//	upper: (M(P) + 2λ2I)X + M(Q X0) − M(DᵀY) + λ2(M − 2M̂)
+//	lower: (2R + λ2I)X0 + Qᵀ M(X) − 2D0ᵀY − λ2M0
+//
+// which is ∇[½f̄ + λ2/2·ḡ] with Ȳ = Y − D0X0 and V = Y − ½D·M(X).
+type xstep struct {
+	K, k0, N int
+	lambda2  float64
+	sp, ap   core.Partition
+	gram     *mat.Dense // D̄ᵀD̄
+	A        *mat.Dense // M(P) + 2λ2I
+	Bm       *mat.Dense // 2R + λ2I
+	B        *mat.Dense // [M(DᵀY); 2D0ᵀY]
+	mc       *mat.Dense // K×C means workspace
+	m        []float64
+	// Columns [col0, col0+n) of the full problem are solved; other holds
+	// the column sums of X̄ outside them (for the global means).
+	col0  int
+	other []float64
+	c0    int // first class of the block
+}
+
+// setup precomputes the Gram matrices and B for D̄ and Y.
+func (s *xstep) setup(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda2 float64) {
+	_, kb := Db.Dims()
+	_, N := Y.Dims()
+	K := ap.Len()
+	k0 := kb - K
+	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap}
+	s.gram = mat.NewDense(kb, kb, nil)
+	s.gram.Mul(Db.T(), Db)
+	s.A = mat.DenseCopyOf(s.gram.Slice(0, K, 0, K))
+	blas.DoubleDiagBlocks(s.A.RawMatrix(), ap, ap)
+	for i := 0; i < K; i++ {
+		s.A.Set(i, i, s.A.At(i, i)+2*lambda2)
+	}
+	if k0 > 0 {
+		s.Bm = mat.DenseCopyOf(s.gram.Slice(K, kb, K, kb))
+		s.Bm.Scale(2, s.Bm)
+		for i := 0; i < k0; i++ {
+			s.Bm.Set(i, i, s.Bm.At(i, i)+lambda2)
+		}
+	}
+	s.B = mat.NewDense(kb, N, nil)
+	s.B.Mul(Db.T(), Y)
+	blas.DoubleDiagBlocks(s.B.Slice(0, K, 0, N).(*mat.Dense).RawMatrix(), ap, sp)
+	if k0 > 0 {
+		b0 := s.B.Slice(K, kb, 0, N).(*mat.Dense)
+		b0.Scale(2, b0)
+	}
+	s.mc = mat.NewDense(K, sp.Blocks(), nil)
+	s.m = make([]float64, kb)
+	s.other = make([]float64, kb)
+}
+
+// lipschitz returns an upper bound of the Lipschitz constant of the
+// gradient: ‖D̄‖² + max_c ‖[D_c D0]‖² + 2λ2. v warm-starts the power
+// iteration for ‖D̄‖².
+func (s *xstep) lipschitz(v []float64) float64 {
+	kb := s.K + s.k0
+	l := core.MaxEigSym(s.gram, v, 300, 1e-10) * 1.02
+	var mx float64
+	for c := 0; c < s.ap.Blocks(); c++ {
+		a0, a1 := s.ap.Block(c)
+		idx := make([]int, 0, a1-a0+s.k0)
+		for i := a0; i < a1; i++ {
+			idx = append(idx, i)
+		}
+		for i := s.K; i < kb; i++ {
+			idx = append(idx, i)
+		}
+		sub := mat.NewSymDense(len(idx), nil)
+		for i, a := range idx {
+			for j := i; j < len(idx); j++ {
+				sub.SetSym(i, j, s.gram.At(a, idx[j]))
+			}
+		}
+		var e mat.EigenSym
+		if e.Factorize(sub, false) {
+			vals := e.Values(nil)
+			mx = math.Max(mx, vals[len(vals)-1])
+		} else {
+			mx = math.Max(mx, l)
+		}
+	}
+	return l + mx*1.0001 + 2*s.lambda2
+}
+
+func sub(g blas64.General, r0, r1, c0, c1 int) blas64.General {
+	return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: g.Stride, Data: g.Data[r0*g.Stride+c0:]}
+}
+
+// grad writes ∇h̄(W) into G for the column block [s.col0, s.col0+n) of the
+// problem, n the columns of W. It allocates nothing.
+func (s *xstep) grad(G, W *mat.Dense) {
+	K, k0 := s.K, s.k0
+	kb, n := W.Dims()
+	g, w := G.RawMatrix(), W.RawMatrix()
+	gx, wx := sub(g, 0, K, 0, n), sub(w, 0, K, 0, n)
+	A := s.A.RawMatrix()
+	b := sub(s.B.RawMatrix(), 0, kb, s.col0, s.col0+n)
+	// G = B, then G = H·W − G.
+	for i := 0; i < kb; i++ {
+		copy(g.Data[i*g.Stride:i*g.Stride+n], b.Data[i*b.Stride:i*b.Stride+n])
+	}
+	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A, wx, -1, gx)
+	// classes of the block and their column ranges relative to W
+	cls := func(fn func(c, lo, hi int)) {
+		for c := s.c0; c < s.sp.Blocks(); c++ {
+			lo, hi := s.sp.Block(c)
+			lo, hi = lo-s.col0, hi-s.col0
+			if lo >= n {
+				break
+			}
+			fn(c, lo, hi)
+		}
+	}
+	if k0 > 0 {
+		gr := s.gram.RawMatrix()
+		Q := sub(gr, 0, K, K, kb)
+		g0, w0 := sub(g, K, kb, 0, n), sub(w, K, kb, 0, n)
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, Q, w0, 1, gx)
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.Bm.RawMatrix(), w0, -1, g0)
+		blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, Q, wx, 1, g0)
+		cls(func(c, lo, hi int) {
+			a0, a1 := s.ap.Block(c)
+			Qc := sub(gr, a0, a1, K, kb)
+			blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, Qc, sub(w, K, kb, lo, hi), 1, sub(g, a0, a1, lo, hi))
+			blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, Qc, sub(w, a0, a1, lo, hi), 1, sub(g, K, kb, lo, hi))
+		})
+	}
+	// Mean terms: λ2(M − 2M̂) on X, −λ2M0 on X0.
+	l2 := s.lambda2
+	if l2 == 0 {
+		return
+	}
+	fN := float64(s.N)
+	for i := 0; i < kb; i++ {
+		var t float64
+		for _, v := range w.Data[i*w.Stride : i*w.Stride+n] {
+			t += v
+		}
+		s.m[i] = (t + s.other[i]) / fN
+	}
+	for i := 0; i < K; i++ {
+		row := g.Data[i*g.Stride : i*g.Stride+n]
+		wr := w.Data[i*w.Stride : i*w.Stride+n]
+		cls(func(c, lo, hi int) {
+			var t float64
+			for _, v := range wr[lo:hi] {
+				t += v
+			}
+			a := l2 * (s.m[i] - 2*t/float64(hi-lo))
+			for j := lo; j < hi; j++ {
+				row[j] += a
+			}
+		})
+	}
+	for i := K; i < kb; i++ {
+		a := l2 * s.m[i]
+		row := g.Data[i*g.Stride : i*g.Stride+n]
+		for j := range row {
+			row[j] -= a
+		}
+	}
+}
+
+// stepX updates X̄ by LRSDL-X (one FISTA over [X; X0]) or, with origX, by
+// O-FDDL-X (one FISTA per class over its columns, the others fixed).
+func (t *train) stepX(ctx context.Context) error {
+	before := mat.DenseCopyOf(t.Xb)
+	old := t.hbar()
+	if err := t.solveX(ctx, t.Xb); err != nil {
+		return err
+	}
+	if t.hbar() > old { // FISTA is not monotone: keep the better point
+		t.Xb.Copy(before)
+	}
+	return nil
+}
+
+// hbar returns the X-dependent part of J̄.
+func (t *train) hbar() float64 {
+	c := t.cost()
+	return c.Total - c.Term("nuclear")
+}
+
+func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
+	s := &t.xs
+	s.setup(t.Db, t.Y, t.sp, t.ap, t.p.lambda2)
+	if t.lv == nil {
+		t.lv = make([]float64, t.K+t.k0)
+	}
+	L := s.lipschitz(t.lv)
+	t.fist.MaxIter, t.fist.Tol, t.fist.Restart = t.p.xIters, t.p.xTol, true
+	if !t.p.origX {
+		_, err := t.fist.Solve(ctx, Xb, s.grad, L, t.p.lambda1, nil)
+		return err
+	}
+	kb, N := Xb.Dims()
+	for c := 0; c < t.sp.Blocks(); c++ {
+		lo, hi := t.sp.Block(c)
+		for i := 0; i < kb; i++ {
+			var sum float64
+			row := Xb.RawRowView(i)
+			for j, v := range row {
+				if j < lo || j >= hi {
+					sum += v
+				}
+			}
+			s.other[i] = sum
+		}
+		s.col0, s.c0 = lo, c
+		Xc := mat.DenseCopyOf(Xb.Slice(0, kb, lo, hi))
+		if _, err := t.fist.Solve(ctx, Xc, s.grad, L, t.p.lambda1, nil); err != nil {
+			return err
+		}
+		Xb.Slice(0, kb, lo, hi).(*mat.Dense).Copy(Xc)
+	}
+	_ = N
+	s.col0, s.c0 = 0, 0
+	for i := range s.other {
+		s.other[i] = 0
+	}
+	return nil
+}
+
+// ybar returns Ȳ = Y − D0X0.
+func (t *train) ybar() *mat.Dense {
+	Yb := mat.DenseCopyOf(t.Y)
+	if t.k0 > 0 {
+		var p mat.Dense
+		p.Mul(t.D0(), t.X0())
+		Yb.Sub(Yb, &p)
+	}
+	return Yb
+}
+
+// mx returns M(X), X with its diagonal (class atoms × class samples) blocks doubled.
+func (t *train) mx() *mat.Dense {
+	MX := mat.DenseCopyOf(t.X())
+	blas.DoubleDiagBlocks(MX.RawMatrix(), t.ap, t.sp)
+	return MX
+}
+
+// stepD updates D by E-FDDL-D: D = argmin −2tr(EDᵀ) + tr(F·DᵀD) with
+// E = Ȳ·M(X)ᵀ, F = M(XXᵀ), by ODL (with α > 0, ADMM + SVT per class
+// dictionary: D2L2R2); or, with origD, by O-FDDL-D class by class.
+func (t *train) stepD(ctx context.Context) error {
+	D, X := t.D(), t.X()
+	Yb := t.ybar()
+	uo := core.UpdateDictOptions{MaxIter: t.p.dIters}
+	if t.p.origD {
+		d, N := Yb.Dims()
+		for c := 0; c < t.ap.Blocks(); c++ {
+			a0, a1 := t.ap.Block(c)
+			s0, s1 := t.sp.Block(c)
+			Xc := X.Slice(a0, a1, 0, N)
+			// Ŷ = Ȳ − Σ_{i≠c} D_iX^i
+			Yh := mat.DenseCopyOf(Yb)
+			var p mat.Dense
+			p.Mul(D, X)
+			Yh.Sub(Yh, &p)
+			p.Reset()
+			p.Mul(D.Slice(0, d, a0, a1), Xc)
+			Yh.Add(Yh, &p)
+			E := mat.NewDense(d, a1-a0, nil)
+			E.Mul(Yh, Xc.T())
+			p.Reset()
+			p.Mul(Yb.Slice(0, d, s0, s1), X.Slice(a0, a1, s0, s1).T())
+			E.Add(E, &p)
+			F := mat.NewDense(a1-a0, a1-a0, nil)
+			F.Mul(Xc, Xc.T())
+			F.Scale(2, F)
+			Dc := mat.DenseCopyOf(D.Slice(0, d, a0, a1))
+			core.UpdateDict(Dc, E, F, uo)
+			D.Slice(0, d, a0, a1).(*mat.Dense).Copy(Dc)
+		}
+		return nil
+	}
+	MX := t.mx()
+	d, _ := Yb.Dims()
+	E := mat.NewDense(d, t.K, nil)
+	E.Mul(Yb, MX.T())
+	F := mat.NewDense(t.K, t.K, nil)
+	F.Mul(X, X.T())
+	blas.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
+	Dn := mat.DenseCopyOf(D)
+	if t.p.alpha > 0 {
+		before := t.cost().Total
+		rho := rhoFor(F)
+		prox := func(z, v *mat.Dense, rho float64) {
+			for c := 0; c < t.ap.Blocks(); c++ {
+				a0, a1 := t.ap.Block(c)
+				zc := z.Slice(0, d, a0, a1).(*mat.Dense)
+				core.SVT(zc, v.Slice(0, d, a0, a1).(*mat.Dense), t.p.alpha/rho)
+			}
+		}
+		if err := core.ADMMDict(ctx, Dn, E, F, prox, core.ADMMOptions{Rho: rho, MaxIter: t.p.admmIters, Update: uo}); err != nil {
+			return err
+		}
+		old := mat.DenseCopyOf(D)
+		D.Copy(Dn)
+		if t.cost().Total > before {
+			D.Copy(old)
+		}
+		return nil
+	}
+	core.UpdateDict(Dn, E, F, uo)
+	D.Copy(Dn)
+	return nil
+}
+
+// rhoFor returns an ADMM penalty on the scale of the quadratic term tr(F·DᵀD).
+func rhoFor(F *mat.Dense) float64 {
+	k, _ := F.Dims()
+	var tr float64
+	for i := 0; i < k; i++ {
+		tr += F.At(i, i)
+	}
+	return math.Max(2*tr/float64(k), 1e-3)
+}
+
+// stepD0 updates D0 by LRSDL-D0: argmin −2tr(E·D0ᵀ) + tr(F·D0ᵀD0) + η‖D0‖_*
+// with E = V·X0ᵀ, F = X0X0ᵀ, V = Y − ½D·M(X), by ADMM with SVT. A result
+// that does not lower the cost (ADMM stopped early) is discarded.
+func (t *train) stepD0(ctx context.Context) error {
+	if t.k0 == 0 {
+		return nil
+	}
+	D0, X0 := t.D0(), t.X0()
+	V := mat.DenseCopyOf(t.Y)
+	var p mat.Dense
+	p.Mul(t.D(), t.mx())
+	p.Scale(0.5, &p)
+	V.Sub(V, &p)
+	d, _ := V.Dims()
+	E := mat.NewDense(d, t.k0, nil)
+	E.Mul(V, X0.T())
+	F := mat.NewDense(t.k0, t.k0, nil)
+	F.Mul(X0, X0.T())
+	Dn := mat.DenseCopyOf(D0)
+	uo := core.UpdateDictOptions{MaxIter: t.p.dIters}
+	if t.p.eta == 0 {
+		core.UpdateDict(Dn, E, F, uo)
+		D0.Copy(Dn)
+		return nil
+	}
+	before := t.cost().Total
+	eta := t.p.eta
+	prox := func(z, v *mat.Dense, rho float64) { core.SVT(z, v, eta/rho) }
+	if err := core.ADMMDict(ctx, Dn, E, F, prox, core.ADMMOptions{Rho: rhoFor(F), MaxIter: t.p.admmIters, Update: uo}); err != nil {
+		return err
+	}
+	old := mat.DenseCopyOf(D0)
+	D0.Copy(Dn)
+	if t.cost().Total > before {
+		D0.Copy(old)
+	}
+	return nil
+}
+
+// state and setState implement lrsdl.Persistent for the Fisher-type models.
+func (f *fisherDL) state(name string, opts any) (*lrsdl.State, error) {
+	if err := f.trained(); err != nil {
+		return nil, err
+	}
+	o, err := json.Marshal(opts)
+	if err != nil {
+		return nil, err
+	}
+	part := mat.NewDense(1, len(f.part), nil)
+	for i, v := range f.part {
+		part.Set(0, i, float64(v))
+	}
+	m0 := mat.NewDense(1, max(len(f.m0), 1), nil)
+	for i, v := range f.m0 {
+		m0.Set(0, i, v)
+	}
+	return &lrsdl.State{
+		Method:   name,
+		Options:  o,
+		Classes:  append([]int(nil), f.classes.Labels...),
+		Names:    []string{"Dbar", "part", "Mc", "m0"},
+		Matrices: map[string]*mat.Dense{"Dbar": mat.DenseCopyOf(f.Db), "part": part, "Mc": mat.DenseCopyOf(f.mc), "m0": m0},
+	}, nil
+}
+
+func (f *fisherDL) setState(name string, s *lrsdl.State, opts any) error {
+	if s == nil || s.Method != name {
+		return fmt.Errorf("methods: state is not of method %s", name)
+	}
+	if err := json.Unmarshal(s.Options, opts); err != nil {
+		return fmt.Errorf("methods: bad %s options in state: %v", name, err)
+	}
+	Db, pm, mc, m0 := s.Matrices["Dbar"], s.Matrices["part"], s.Matrices["Mc"], s.Matrices["m0"]
+	if Db == nil || pm == nil || mc == nil || m0 == nil {
+		return fmt.Errorf("methods: %s state lacks a matrix (need Dbar, part, Mc, m0)", name)
+	}
+	C := len(s.Classes)
+	_, np := pm.Dims()
+	d, kb := Db.Dims()
+	if np != C+1 || C < 2 {
+		return fmt.Errorf("methods: %s state has %d classes and a partition of %d entries", name, C, np)
+	}
+	part := make(core.Partition, np)
+	for i := range part {
+		part[i] = int(pm.At(0, i))
+		if i > 0 && part[i] < part[i-1] || part[0] != 0 {
+			return fmt.Errorf("methods: %s state has a bad atom partition", name)
+		}
+	}
+	K := part.Len()
+	if r, c := mc.Dims(); K > kb || r != K || c != C {
+		return fmt.Errorf("methods: %s state shapes do not match: Dbar %d×%d, %d class atoms, Mc %d×%d", name, d, kb, K, r, c)
+	}
+	if _, c := m0.Dims(); c < kb-K {
+		return fmt.Errorf("methods: %s state m0 has %d entries, need %d", name, c, kb-K)
+	}
+	f.classes = core.ClassesOf(s.Classes)
+	f.d, f.part = d, part
+	f.Db, f.mc = mat.DenseCopyOf(Db), mat.DenseCopyOf(mc)
+	f.m0 = append([]float64(nil), m0.RawRowView(0)[:kb-K]...)
+	f.lv = nil
+	return nil
+}
+
+// costOf codes Y by the training X step at the learned D̄ and returns J̄.
+func (f *fisherDL) costOf(p dlParams, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	if err := f.trained(); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	if err := testSet(Y, f.d); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	_, n := Y.Dims()
+	if len(labels) != n {
+		return lrsdl.Cost{}, fmt.Errorf("methods: %d labels for %d samples", len(labels), n)
+	}
+	g, err := core.GroupWith(f.classes, labels)
+	if err != nil {
+		return lrsdl.Cost{}, err
+	}
+	Ys := permuteColumns(Y, g.Perm)
+	_, kb := f.Db.Dims()
+	t := &train{p: p, Y: Ys, sp: g.Part, ap: f.part, K: f.part.Len(), k0: kb - f.part.Len(), Db: f.Db,
+		Xb: mat.NewDense(kb, n, nil)}
+	if err := t.solveX(context.Background(), t.Xb); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	return t.cost(), nil
+}

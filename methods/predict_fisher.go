@@ -1,0 +1,158 @@
+package methods
+
+import (
+	"context"
+	"math"
+
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/core"
+)
+
+// transform codes the columns of Y by eq. findcodebarx,
+//
+//	x̄ = argmin ½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖² + λ‖x̄‖₁,
+//
+// by FISTA, and returns X (K×n) and X0 (k0×n, nil when k0 = 0).
+func (f *fisherDL) transform(p dlParams, Y mat.Matrix) (X, X0 *mat.Dense, err error) {
+	Xb, err := f.codes(p, Y)
+	if err != nil {
+		return nil, nil, err
+	}
+	K, k0 := f.dims()
+	_, n := Xb.Dims()
+	X = mat.DenseCopyOf(Xb.Slice(0, K, 0, n))
+	if k0 > 0 {
+		X0 = mat.DenseCopyOf(Xb.Slice(K, K+k0, 0, n))
+	}
+	return X, X0, nil
+}
+
+func (f *fisherDL) codes(p dlParams, Y mat.Matrix) (*mat.Dense, error) {
+	if err := f.trained(); err != nil {
+		return nil, err
+	}
+	if err := testSet(Y, f.d); err != nil {
+		return nil, err
+	}
+	K, k0 := f.dims()
+	kb := K + k0
+	_, n := Y.Dims()
+	G := mat.NewDense(kb, kb, nil)
+	G.Mul(f.Db.T(), f.Db)
+	B := mat.NewDense(kb, n, nil)
+	core.MulTrans(B, f.Db, Y)
+	l2 := p.lambda2
+	for i := 0; i < k0; i++ { // the λ2·m0 part of −∇ at 0
+		row := B.RawRowView(K + i)
+		for j := range row {
+			row[j] += l2 * f.m0[i]
+		}
+	}
+	lv := make([]float64, kb)
+	L := core.MaxEigSym(G, lv, 300, 1e-10)*1.02 + l2
+	if L == 0 {
+		return mat.NewDense(kb, n, nil), nil
+	}
+	gr := G.RawMatrix()
+	fi := core.FISTA{MaxIter: 200, Tol: 1e-6, Restart: true}
+	Xb := mat.NewDense(kb, n, nil)
+	_, err := fi.Solve(context.Background(), Xb, func(g, w *mat.Dense) {
+		gg, wr := g.RawMatrix(), w.RawMatrix()
+		copy(gg.Data, B.RawMatrix().Data)
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, gr, wr, -1, gg)
+		for i := K; i < kb; i++ {
+			gi, wi := gg.Data[i*gg.Stride:i*gg.Stride+n], wr.Data[i*wr.Stride:i*wr.Stride+n]
+			for j := range gi {
+				gi[j] += l2 * wi[j]
+			}
+		}
+	}, L, p.lambda, nil)
+	return Xb, err
+}
+
+// scores returns e[j*C+c], the class-c score of sample j (smaller is
+// better). GC: e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² with ȳ = y − D0x0.
+// LC: e_c = ½‖ȳ − D_cα‖² + λ‖α‖₁ with α the lasso code of ȳ on D_c.
+func (f *fisherDL) scores(p dlParams, Y mat.Matrix, Xb *mat.Dense) ([]float64, error) {
+	K, k0 := f.dims()
+	d, n := Y.Dims()
+	C := f.part.Blocks()
+	Yb := mat.DenseCopyOf(Y)
+	if k0 > 0 {
+		var t mat.Dense
+		t.Mul(f.Db.Slice(0, d, K, K+k0), Xb.Slice(K, K+k0, 0, n))
+		Yb.Sub(Yb, &t)
+	}
+	e := make([]float64, n*C)
+	var R mat.Dense
+	for c := 0; c < C; c++ {
+		a0, a1 := f.part.Block(c)
+		Dc := f.Db.Slice(0, d, a0, a1).(*mat.Dense)
+		if p.lc {
+			A := mat.NewDense(a1-a0, n, nil)
+			if err := core.Lasso(context.Background(), A, Dc, Yb, p.lambda, core.LassoOptions{}); err != nil {
+				return nil, err
+			}
+			R.Reset()
+			R.Mul(Dc, A)
+			R.Sub(Yb, &R)
+			for j := 0; j < n; j++ {
+				var r2, l1 float64
+				for i := 0; i < d; i++ {
+					r2 += R.At(i, j) * R.At(i, j)
+				}
+				for i := 0; i < a1-a0; i++ {
+					l1 += math.Abs(A.At(i, j))
+				}
+				e[j*C+c] = 0.5*r2 + p.lambda*l1
+			}
+			continue
+		}
+		R.Reset()
+		R.Mul(Dc, Xb.Slice(a0, a1, 0, n))
+		R.Sub(Yb, &R)
+		for j := 0; j < n; j++ {
+			var r2, c2 float64
+			for i := 0; i < d; i++ {
+				r2 += R.At(i, j) * R.At(i, j)
+			}
+			for i := 0; i < K; i++ {
+				v := Xb.At(i, j) - f.mc.At(i, c)
+				c2 += v * v
+			}
+			e[j*C+c] = p.w*r2 + (1-p.w)*c2
+		}
+	}
+	return e, nil
+}
+
+// predict returns the user label of the best-scoring class of each column.
+func (f *fisherDL) predict(p dlParams, Y mat.Matrix) ([]int, error) {
+	Xb, err := f.codes(p, Y)
+	if err != nil {
+		return nil, err
+	}
+	e, err := f.scores(p, Y, Xb)
+	if err != nil {
+		return nil, err
+	}
+	return f.argmin(e), nil
+}
+
+func (f *fisherDL) argmin(e []float64) []int {
+	C := f.part.Blocks()
+	out := make([]int, len(e)/C)
+	for j := range out {
+		best := 0
+		for c := 1; c < C; c++ {
+			if e[j*C+c] < e[j*C+best] {
+				best = c
+			}
+		}
+		out[j] = f.classes.Labels[best]
+	}
+	return out
+}
