@@ -1,8 +1,6 @@
 package blas
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/blas/blas64"
 
 	_ "github.com/lrsdl/lrsdl" // installs the build's BLAS backend
@@ -13,58 +11,110 @@ const (
 	errPart  = "blas: bad partition"
 )
 
+// proxMinElems is the smallest chunk of ProxStep, in elements.
+const proxMinElems = 8192
+
 // ProxStep performs one fused FISTA step on row-major rows×cols buffers:
 //
 //	zₙ = S_{τᵢ}(W − step·G)          τᵢ = thr[i] (one per row) or thr[0]
 //	W  = zₙ + beta·(zₙ − Z)
 //	Z  = zₙ
 //
-// where S_τ(v) = sgn(v)·max(|v|−τ, 0). It returns ‖zₙ − Z‖², ‖zₙ‖² and
-// ⟨W_old − zₙ, zₙ − Z⟩ (positive values signal that an adaptive restart is due).
+// where S_τ(v) = sgn(v)·max(|v|−τ, 0) (NaN stays NaN). It returns ‖zₙ − Z‖²,
+// ‖zₙ‖² and ⟨W_old − zₙ, zₙ − Z⟩ (positive values signal that an adaptive
+// restart is due). Large inputs are split over both cores; the sums are
+// taken over fixed chunks, so the results do not depend on GOMAXPROCS.
 func ProxStep(z, w, g []float64, rows, cols int, step float64, thr []float64, beta float64) (dz2, z2, restart float64) {
 	n := rows * cols
-	if len(z) < n || len(w) < n || len(g) < n || (len(thr) != 1 && len(thr) != rows) {
+	if rows < 0 || cols < 0 || len(z) < n || len(w) < n || len(g) < n || (len(thr) != 1 && len(thr) != rows) {
 		panic(errShape)
 	}
-	for i := 0; i < rows; i++ {
-		t := thr[0]
-		if len(thr) == rows {
-			t = thr[i]
+	j := proxJobs.get()
+	*j = proxJob{z: z, w: w, g: g, thr: thr, rows: rows, cols: cols, step: step, beta: beta}
+	var count int
+	j.size, count = chunks(rows, (proxMinElems+cols-1)/max(cols, 1))
+	parallelFor(count, j)
+	for _, p := range j.part[:count] {
+		dz2 += p[0]
+		z2 += p[1]
+		restart += p[2]
+	}
+	*j = proxJob{}
+	proxJobs.put(j)
+	return dz2, z2, restart
+}
+
+type proxJob struct {
+	z, w, g, thr     []float64
+	rows, cols, size int
+	step, beta       float64
+	part             [maxChunks][3]float64
+}
+
+var proxJobs = make(freeList[proxJob], 8)
+
+func (j *proxJob) do(c int) {
+	cols, step, beta := j.cols, j.step, j.beta
+	var dz2, z2, rs float64
+	for i := c * j.size; i < min((c+1)*j.size, j.rows); i++ {
+		t := j.thr[0]
+		if len(j.thr) > 1 {
+			t = j.thr[i]
 		}
-		zr, wr, gr := z[i*cols:(i+1)*cols], w[i*cols:(i+1)*cols], g[i*cols:(i+1)*cols]
-		for j, wv := range wr {
-			v := wv - step*gr[j]
-			var zn float64
+		zr := j.z[i*cols : (i+1)*cols]
+		wr := j.w[i*cols : (i+1)*cols]
+		gr := j.g[i*cols : (i+1)*cols]
+		gr = gr[:len(zr)]
+		wr = wr[:len(zr)]
+		for k, zo := range zr {
+			wv := wr[k]
+			v := wv - step*gr[k]
+			zn := 0.0
 			if v > t {
 				zn = v - t
 			} else if v < -t {
 				zn = v + t
+			} else if v != v {
+				zn = v
 			}
-			d := zn - zr[j]
+			d := zn - zo
 			dz2 += d * d
 			z2 += zn * zn
-			restart += (wv - zn) * d
-			wr[j] = zn + beta*d
-			zr[j] = zn
+			rs += (wv - zn) * d
+			wr[k] = zn + beta*d
+			zr[k] = zn
 		}
 	}
-	return dz2, z2, restart
+	j.part[c] = [3]float64{dz2, z2, rs}
 }
 
-// SoftThreshold sets x[i] = sgn(x[i])·max(|x[i]|−t, 0).
+// SoftThreshold sets x[i] = sgn(x[i])·max(|x[i]|−t, 0) (NaN stays NaN).
 func SoftThreshold(x []float64, t float64) {
 	for i, v := range x {
-		x[i] = math.Copysign(math.Max(math.Abs(v)-t, 0), v)
+		switch {
+		case v > t:
+			x[i] = v - t
+		case v < -t:
+			x[i] = v + t
+		case v == v:
+			x[i] = 0
+		}
 	}
 }
 
 // BlockMeans writes into dst (rows×C) the mean of each block of columns of
-// x (rows×N): dst[:,c] = mean of x[:, p[c]:p[c+1]]. p has C+1 increasing
-// entries with p[0] = 0 and p[C] = N. Empty blocks give zero columns.
+// x (rows×N): dst[:,c] = mean of x[:, p[c]:p[c+1]]. p has C+1
+// non-decreasing entries with p[0] = 0 and p[C] = N. Empty blocks give
+// zero columns.
 func BlockMeans(dst, x blas64.General, p []int) {
 	C := len(p) - 1
 	if C < 1 || p[0] != 0 || p[C] != x.Cols {
 		panic(errPart)
+	}
+	for c := 0; c < C; c++ {
+		if p[c+1] < p[c] {
+			panic(errPart)
+		}
 	}
 	if dst.Rows != x.Rows || dst.Cols != C {
 		panic(errShape)
@@ -72,9 +122,9 @@ func BlockMeans(dst, x blas64.General, p []int) {
 	for i := 0; i < x.Rows; i++ {
 		xr := x.Data[i*x.Stride : i*x.Stride+x.Cols]
 		dr := dst.Data[i*dst.Stride : i*dst.Stride+C]
-		for c := 0; c < C; c++ {
+		for c := range dr {
 			lo, hi := p[c], p[c+1]
-			if hi <= lo {
+			if hi == lo {
 				dr[c] = 0
 				continue
 			}
@@ -88,12 +138,17 @@ func BlockMeans(dst, x blas64.General, p []int) {
 }
 
 // DoubleDiagBlocks applies the paper's M operator in place: it doubles the
-// diagonal blocks a[rp[c]:rp[c+1], cp[c]:cp[c+1]] of a.
+// diagonal blocks a[rp[c]:rp[c+1], cp[c]:cp[c+1]] of a. When M(A) (or
+// M(A)+cI) multiplies many right-hand sides, form it once with
+// DoubleDiagBlocks and use one Gemm per product; MulM is for a single use.
 func DoubleDiagBlocks(a blas64.General, rp, cp []int) {
-	if len(rp) != len(cp) || rp[len(rp)-1] > a.Rows || cp[len(cp)-1] > a.Cols {
+	if len(rp) != len(cp) || len(rp) == 0 || rp[len(rp)-1] > a.Rows || cp[len(cp)-1] > a.Cols {
 		panic(errPart)
 	}
 	for c := 0; c+1 < len(rp); c++ {
+		if rp[c] < 0 || cp[c] < 0 || rp[c+1] < rp[c] || cp[c+1] < cp[c] {
+			panic(errPart)
+		}
 		for i := rp[c]; i < rp[c+1]; i++ {
 			row := a.Data[i*a.Stride+cp[c] : i*a.Stride+cp[c+1]]
 			for j := range row {

@@ -1,0 +1,338 @@
+package blas
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// proxRef is ProxStep written element by element from its formula.
+func proxRef(z, w, g []float64, rows, cols int, step float64, thr []float64, beta float64) (dz2, z2, rs float64) {
+	for i := 0; i < rows; i++ {
+		t := thr[0]
+		if len(thr) == rows && rows > 1 {
+			t = thr[i]
+		}
+		for j := 0; j < cols; j++ {
+			k := i*cols + j
+			v := w[k] - step*g[k]
+			zn := math.Copysign(math.Max(math.Abs(v)-t, 0), v)
+			if zn == 0 {
+				zn = 0
+			}
+			d := zn - z[k]
+			dz2 += d * d
+			z2 += zn * zn
+			rs += (w[k] - zn) * d
+			w[k] = zn + beta*d
+			z[k] = zn
+		}
+	}
+	return dz2, z2, rs
+}
+
+func randSlice(rnd *rand.Rand, n int) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = 2*rnd.Float64() - 1
+	}
+	return s
+}
+
+func TestProxStep(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for _, sh := range [][2]int{{0, 0}, {0, 5}, {1, 1}, {3, 7}, {1, 9000}, {40, 300}, {300, 200}} {
+		rows, cols := sh[0], sh[1]
+		for _, perRow := range []bool{false, true} {
+			thr := []float64{0.3}
+			if perRow && rows > 0 {
+				thr = make([]float64, rows)
+				for i := range thr {
+					thr[i] = 0.5 * rnd.Float64()
+				}
+			}
+			n := rows * cols
+			z, w, g := randSlice(rnd, n), randSlice(rnd, n), randSlice(rnd, n)
+			zr, wr := slices.Clone(z), slices.Clone(w)
+			d, s, r := ProxStep(z, w, g, rows, cols, 0.7, thr, 0.4)
+			dr, sr, rr := proxRef(zr, wr, g, rows, cols, 0.7, thr, 0.4)
+			checkIdentical(t, "z", z, zr)
+			checkIdentical(t, "w", w, wr)
+			for _, c := range [][2]float64{{d, dr}, {s, sr}, {r, rr}} {
+				if math.Abs(c[0]-c[1]) > 1e-12*max(1, math.Abs(c[1])) {
+					t.Errorf("%d×%d perRow=%v: sums %v, %v, %v; want %v, %v, %v", rows, cols, perRow, d, s, r, dr, sr, rr)
+				}
+			}
+		}
+	}
+}
+
+func TestProxStepNaN(t *testing.T) {
+	z, w, g := []float64{0, 0}, []float64{math.NaN(), 0.1}, []float64{0, 0}
+	ProxStep(z, w, g, 1, 2, 1, []float64{1}, 0)
+	if !math.IsNaN(z[0]) || z[1] != 0 {
+		t.Errorf("z = %v, want [NaN 0]", z)
+	}
+}
+
+func TestSoftThreshold(t *testing.T) {
+	x := []float64{3, -3, 0.5, -0.5, 1, -1, 0, math.Inf(1), math.NaN()}
+	SoftThreshold(x, 1)
+	want := []float64{2, -2, 0, 0, 0, 0, 0, math.Inf(1)}
+	for i, v := range want {
+		if x[i] != v {
+			t.Errorf("x[%d] = %v, want %v", i, x[i], v)
+		}
+	}
+	if !math.IsNaN(x[8]) {
+		t.Errorf("NaN became %v", x[8])
+	}
+}
+
+func TestBlockMeans(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for _, sh := range [][3]int{{1, 1, 1}, {4, 10, 3}, {5, 7, 7}, {2, 20, 6}} {
+		rows, N, C := sh[0], sh[1], sh[2]
+		x := randGeneral(rnd, rows, N, pad)
+		p := randPartition(rnd, N, C)
+		dst := randGeneral(rnd, rows, C, pad)
+		BlockMeans(dst, x, p)
+		want := blas64.General{Rows: rows, Cols: C, Stride: C, Data: make([]float64, rows*C)}
+		for i := 0; i < rows; i++ {
+			for c := 0; c < C; c++ {
+				var s float64
+				for j := p[c]; j < p[c+1]; j++ {
+					s += at(x, i, j)
+				}
+				if p[c+1] > p[c] {
+					want.Data[i*C+c] = s / float64(p[c+1]-p[c])
+				}
+			}
+		}
+		checkClose(t, "BlockMeans", dst, want, 1e-14)
+	}
+}
+
+func TestDoubleDiagBlocks(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	a := randGeneral(rnd, 6, 5, pad)
+	orig := cloneGeneral(a)
+	rp, cp := []int{0, 2, 2, 6}, []int{0, 1, 3, 5}
+	DoubleDiagBlocks(a, rp, cp)
+	for i := 0; i < 6; i++ {
+		for j := 0; j < 5; j++ {
+			f := 1.0
+			for c := 0; c < 3; c++ {
+				if rp[c] <= i && i < rp[c+1] && cp[c] <= j && j < cp[c+1] {
+					f = 2
+				}
+			}
+			if at(a, i, j) != f*at(orig, i, j) {
+				t.Fatalf("a[%d,%d] = %v, want %v", i, j, at(a, i, j), f*at(orig, i, j))
+			}
+		}
+	}
+}
+
+func TestMulM(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(7, 8))
+		for _, sh := range [][3]int{{1, 1, 1}, {1, 3, 1}, {5, 4, 2}, {12, 9, 4}, {40, 33, 7}, {70, 130, 10}} {
+			K, N, C := sh[0], sh[1], sh[2]
+			a, x := randGeneral(rnd, K, K, pad), randGeneral(rnd, K, N, 0)
+			p := randPartition(rnd, K, C)
+			dst := randGeneral(rnd, K, N, pad)
+			MulM(dst, a, x, p)
+			m := cloneGeneral(a)
+			DoubleDiagBlocks(m, p, p)
+			checkClose(t, "MulM", dst, naiveMul(m, x, false), 1e-13)
+		}
+	})
+}
+
+func TestAtBAndSparseAtB(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(9, 10))
+		for _, sh := range [][3]int{{1, 1, 1}, {3, 1, 4}, {7, 5, 9}, {50, 30, 40}, {200, 68, 102}} {
+			d, K, N := sh[0], sh[1], sh[2]
+			for _, density := range []float64{0, 0.02, 0.3, 1} {
+				a, b := randGeneral(rnd, d, K, pad), randGeneral(rnd, d, N, pad)
+				sparsify(rnd, b, density)
+				want := naiveMul(a, b, true)
+				dense, csc, csr := randGeneral(rnd, K, N, pad), randGeneral(rnd, K, N, pad), randGeneral(rnd, K, N, pad)
+				AtB(dense, a, b)
+				SparseAtB(csc, a, toCSC(b))
+				SparseAtBCSR(csr, a, toCSR(b))
+				checkClose(t, "AtB", dense, want, 1e-13)
+				checkClose(t, "SparseAtB", csc, want, 1e-13)
+				checkIdentical(t, "SparseAtBCSR vs SparseAtB", csr.Data, csc.Data)
+			}
+		}
+	})
+}
+
+func TestSparseWorkspaceMul(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(11, 12))
+		for _, sh := range [][3]int{{1, 1, 1}, {3, 4, 1}, {9, 6, 11}, {70, 50, 90}, {33, 200, 150}} {
+			m, K, N := sh[0], sh[1], sh[2]
+			ws := NewSparseWorkspace(K, N)
+			for _, density := range []float64{0, 0.01, 0.5, 1} {
+				a, x := randGeneral(rnd, m, K, pad), randGeneral(rnd, K, N, pad)
+				sparsify(rnd, x, density)
+				dst := randGeneral(rnd, m, N, pad)
+				sp := ws.Mul(dst, a, x)
+				if wantSp := NonZeros(x) <= int(DensityCrossover()*float64(K*N)); sp != wantSp {
+					t.Errorf("%v: density %v took sparse=%v, want %v", sh, density, sp, wantSp)
+				}
+				checkClose(t, "SparseWorkspace.Mul", dst, naiveMul(a, x, false), 1e-13)
+			}
+		}
+	})
+}
+
+func TestNonZeros(t *testing.T) {
+	x := blas64.General{Rows: 2, Cols: 2, Stride: 3, Data: []float64{0, 1, 7, math.NaN(), 0, 7}}
+	if n := NonZeros(x); n != 2 {
+		t.Errorf("NonZeros = %d, want 2", n)
+	}
+}
+
+// TestGOMAXPROCSIndependent checks that the kernels split over cores give
+// bit-identical results on one core and on several.
+func TestGOMAXPROCSIndependent(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(13, 14))
+	rows, cols := 300, 250
+	z, w, g := randSlice(rnd, rows*cols), randSlice(rnd, rows*cols), randSlice(rnd, rows*cols)
+	a, b := randGeneral(rnd, 400, 120, 0), randGeneral(rnd, 400, 300, 0)
+	sparsify(rnd, b, 0.05)
+	bcsc, bcsr := toCSC(b), toCSR(b)
+	ax := randGeneral(rnd, 120, 400, 0)
+	xs := cloneGeneral(b)
+	sparsify(rnd, xs, 0.2) // 1 % dense
+	ws := NewSparseWorkspace(400, 300)
+	run := func() [][]float64 {
+		zz, ww := slices.Clone(z), slices.Clone(w)
+		d, s, r := ProxStep(zz, ww, g, rows, cols, 0.5, []float64{0.2}, 0.3)
+		c1, c2, c3 := randGeneral(rnd, 120, 300, 0), randGeneral(rnd, 120, 300, 0), randGeneral(rnd, 120, 300, 0)
+		SparseAtB(c1, a, bcsc)
+		SparseAtBCSR(c2, a, bcsr)
+		if !ws.Mul(c3, ax, xs) {
+			t.Fatal("sparse path not taken")
+		}
+		return [][]float64{zz, ww, {d, s, r}, c1.Data, c2.Data, c3.Data}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(1)
+	one := run()
+	runtime.GOMAXPROCS(4)
+	four := run()
+	for i := range one {
+		checkIdentical(t, "GOMAXPROCS 1 vs 4", four[i], one[i])
+	}
+}
+
+// TestAllocs checks that no kernel allocates once warm, on inputs large
+// enough to be split over cores. Kernels built on Gemm may allocate only
+// what the BLAS's own Gemm calls allocate (gonum's parallel Dgemm starts
+// goroutines; OpenBLAS allocates nothing).
+func TestAllocs(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(15, 16))
+		K, N, d := 120, 300, 200
+		z, w, g := randSlice(rnd, K*N), randSlice(rnd, K*N), randSlice(rnd, K*N)
+		thr := []float64{0.1}
+		a, x, dst := randGeneral(rnd, K, K, 0), randGeneral(rnd, K, N, 0), randGeneral(rnd, K, N, 0)
+		p := []int{0, 30, 30, 90, K}
+		means := randGeneral(rnd, K, 4, 0)
+		D, Y := randGeneral(rnd, d, K, 0), randGeneral(rnd, d, N, 0)
+		sparsify(rnd, Y, 0.05)
+		ycsc, ycsr := toCSC(Y), toCSR(Y)
+		xs := cloneGeneral(x)
+		sparsify(rnd, xs, 0.01)
+		ws := NewSparseWorkspace(K, N)
+		gemm := func(tA blas.Transpose, a, b, c blas64.General, beta float64) {
+			blas64.Gemm(tA, blas.NoTrans, 1, a, b, beta, c)
+		}
+		for _, k := range []struct {
+			name    string
+			f, gemm func()
+		}{
+			{"ProxStep", func() { ProxStep(z, w, g, K, N, 0.1, thr, 0.5) }, nil},
+			{"SoftThreshold", func() { SoftThreshold(z, 0.1) }, nil},
+			{"BlockMeans", func() { BlockMeans(means, x, []int{0, 100, 100, 250, N}) }, nil},
+			{"DoubleDiagBlocks", func() { DoubleDiagBlocks(a, p, p) }, nil},
+			{"SparseAtB", func() { SparseAtB(dst, D, ycsc) }, nil},
+			{"SparseAtBCSR", func() { SparseAtBCSR(dst, D, ycsr) }, nil},
+			{"SparseMul", func() { ws.Mul(dst, a, xs) }, nil},
+			{"NonZeros", func() { NonZeros(x) }, nil},
+			{"MulM", func() { MulM(dst, a, x, p) }, func() {
+				gemm(blas.NoTrans, a, x, dst, 0)
+				for c := 0; c+1 < len(p); c++ {
+					if lo, hi := p[c], p[c+1]; hi > lo {
+						gemm(blas.NoTrans, view(a, lo, hi, lo, hi), view(x, lo, hi, 0, N), view(dst, lo, hi, 0, N), 1)
+					}
+				}
+			}},
+			{"AtB", func() { AtB(dst, D, Y) }, func() { gemm(blas.Trans, D, Y, dst, 0) }},
+			{"DenseMul", func() { ws.Mul(dst, a, x) }, func() { gemm(blas.NoTrans, a, x, dst, 0) }},
+		} {
+			var allowed float64
+			if k.gemm != nil {
+				k.gemm()
+				allowed = testing.AllocsPerRun(20, k.gemm)
+			}
+			k.f()
+			if n := testing.AllocsPerRun(20, k.f); n > allowed {
+				t.Errorf("%s: %v allocations per run, its Gemm calls alone make %v", k.name, n, allowed)
+			}
+		}
+	})
+}
+
+// TestBackendParity checks that every kernel gives the same result on each
+// linked BLAS, within 1e-10 relative.
+func TestBackendParity(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(17, 18))
+	K, N, d := 90, 150, 160
+	a, x := randGeneral(rnd, K, K, pad), randGeneral(rnd, K, N, pad)
+	p := []int{0, 20, 20, 55, K}
+	D, Y := randGeneral(rnd, d, K, pad), randGeneral(rnd, d, N, pad)
+	sparsify(rnd, Y, 0.1)
+	xs := cloneGeneral(x)
+	sparsify(rnd, xs, 0.02)
+	results := map[string][]blas64.General{}
+	forEachBackend(t, func(t *testing.T) {
+		var out []blas64.General
+		for _, f := range []func(dst blas64.General){
+			func(dst blas64.General) { MulM(dst, a, x, p) },
+			func(dst blas64.General) { AtB(dst, D, Y) },
+			func(dst blas64.General) { SparseAtB(dst, D, toCSC(Y)) },
+			func(dst blas64.General) { NewSparseWorkspace(K, N).Mul(dst, a, xs) },
+			func(dst blas64.General) { NewSparseWorkspace(K, N).Mul(dst, a, x) },
+		} {
+			dst := randGeneral(rnd, K, N, pad)
+			f(dst)
+			out = append(out, dst)
+		}
+		results[t.Name()] = out
+	})
+	var first []blas64.General
+	for name, r := range results {
+		if first == nil {
+			first = r
+			continue
+		}
+		for i := range r {
+			checkClose(t, name, r[i], first[i], 1e-10)
+		}
+	}
+	if len(results) < 2 {
+		t.Logf("only one BLAS linked; build with -tags openblas to compare backends")
+	}
+}
