@@ -1,0 +1,31 @@
+# lrsdl build targets. `make test` needs only Go; `make test-openblas`
+# needs cgo and libopenblas-dev (apt-get install -y libopenblas-dev).
+
+GO ?= go
+PKGS ?= ./...
+BENCH ?= .
+BENCHTIME ?= 1x
+
+.PHONY: all test test-openblas vet bench bench-openblas demo fuzz reproduce
+
+all: vet test
+
+test:
+	CGO_ENABLED=0 $(GO) test -count=1 $(PKGS)
+
+test-openblas:
+	CGO_ENABLED=1 $(GO) test -count=1 -tags openblas $(PKGS)
+
+vet:
+	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
+	CGO_ENABLED=0 $(GO) vet $(PKGS)
+	CGO_ENABLED=1 $(GO) vet -tags openblas $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) $(PKGS)
+
+bench-openblas:
+	$(GO) test -tags openblas -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) $(PKGS)
+
+demo:
+	$(GO) run ./cmd/lrsdl demo
