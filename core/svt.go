@@ -75,7 +75,7 @@ func SVTProx(eta float64) ProxFunc {
 type ADMMOptions struct {
 	Rho     float64 // penalty ρ; zero means 1
 	MaxIter int     // ADMM iterations; zero means 50
-	Tol     float64 // stop when ‖D − Z‖_F ≤ Tol·max(1,‖D‖_F); zero means 1e-5
+	Tol     float64 // stop when ‖D − Z‖_F and ‖ΔZ‖_F are ≤ Tol·max(1,‖D‖_F); zero means 1e-5
 	Update  UpdateDictOptions
 }
 
@@ -114,6 +114,7 @@ func ADMMDict(ctx context.Context, D, E, F *mat.Dense, prox ProxFunc, opts ADMMO
 		Fb.Set(i, i, Fb.At(i, i)+rho/2)
 	}
 	V := mat.NewDense(d, k, nil)
+	Zp := mat.NewDense(d, k, nil)
 	var w odlWork
 	for it := 0; it < maxIter; it++ {
 		if err := ctx.Err(); err != nil {
@@ -124,11 +125,15 @@ func ADMMDict(ctx context.Context, D, E, F *mat.Dense, prox ProxFunc, opts ADMMO
 		Eb.Add(Eb, E)
 		w.update(D, Eb, Fb, opts.Update)
 		V.Add(D, U)
+		Zp.Copy(Z)
 		prox(Z, V, rho)
 		U.Add(U, D)
 		U.Sub(U, Z)
 		V.Sub(D, Z)
-		if mat.Norm(V, 2) <= tol*math.Max(1, mat.Norm(D, 2)) {
+		Zp.Sub(Z, Zp)
+		// Primal residual D − Z and dual residual ΔZ.
+		lim := tol * math.Max(1, mat.Norm(D, 2))
+		if mat.Norm(V, 2) <= lim && mat.Norm(Zp, 2) <= lim {
 			break
 		}
 	}
