@@ -5,14 +5,18 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/james-bowman/sparse"
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/blas"
 )
 
 // MulTrans sets dst = Aᵀ·B for a dense A (d×k) and a dense or sparse B
-// (d×n). A B that implements mat.NonZeroDoer (such as *sparse.CSC and
-// *sparse.CSR) costs O(k·nnz(B) + k·n). dst is resized if empty.
+// (d×n). *sparse.CSC and *sparse.CSR go through blas.SparseAtB(CSR), other
+// mat.NonZeroDoer types through their non-zeros, at O(k·nnz(B)) either way.
+// dst is resized if empty.
 func MulTrans(dst *mat.Dense, a *mat.Dense, b mat.Matrix) {
 	d, k := a.Dims()
 	bd, n := b.Dims()
@@ -22,13 +26,24 @@ func MulTrans(dst *mat.Dense, a *mat.Dense, b mat.Matrix) {
 	if dst.IsEmpty() {
 		dst.ReuseAs(k, n)
 	}
-	nz, ok := b.(mat.NonZeroDoer)
-	if _, dense := b.(*mat.Dense); dense || !ok {
-		dst.Mul(a.T(), b)
-		return
-	}
 	if r, c := dst.Dims(); r != k || c != n {
 		panic(mat.ErrShape)
+	}
+	switch b := b.(type) {
+	case *mat.Dense:
+		blas.AtB(dst.RawMatrix(), a.RawMatrix(), b.RawMatrix())
+		return
+	case *sparse.CSC:
+		blas.SparseAtB(dst.RawMatrix(), a.RawMatrix(), b)
+		return
+	case *sparse.CSR:
+		blas.SparseAtBCSR(dst.RawMatrix(), a.RawMatrix(), b)
+		return
+	}
+	nz, ok := b.(mat.NonZeroDoer)
+	if !ok {
+		dst.Mul(a.T(), b)
+		return
 	}
 	// Accumulate dstᵀ (n×k) so that both A's rows and the result rows are
 	// contiguous, then transpose.

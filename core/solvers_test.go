@@ -241,7 +241,7 @@ func TestMulTransSparse(t *testing.T) {
 	var want, wantBT mat.Dense
 	want.Mul(A.T(), Y)
 	wantBT.Mul(Y, X.T())
-	for name, b := range map[string]mat.Matrix{"csc": s.ToCSC(), "csr": s.ToCSR(), "dense": Y} {
+	for name, b := range map[string]mat.Matrix{"csc": s.ToCSC(), "csr": s.ToCSR(), "coo": s.ToCOO(), "dense": Y, "transpose": mat.DenseCopyOf(Y.T()).T()} {
 		var got, gotBT mat.Dense
 		MulTrans(&got, A, b)
 		MulBT(&gotBT, b, X)
