@@ -205,15 +205,21 @@ func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
 		return false
 	}
+	w.mulCompressed(dst, a)
+	return true
+}
+
+// mulCompressed sets dst = A·X from the compressed copy of X.
+func (w *SparseWorkspace) mulCompressed(dst, a blas64.General) {
+	m := dst.Rows
 	j := spmmJobs.get()
 	*j = spmmJob{w: w, dst: dst, a: a, size: m}
-	if m*w.ptr[K] >= minParallelFlops {
+	if m*w.ptr[w.rows] >= minParallelFlops {
 		j.size = 8
 	}
 	parallelFor((m+j.size-1)/j.size, j)
 	*j = spmmJob{}
 	spmmJobs.put(j)
-	return true
 }
 
 // compress stores the non-zeros of x by rows; it reports false if there are

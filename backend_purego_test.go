@@ -1,0 +1,22 @@
+//go:build !openblas
+
+package lrsdl
+
+import (
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+func TestBackendIsGonum(t *testing.T) {
+	if b := Backend(); b != "gonum" {
+		t.Errorf("Backend() = %q in the pure-Go build, want \"gonum\"", b)
+	}
+	if impl, ok := blas64.Implementation().(gonum.Implementation); !ok {
+		t.Errorf("blas64 uses %T in the pure-Go build, want gonum.Implementation", impl)
+	}
+	if len(Implementations()) != 1 {
+		t.Errorf("Implementations() = %v, want only gonum", Implementations())
+	}
+}

@@ -1,0 +1,134 @@
+package blas
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Run briefly, e.g.
+//
+//	go test -run '^$' -bench . -benchtime 3x ./blas/
+//	go test -tags openblas -run '^$' -bench . -benchtime 3x ./blas/
+//
+// GFLOP/s counts the flops of the dense product each kernel replaces
+// (2mkn), so kernel and Dgemm rates of one shape compare as times do;
+// sparse kernels also report the flops they do (2·m·nnz) as "useful-GFLOP/s".
+
+func reportGFLOPS(b *testing.B, unit string, flops float64) {
+	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, unit)
+}
+
+func benchGemm(b *testing.B, tA blas.Transpose, m, k, n int) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	ar, ac := m, k
+	if tA == blas.Trans {
+		ar, ac = k, m
+	}
+	a, x, dst := randGeneral(rnd, ar, ac, 0), randGeneral(rnd, k, n, 0), randGeneral(rnd, m, n, 0)
+	b.ResetTimer()
+	for range b.N {
+		blas64.Gemm(tA, blas.NoTrans, 1, a, x, 0, dst)
+	}
+	reportGFLOPS(b, "GFLOP/s", 2*float64(m)*float64(k)*float64(n))
+}
+
+// evenPartition splits n into blocks of size k (the last may be shorter).
+func evenPartition(n, k int) []int {
+	p := []int{0}
+	for p[len(p)-1] < n {
+		p = append(p, min(p[len(p)-1]+k, n))
+	}
+	return p
+}
+
+func benchMulM(b *testing.B, K, N, k int) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	a, x, dst := randGeneral(rnd, K, K, 0), randGeneral(rnd, K, N, 0), randGeneral(rnd, K, N, 0)
+	p := evenPartition(K, k)
+	b.ResetTimer()
+	for range b.N {
+		MulM(dst, a, x, p)
+	}
+	reportGFLOPS(b, "GFLOP/s", 2*float64(K)*float64(K)*float64(N))
+}
+
+// M(DᵀD)X with 100 classes of 10 atoms, and with 20 classes of 35 atoms.
+func BenchmarkMulM_K1000N2000(b *testing.B) { benchMulM(b, 1000, 2000, 10) }
+func BenchmarkMulM_K700N700(b *testing.B)   { benchMulM(b, 700, 700, 35) }
+
+func BenchmarkDgemm_K1000K1000N2000(b *testing.B) { benchGemm(b, blas.NoTrans, 1000, 1000, 2000) }
+func BenchmarkDgemm_K700K700N700(b *testing.B)    { benchGemm(b, blas.NoTrans, 700, 700, 700) }
+
+// DᵀY, dense Y: AtB against the same Gemm.
+func BenchmarkAtB_d500K1000N2000(b *testing.B) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	D, Y, dst := randGeneral(rnd, 500, 1000, 0), randGeneral(rnd, 500, 2000, 0), randGeneral(rnd, 1000, 2000, 0)
+	b.ResetTimer()
+	for range b.N {
+		AtB(dst, D, Y)
+	}
+	reportGFLOPS(b, "GFLOP/s", 2*500*1000*2000)
+}
+
+func BenchmarkDgemmAtB_d500K1000N2000(b *testing.B) { benchGemm(b, blas.Trans, 1000, 500, 2000) }
+
+// DᵀY on the Flower17 shape: d=10000 features at 0.8 % density, K=680, N=1020.
+func benchSparseAtB(b *testing.B, csr bool) {
+	const d, K, N, density = 10000, 680, 1020, 0.008
+	rnd := rand.New(rand.NewPCG(1, 1))
+	D, Y, dst := randGeneral(rnd, d, K, 0), randGeneral(rnd, d, N, 0), randGeneral(rnd, K, N, 0)
+	sparsify(rnd, Y, density)
+	ycsc, ycsr := toCSC(Y), toCSR(Y)
+	b.ResetTimer()
+	for range b.N {
+		if csr {
+			SparseAtBCSR(dst, D, ycsr)
+		} else {
+			SparseAtB(dst, D, ycsc)
+		}
+	}
+	reportGFLOPS(b, "GFLOP/s", 2*d*K*N)
+	reportGFLOPS(b, "useful-GFLOP/s", 2*K*float64(ycsc.NNZ()))
+}
+
+func BenchmarkSparseAtB_d10000K680N1020(b *testing.B)    { benchSparseAtB(b, false) }
+func BenchmarkSparseAtBCSR_d10000K680N1020(b *testing.B) { benchSparseAtB(b, true) }
+func BenchmarkDgemmAtB_d10000K680N1020(b *testing.B)     { benchGemm(b, blas.Trans, 680, 10000, 1020) }
+
+// A·X with X at several densities, through SparseWorkspace's compressed copy
+// (the sparse path is forced), against BenchmarkDgemm_K1000K1000N2000.
+func BenchmarkSparseX_K1000N2000(b *testing.B) {
+	const K, N = 1000, 2000
+	for _, pct := range []float64{0.5, 1, 2, 3, 5, 10, 20} {
+		b.Run(fmt.Sprintf("density%g%%", pct), func(b *testing.B) {
+			rnd := rand.New(rand.NewPCG(1, 1))
+			a, x, dst := randGeneral(rnd, K, K, 0), randGeneral(rnd, K, N, 0), randGeneral(rnd, K, N, 0)
+			sparsify(rnd, x, pct/100)
+			ws := &SparseWorkspace{rows: K, cols: N, ptr: make([]int, K+1), ind: make([]int32, K*N), val: make([]float64, K*N)}
+			nnz := NonZeros(x)
+			b.ResetTimer()
+			for range b.N {
+				ws.compress(x, K*N)
+				ws.mulCompressed(dst, a)
+			}
+			reportGFLOPS(b, "GFLOP/s", 2*K*K*N)
+			reportGFLOPS(b, "useful-GFLOP/s", 2*K*float64(nnz))
+		})
+	}
+}
+
+func BenchmarkProxStep_K1000N2000(b *testing.B) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	const K, N = 1000, 2000
+	z, w, g := randSlice(rnd, K*N), randSlice(rnd, K*N), randSlice(rnd, K*N)
+	thr := []float64{0.01}
+	b.SetBytes(5 * 8 * K * N)
+	b.ResetTimer()
+	for range b.N {
+		ProxStep(z, w, g, K, N, 1e-3, thr, 0.5)
+	}
+}
