@@ -1,0 +1,367 @@
+package methods
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+)
+
+func init() { register("DLSI", func() lrsdl.Classifier { return &DLSI{} }) }
+
+// DLSIOptions controls DLSI. The zero value means the defaults, the
+// authors' settings for AR gender.
+type DLSIOptions struct {
+	K         int                `json:"k"`          // atoms per class; zero means 25
+	Lambda    float64            `json:"lambda"`     // ℓ1 weight λ; zero means 0.001
+	Eta       float64            `json:"eta"`        // incoherence weight η; zero means 0.05
+	Iters     int                `json:"iters"`      // outer iterations; zero means 15
+	OriginalD bool               `json:"original_d"` // O-DLSI-D (column by column) instead of E-DLSI-D (ADMM)
+	Seed      uint64             `json:"seed"`       // seed of the initialisation
+	Progress  lrsdl.ProgressFunc `json:"-"`          // called after each outer iteration
+}
+
+func (o DLSIOptions) resolved() (DLSIOptions, error) {
+	if o.K < 0 || o.Lambda < 0 || o.Eta < 0 || o.Iters < 0 || math.IsNaN(o.Lambda) || math.IsNaN(o.Eta) ||
+		math.IsInf(o.Lambda, 0) || math.IsInf(o.Eta, 0) {
+		return o, fmt.Errorf("methods: DLSI options k=%d, lambda=%v, eta=%v, iters=%d must be finite and non-negative", o.K, o.Lambda, o.Eta, o.Iters)
+	}
+	if o.K == 0 {
+		o.K = 25
+	}
+	if o.Lambda == 0 {
+		o.Lambda = 0.001
+	}
+	if o.Eta == 0 {
+		o.Eta = 0.05
+	}
+	if o.Iters == 0 {
+		o.Iters = 15
+	}
+	return o, nil
+}
+
+// DLSI is dictionary learning with structured incoherence (Ramirez, Sprechmann
+// and Sapiro, CVPR 2010) in the form of Vu & Monga (eq. dlsi_cost_function):
+//
+//	J(D, X) = Σ_c ‖Y_c − D_c·X^c‖²_F + λ‖X^c‖₁ + η/2·Σ_{j≠c} ‖D_jᵀD_c‖²_F,
+//
+// with ‖dᵢ‖₂ ≤ 1. Each pair (j, c) appears twice in the double sum, so this
+// is Ramirez et al.'s cost with η/2 in place of η. Training alternates
+// DLSI-X (C lasso problems) and DLSI-D (each D_c in turn solves
+// ‖Y_c − D_cX^c‖² + η‖A·D_c‖², A = [D_j]ᵀ_{j≠c}, by O- or E-DLSI-D; see
+// Options.OriginalD). D_c starts from ODL on Y_c.
+//
+// A sample y is coded on each D_c, x_c = argmin ‖y − D_cx‖² + λ‖x‖₁, and
+// assigned to the class with the smallest residual ‖y − D_cx_c‖².
+type DLSI struct {
+	Options DLSIOptions
+
+	classes *core.Classes
+	D       *mat.Dense     // d×K class dictionaries
+	part    core.Partition // atoms of each class
+}
+
+// Name returns "DLSI".
+func (m *DLSI) Name() string { return "DLSI" }
+
+// Config returns a pointer to the options.
+func (m *DLSI) Config() any { return &m.Options }
+
+// Atoms returns the class dictionaries (columns are atoms, part gives the
+// atoms of each class) and a nil shared dictionary.
+func (m *DLSI) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
+	if m.D == nil {
+		return nil, nil, nil
+	}
+	return mat.DenseCopyOf(m.D), dlsiCopyPart(m.part), nil
+}
+
+// Fit learns the class dictionaries from the columns of Y.
+func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	start := time.Now()
+	o, err := m.Options.resolved()
+	if err != nil {
+		return err
+	}
+	Ys, g, err := trainingSet(Y, labels)
+	if err != nil {
+		return err
+	}
+	C := g.Classes.Len()
+	if C < 2 {
+		return fmt.Errorf("methods: DLSI needs at least 2 classes, have %d", C)
+	}
+	for c := 0; c < C; c++ {
+		if n := g.Part.Size(c); n < o.K {
+			return fmt.Errorf("methods: DLSI class %d (label %d) has %d samples, fewer than k=%d atoms", c, g.Classes.Labels[c], n, o.K)
+		}
+	}
+	d, _ := Ys.Dims()
+	sizes := make([]int, C)
+	for c := range sizes {
+		sizes[c] = o.K
+	}
+	part := core.NewPartition(sizes...)
+	D := mat.NewDense(d, part.Len(), nil)
+	rng := rand.New(rand.NewPCG(o.Seed, 0x444c5349))
+	for c := 0; c < C; c++ {
+		lo, hi := g.Part.Block(c)
+		Dc, _, err := core.LearnDict(ctx, Ys.Slice(0, d, lo, hi), o.K, o.Lambda/2, rng, core.LearnDictOptions{Iter: 5})
+		if err != nil {
+			return err
+		}
+		a, b := part.Block(c)
+		D.Slice(0, d, a, b).(*mat.Dense).Copy(Dc)
+	}
+	X := make([]*mat.Dense, C)
+	for c := range X {
+		X[c] = mat.NewDense(o.K, g.Part.Size(c), nil)
+	}
+	for it := 1; it <= o.Iters; it++ {
+		if err := dlsiUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda); err != nil {
+			return err
+		}
+		if err := dlsiUpdateD(ctx, D, part, X, Ys, g.Part, o.Eta, o.OriginalD); err != nil {
+			return err
+		}
+		if o.Progress != nil {
+			o.Progress(lrsdl.Progress{Iter: it, Cost: dlsiCost(D, part, X, Ys, g.Part, o), Elapsed: time.Since(start)})
+		}
+	}
+	m.Options.K, m.Options.Lambda, m.Options.Eta, m.Options.Iters = o.K, o.Lambda, o.Eta, o.Iters
+	m.classes, m.D, m.part = g.Classes, D, part
+	return nil
+}
+
+// dlsiUpdateX sets X^c = argmin ‖Y_c − D_cX‖² + λ‖X‖₁ for every class, that
+// is the lasso ½‖·‖² + (λ/2)‖·‖₁, warm-started from X^c.
+func dlsiUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64) error {
+	d, _ := D.Dims()
+	for c := range X {
+		a, b := part.Block(c)
+		lo, hi := sp.Block(c)
+		Dc := D.Slice(0, d, a, b).(*mat.Dense)
+		if err := core.Lasso(ctx, X[c], Dc, Ys.Slice(0, d, lo, hi), lambda/2, core.LassoOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dlsiUpdateD updates each D_c in turn with the others fixed (see
+// dlsiUpdateIncoherent), keeping Σ_j D_jD_jᵀ up to date.
+func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, eta float64, original bool) error {
+	d, _ := D.Dims()
+	S := mat.NewSymDense(d, nil)
+	S.SymOuterK(1, D)
+	AtA := mat.NewSymDense(d, nil)
+	var E, F mat.Dense
+	for c := range X {
+		a, b := part.Block(c)
+		lo, hi := sp.Block(c)
+		Dc := D.Slice(0, d, a, b).(*mat.Dense)
+		E.Reset()
+		F.Reset()
+		E.Mul(Ys.Slice(0, d, lo, hi), X[c].T())
+		F.Mul(X[c], X[c].T())
+		AtA.SymRankK(S, -1, Dc)
+		if err := dlsiUpdateIncoherent(ctx, Dc, &E, &F, AtA, eta, original); err != nil {
+			return err
+		}
+		S.SymRankK(AtA, 1, Dc)
+	}
+	return nil
+}
+
+// dlsiCost evaluates J at (D, X) for the class-sorted samples Ys.
+func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, o DLSIOptions) lrsdl.Cost {
+	d, _ := D.Dims()
+	var fid, l1 float64
+	var R mat.Dense
+	for c := range X {
+		a, b := part.Block(c)
+		lo, hi := sp.Block(c)
+		R.Reset()
+		R.Mul(D.Slice(0, d, a, b), X[c])
+		R.Sub(Ys.Slice(0, d, lo, hi), &R)
+		fid += core.Dot(&R, &R)
+		l1 += core.L1(X[c])
+	}
+	var G mat.Dense
+	G.Mul(D.T(), D)
+	terms := []lrsdl.Term{
+		{Name: "fidelity", Value: fid},
+		{Name: "sparsity", Value: o.Lambda * l1},
+		{Name: "incoherence", Value: o.Eta / 2 * dlsiOffBlockSq(&G, part)},
+	}
+	return lrsdl.Cost{Total: terms[0].Value + terms[1].Value + terms[2].Value, Terms: terms}
+}
+
+func (m *DLSI) trained() error {
+	if m.D == nil {
+		return fmt.Errorf("methods: DLSI is not trained")
+	}
+	return nil
+}
+
+// Cost returns J at the learned dictionaries for the samples Y with known
+// labels, with X from DLSI-X.
+func (m *DLSI) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	if err := m.trained(); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	Ys, sp, err := dlsiSortedSet(Y, labels, m.classes, m.D)
+	if err != nil {
+		return lrsdl.Cost{}, err
+	}
+	X := make([]*mat.Dense, len(m.part)-1)
+	for c := range X {
+		X[c] = mat.NewDense(m.part.Size(c), sp.Size(c), nil)
+	}
+	if err := dlsiUpdateX(context.Background(), X, m.D, m.part, Ys, sp, m.Options.Lambda); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	return dlsiCost(m.D, m.part, X, Ys, sp, m.Options), nil
+}
+
+// dlsiSortedSet validates labelled samples against a trained model with classes
+// cl and dictionary D, and returns them sorted by class with the sample
+// partition. Every class needs at least one sample.
+func dlsiSortedSet(Y mat.Matrix, labels []int, cl *core.Classes, D *mat.Dense) (*mat.Dense, core.Partition, error) {
+	d, _ := D.Dims()
+	if err := testSet(Y, d); err != nil {
+		return nil, nil, err
+	}
+	if _, n := Y.Dims(); n != len(labels) {
+		return nil, nil, fmt.Errorf("methods: %d labels for %d samples (columns of Y)", len(labels), n)
+	}
+	g, err := core.GroupWith(cl, labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	return permuteColumns(Y, g.Perm), g.Part, nil
+}
+
+// Predict returns the label of the class with the smallest residual for
+// each column of Y.
+func (m *DLSI) Predict(Y mat.Matrix) ([]int, error) {
+	if err := m.trained(); err != nil {
+		return nil, err
+	}
+	d, _ := m.D.Dims()
+	if err := testSet(Y, d); err != nil {
+		return nil, err
+	}
+	_, n := Y.Dims()
+	yy := dlsiColSqNorms(Y)
+	var DtY, G mat.Dense
+	core.MulTrans(&DtY, m.D, Y)
+	G.Mul(m.D.T(), m.D)
+	best := make([]float64, n)
+	out := make([]int, n)
+	r := make([]float64, n)
+	for c := 0; c < m.classes.Len(); c++ {
+		a, b := m.part.Block(c)
+		Gc := G.Slice(a, b, a, b).(*mat.Dense)
+		Bc := DtY.Slice(a, b, 0, n).(*mat.Dense)
+		X := mat.NewDense(b-a, n, nil)
+		if err := core.LassoGram(context.Background(), X, Gc, Bc, m.Options.Lambda/2, core.LassoOptions{}); err != nil {
+			return nil, err
+		}
+		dlsiBlockResiduals(r, X, Gc, Bc, yy)
+		for j, v := range r {
+			if c == 0 || v < best[j] {
+				best[j], out[j] = v, m.classes.Labels[c]
+			}
+		}
+	}
+	return out, nil
+}
+
+// State returns the trained model: the options and the matrix "D".
+func (m *DLSI) State() (*lrsdl.State, error) {
+	if err := m.trained(); err != nil {
+		return nil, err
+	}
+	opts, err := json.Marshal(m.Options)
+	if err != nil {
+		return nil, err
+	}
+	return &lrsdl.State{
+		Method:   m.Name(),
+		Options:  opts,
+		Classes:  append([]int(nil), m.classes.Labels...),
+		Names:    []string{"D"},
+		Matrices: map[string]*mat.Dense{"D": mat.DenseCopyOf(m.D)},
+	}, nil
+}
+
+// SetState restores a model returned by State.
+func (m *DLSI) SetState(s *lrsdl.State) error {
+	var o DLSIOptions
+	cl, err := dlsiCheckState(s, m.Name(), &o, "D")
+	if err != nil {
+		return err
+	}
+	if o, err = o.resolved(); err != nil {
+		return err
+	}
+	D := s.Matrices["D"]
+	if _, K := D.Dims(); K != o.K*cl.Len() {
+		return fmt.Errorf("methods: DLSI state has %d atoms, want k·C = %d·%d", K, o.K, cl.Len())
+	}
+	sizes := make([]int, cl.Len())
+	for c := range sizes {
+		sizes[c] = o.K
+	}
+	o.Progress = m.Options.Progress
+	m.Options, m.classes, m.D, m.part = o, cl, mat.DenseCopyOf(D), core.NewPartition(sizes...)
+	return nil
+}
+
+// dlsiCheckState validates a saved state of the named method: it decodes the
+// options into opts and checks that the named matrices exist, are finite
+// and have the same number of rows. It returns the classes.
+func dlsiCheckState(s *lrsdl.State, method string, opts any, names ...string) (*core.Classes, error) {
+	if s == nil {
+		return nil, fmt.Errorf("methods: nil %s state", method)
+	}
+	if s.Method != method {
+		return nil, fmt.Errorf("methods: state is for method %q, not %s", s.Method, method)
+	}
+	if err := json.Unmarshal(s.Options, opts); err != nil {
+		return nil, fmt.Errorf("methods: %s state options: %v", method, err)
+	}
+	if len(s.Classes) < 2 {
+		return nil, fmt.Errorf("methods: %s state has %d classes, need at least 2", method, len(s.Classes))
+	}
+	for i := 1; i < len(s.Classes); i++ {
+		if s.Classes[i] <= s.Classes[i-1] {
+			return nil, fmt.Errorf("methods: %s state class labels are not increasing at %d", method, i)
+		}
+	}
+	d := -1
+	for _, n := range names {
+		M, ok := s.Matrices[n]
+		if !ok || M == nil || M.IsEmpty() {
+			return nil, fmt.Errorf("methods: %s state has no matrix %q", method, n)
+		}
+		r, _ := M.Dims()
+		if d >= 0 && r != d {
+			return nil, fmt.Errorf("methods: %s state matrix %q has %d rows, want %d", method, n, r, d)
+		}
+		d = r
+		if err := checkFinite(fmt.Sprintf("%s state matrix %q", method, n), M); err != nil {
+			return nil, err
+		}
+	}
+	return core.ClassesOf(s.Classes), nil
+}

@@ -1,0 +1,211 @@
+package methods
+
+import (
+	"context"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/core"
+)
+
+// Dictionary update shared by DLSI and COPAR: each (sub-)dictionary D (d×k)
+// solves
+//
+//	min_D tr(F·DᵀD) − 2tr(E·Dᵀ) + η‖A·D‖²_F   subject to ‖dᵢ‖₂ ≤ 1,     (P)
+//
+// where the rows of A are the atoms of the other sub-dictionaries, so that
+// η‖AD‖² = η·tr(Dᵀ(AᵀA)D) is the cross-incoherence term.
+
+const (
+	dlsiOrigMaxSweeps = 20   // O-: column sweeps per call
+	dlsiOrigTol       = 1e-6 // O-: stop when ‖ΔD‖_F ≤ tol·‖D‖_F over a sweep
+	dlsiAdmmMaxIter   = 100  // E-: ADMM iterations per call
+	dlsiAdmmTol       = 1e-6 // E-: stop when ‖D − Z‖_F ≤ tol·max(1, ‖D‖_F)
+)
+
+// dlsiIncoherentObjective returns the objective of (P) at D.
+func dlsiIncoherentObjective(D, E, F *mat.Dense, AtA *mat.SymDense, eta float64) float64 {
+	var ad mat.Dense
+	ad.Mul(AtA, D)
+	return core.DictObjective(D, E, F) + eta*core.Dot(D, &ad)
+}
+
+// dlsiUpdateIncoherent updates D in place towards the solution of (P), given
+// AtA = AᵀA. The original algorithm (O-DLSI-D of Ramirez et al.) sweeps
+// over the columns, solving for column j exactly with the others fixed:
+//
+//	min_d F_jj‖d‖² − 2bᵀd + η·dᵀAᵀAd,  ‖d‖ ≤ 1,  b = e_j − D·f_j + F_jj·d_j,
+//
+// whose solution is d = (F_jj·I + ηAᵀA + μI)⁻¹b with the smallest μ ≥ 0
+// giving ‖d‖ ≤ 1 (a trust-region subproblem; the paper's printed
+// normalisation u/‖u‖₂² is not a projection, and u/‖u‖₂ is exact only when
+// AᵀA is a multiple of I). μ is found by Newton's method on 1/‖d(μ)‖ − 1,
+// one Cholesky factorisation of a d×d matrix per step.
+//
+// The efficient algorithm (E-DLSI-D, Vu & Monga) runs ADMM on the split
+// D = Z with the constraint on D (core.ADMMDict) and the incoherence on Z:
+//
+//	Z = argmin_Z η‖AZ‖² + ρ/2‖Z − V‖² = ρ(2ηAᵀA + ρI)⁻¹V,
+//
+// with 2ηAᵀA + ρI factorised once per call (the paper omits the factor ρ).
+// The result is kept only if it lowers the objective of (P), so the update
+// never increases the cost even when ADMM stops early.
+func dlsiUpdateIncoherent(ctx context.Context, D, E, F *mat.Dense, AtA *mat.SymDense, eta float64, original bool) error {
+	if original {
+		return dlsiColumnSweeps(ctx, D, E, F, AtA, eta)
+	}
+	_, k := D.Dims()
+	d := AtA.SymmetricDim()
+	before := dlsiIncoherentObjective(D, E, F, AtA, eta)
+	D0 := mat.DenseCopyOf(D)
+	// ρ on the scale of the data term, so ADMM converges in few iterations.
+	rho := mat.Trace(F) / float64(k)
+	if rho <= 0 {
+		rho = 1
+	}
+	var chol mat.Cholesky
+	factored := false
+	prox := func(z, v *mat.Dense, rho float64) {
+		if !factored {
+			M := mat.NewSymDense(d, nil)
+			M.ScaleSym(2*eta, AtA)
+			for i := 0; i < d; i++ {
+				M.SetSym(i, i, M.At(i, i)+rho)
+			}
+			if !chol.Factorize(M) {
+				z.Copy(v) // unreachable for ρ > 0; the objective check undoes it
+				return
+			}
+			factored = true
+		}
+		if err := chol.SolveTo(z, v); err != nil {
+			z.Copy(v)
+			return
+		}
+		z.Scale(rho, z)
+	}
+	err := core.ADMMDict(ctx, D, E, F, prox, core.ADMMOptions{Rho: rho, MaxIter: dlsiAdmmMaxIter, Tol: dlsiAdmmTol})
+	if err != nil || !(dlsiIncoherentObjective(D, E, F, AtA, eta) <= before) {
+		D.Copy(D0)
+	}
+	return err
+}
+
+// dlsiColumnSweeps is the original column-by-column solver of (P).
+func dlsiColumnSweeps(ctx context.Context, D, E, F *mat.Dense, AtA *mat.SymDense, eta float64) error {
+	dim, k := D.Dims()
+	B := mat.NewSymDense(dim, nil)
+	B.ScaleSym(eta, AtA)
+	M := mat.NewSymDense(dim, nil)
+	var chol mat.Cholesky
+	b := mat.NewVecDense(dim, nil)
+	u := mat.NewVecDense(dim, nil)
+	t := mat.NewVecDense(dim, nil)
+	old := make([]float64, dim)
+	for sweep := 0; sweep < dlsiOrigMaxSweeps; sweep++ {
+		var change, norm float64
+		for j := 0; j < k; j++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			fjj := F.At(j, j)
+			if fjj <= 0 {
+				continue // unused atom
+			}
+			mat.Col(old, j, D)
+			b.MulVec(D, F.ColView(j))
+			b.SubVec(E.ColView(j), b)
+			b.AddScaledVec(b, fjj, mat.NewVecDense(dim, old))
+			mu := 0.0
+			for it := 0; it < 100; it++ {
+				M.CopySym(B)
+				for i := 0; i < dim; i++ {
+					M.SetSym(i, i, M.At(i, i)+fjj+mu)
+				}
+				if !chol.Factorize(M) {
+					break // cannot happen: M ⪰ F_jj·I ≻ 0
+				}
+				if err := chol.SolveVecTo(u, b); err != nil {
+					break
+				}
+				nu := mat.Norm(u, 2)
+				if nu <= 1 && mu == 0 || math.Abs(nu-1) <= 1e-12 || nu == 0 {
+					break
+				}
+				// Newton step on φ(μ) = 1 − 1/‖u(μ)‖ (Moré–Sorensen):
+				// ‖u‖' = −uᵀ(M+μI)⁻¹u/‖u‖.
+				if err := chol.SolveVecTo(t, u); err != nil {
+					break
+				}
+				step := nu * nu / mat.Dot(u, t) * (nu - 1)
+				if !(step > 1e-15*(fjj+mu)) {
+					break
+				}
+				mu += step
+			}
+			s := math.Max(1, mat.Norm(u, 2))
+			for i := 0; i < dim; i++ {
+				v := u.AtVec(i) / s
+				change += (v - old[i]) * (v - old[i])
+				norm += v * v
+				D.Set(i, j, v)
+			}
+		}
+		if math.Sqrt(change) <= dlsiOrigTol*math.Sqrt(norm) {
+			break
+		}
+	}
+	return nil
+}
+
+// dlsiOffBlockSq returns Σ_{b≠c} ‖G_bc‖²_F for the Gram matrix G of atoms split
+// into blocks by part, that is Σ_c Σ_{b≠c} ‖D_bᵀD_c‖²_F.
+func dlsiOffBlockSq(G *mat.Dense, part core.Partition) float64 {
+	s := core.Dot(G, G)
+	for c := 0; c < part.Blocks(); c++ {
+		lo, hi := part.Block(c)
+		for i := lo; i < hi; i++ {
+			for j := lo; j < hi; j++ {
+				v := G.At(i, j)
+				s -= v * v
+			}
+		}
+	}
+	return math.Max(s, 0)
+}
+
+// dlsiColSqNorms returns ‖y_j‖² for every column of Y (dense or sparse).
+func dlsiColSqNorms(Y mat.Matrix) []float64 {
+	d, n := Y.Dims()
+	out := make([]float64, n)
+	if nz, ok := Y.(mat.NonZeroDoer); ok {
+		if _, dense := Y.(*mat.Dense); !dense {
+			nz.DoNonZero(func(_, j int, v float64) { out[j] += v * v })
+			return out
+		}
+	}
+	col := make([]float64, d)
+	for j := range out {
+		mat.Col(col, j, Y)
+		out[j] = floats.Dot(col, col)
+	}
+	return out
+}
+
+// dlsiBlockResiduals sets r[j] = ‖y_j − D_I·x_j‖² = ‖y_j‖² − 2x_jᵀb_j + x_jᵀG_II x_j
+// for the codes X (|I|×n) on the atoms rows of a Gram matrix G, with
+// B = D_Iᵀ·Y (|I|×n) and yy[j] = ‖y_j‖².
+func dlsiBlockResiduals(r []float64, X, G, B *mat.Dense, yy []float64) {
+	var gx mat.Dense
+	gx.Mul(G, X)
+	_, n := X.Dims()
+	for j := 0; j < n; j++ {
+		x := X.ColView(j)
+		r[j] = yy[j] - 2*mat.Dot(x, B.ColView(j)) + mat.Dot(x, gx.ColView(j))
+	}
+}
+
+// dlsiCopyPart returns a copy of p.
+func dlsiCopyPart(p core.Partition) core.Partition { return append(core.Partition(nil), p...) }

@@ -1,0 +1,403 @@
+package methods
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/data"
+)
+
+// dlsiRandDense returns an r×c matrix of standard normal entries.
+func dlsiRandDense(rng *rand.Rand, r, c int) *mat.Dense {
+	a := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return a
+}
+
+// dlsiUnitCols scales every column of a to unit norm.
+func dlsiUnitCols(a *mat.Dense) {
+	r, c := a.Dims()
+	for j := 0; j < c; j++ {
+		n := mat.Norm(a.ColView(j), 2)
+		for i := 0; i < r; i++ {
+			a.Set(i, j, a.At(i, j)/n)
+		}
+	}
+}
+
+// dlsiToyProblem returns C classes of n samples in dimension d, each a
+// sparse combination of its own class atoms plus noise, sorted by class,
+// and random unit-norm initial dictionaries with k atoms per class.
+func dlsiToyProblem(seed uint64, C, d, n, k int) (Ys *mat.Dense, sp, part core.Partition, D *mat.Dense) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	sizes := make([]int, C)
+	ks := make([]int, C)
+	for c := range sizes {
+		sizes[c], ks[c] = n, k
+	}
+	sp, part = core.NewPartition(sizes...), core.NewPartition(ks...)
+	Ys = mat.NewDense(d, C*n, nil)
+	for c := 0; c < C; c++ {
+		A := dlsiRandDense(rng, d, 4)
+		dlsiUnitCols(A)
+		for j := 0; j < n; j++ {
+			for i := 0; i < d; i++ {
+				v := 0.05 * rng.NormFloat64()
+				for a := 0; a < 4; a++ {
+					if (j+a)%2 == 0 {
+						v += A.At(i, a) * (1 + rng.Float64())
+					}
+				}
+				Ys.Set(i, c*n+j, v)
+			}
+		}
+	}
+	D = dlsiRandDense(rng, d, C*k)
+	dlsiUnitCols(D)
+	return Ys, sp, part, D
+}
+
+// TestDLSIUpdatesLowerCost checks that DLSI-X and both DLSI-D algorithms
+// never increase J.
+func TestDLSIUpdatesLowerCost(t *testing.T) {
+	for _, original := range []bool{false, true} {
+		Ys, sp, part, D := dlsiToyProblem(1, 3, 12, 15, 4)
+		o, _ := DLSIOptions{K: 4, Lambda: 0.05, Eta: 0.5}.resolved()
+		X := make([]*mat.Dense, 3)
+		for c := range X {
+			X[c] = mat.NewDense(4, 15, nil)
+		}
+		prev := dlsiCost(D, part, X, Ys, sp, o).Total
+		var first, last float64
+		for it := 0; it < 6; it++ {
+			if err := dlsiUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda); err != nil {
+				t.Fatal(err)
+			}
+			cx := dlsiCost(D, part, X, Ys, sp, o).Total
+			if cx > prev*(1+1e-9) {
+				t.Errorf("original=%v iter %d: X step raised J from %.10g to %.10g", original, it, prev, cx)
+			}
+			if err := dlsiUpdateD(context.Background(), D, part, X, Ys, sp, o.Eta, original); err != nil {
+				t.Fatal(err)
+			}
+			cd := dlsiCost(D, part, X, Ys, sp, o).Total
+			if cd > cx*(1+1e-9) {
+				t.Errorf("original=%v iter %d: D step raised J from %.10g to %.10g", original, it, cx, cd)
+			}
+			for j := 0; j < part.Len(); j++ {
+				if nrm := mat.Norm(D.ColView(j), 2); nrm > 1+1e-9 {
+					t.Errorf("original=%v: atom %d has norm %v > 1", original, j, nrm)
+				}
+			}
+			if it == 0 {
+				first = cd
+			}
+			last, prev = cd, cd
+		}
+		if !(last < 0.9*first) {
+			t.Errorf("original=%v: J barely moved: %v -> %v", original, first, last)
+		}
+	}
+}
+
+// TestDLSIXOptimality checks the optimality conditions of DLSI-X against
+// finite differences of the fidelity term of J: at a minimiser of
+// fid + λ‖X‖₁, ∂fid/∂x = −λ·sgn(x) for x ≠ 0 and |∂fid/∂x| ≤ λ for x = 0.
+// A factor-2 slip between ‖·‖² and ½‖·‖² fails it.
+func TestDLSIXOptimality(t *testing.T) {
+	Ys, sp, part, D := dlsiToyProblem(2, 2, 10, 8, 3)
+	o, _ := DLSIOptions{K: 3, Lambda: 0.2, Eta: 0.1}.resolved()
+	X := []*mat.Dense{mat.NewDense(3, 8, nil), mat.NewDense(3, 8, nil)}
+	if err := dlsiUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda); err != nil {
+		t.Fatal(err)
+	}
+	fid := func() float64 { return dlsiCost(D, part, X, Ys, sp, o).Term("fidelity") }
+	const h = 1e-6
+	nz := 0
+	for c := range X {
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 8; j++ {
+				x := X[c].At(i, j)
+				X[c].Set(i, j, x+h)
+				fp := fid()
+				X[c].Set(i, j, x-h)
+				fm := fid()
+				X[c].Set(i, j, x)
+				g := (fp - fm) / (2 * h)
+				if x != 0 {
+					nz++
+					if want := -o.Lambda * math.Copysign(1, x); math.Abs(g-want) > 1e-4 {
+						t.Errorf("class %d x[%d,%d]=%v: ∂fid = %v, want %v", c, i, j, x, g, want)
+					}
+				} else if math.Abs(g) > o.Lambda+1e-4 {
+					t.Errorf("class %d x[%d,%d]=0: |∂fid| = %v > λ", c, i, j, math.Abs(g))
+				}
+			}
+		}
+	}
+	if nz == 0 {
+		t.Fatal("all codes are zero; the test checks nothing")
+	}
+}
+
+// dlsiSubproblem returns a random instance of problem (P).
+func dlsiSubproblem(seed uint64, d, k, n, ka int) (D, E, F *mat.Dense, AtA *mat.SymDense) {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	Y := dlsiRandDense(rng, d, n)
+	X := dlsiRandDense(rng, k, n)
+	X.Scale(0.3, X)
+	A := dlsiRandDense(rng, d, ka)
+	dlsiUnitCols(A)
+	AtA = mat.NewSymDense(d, nil)
+	AtA.SymOuterK(1, A)
+	D = dlsiRandDense(rng, d, k)
+	dlsiUnitCols(D)
+	E, F = new(mat.Dense), new(mat.Dense)
+	E.Mul(Y, X.T())
+	F.Mul(X, X.T())
+	return D, E, F, AtA
+}
+
+// TestDLSIDictOriginalVsEfficient solves the same instances of (P) with
+// O-DLSI-D and E-DLSI-D: both must lower the objective and agree to well
+// within 1 %; and no feasible perturbation of either answer may do better.
+func TestDLSIDictOriginalVsEfficient(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		for _, eta := range []float64{0.1, 2} {
+			D, E, F, AtA := dlsiSubproblem(seed, 15, 5, 30, 10)
+			start := dlsiIncoherentObjective(D, E, F, AtA, eta)
+			Do, De := mat.DenseCopyOf(D), mat.DenseCopyOf(D)
+			if err := dlsiUpdateIncoherent(context.Background(), Do, E, F, AtA, eta, true); err != nil {
+				t.Fatal(err)
+			}
+			if err := dlsiUpdateIncoherent(context.Background(), De, E, F, AtA, eta, false); err != nil {
+				t.Fatal(err)
+			}
+			fo := dlsiIncoherentObjective(Do, E, F, AtA, eta)
+			fe := dlsiIncoherentObjective(De, E, F, AtA, eta)
+			if !(fo < start && fe < start) {
+				t.Errorf("seed %d η=%v: objective %v -> O %v, E %v", seed, eta, start, fo, fe)
+			}
+			if math.Abs(fo-fe) > 1e-3*math.Abs(fo) {
+				t.Errorf("seed %d η=%v: O-DLSI-D %v and E-DLSI-D %v differ", seed, eta, fo, fe)
+			}
+			// Local optimality of the O- answer: random feasible moves only
+			// increase the objective (the problem is convex).
+			rng := rand.New(rand.NewPCG(seed, 3))
+			for trial := 0; trial < 20; trial++ {
+				P := mat.DenseCopyOf(Do)
+				for j := 0; j < 5; j++ {
+					for i := 0; i < 15; i++ {
+						P.Set(i, j, P.At(i, j)+1e-3*rng.NormFloat64())
+					}
+					if n := mat.Norm(P.ColView(j), 2); n > 1 {
+						for i := 0; i < 15; i++ {
+							P.Set(i, j, P.At(i, j)/n)
+						}
+					}
+				}
+				if fp := dlsiIncoherentObjective(P, E, F, AtA, eta); fp < fo-1e-9*math.Abs(fo) {
+					t.Errorf("seed %d η=%v: perturbed O answer %v beats %v", seed, eta, fp, fo)
+					break
+				}
+			}
+		}
+	}
+}
+
+// dlsiSynthetic returns the paper's simulated data, small: 4 classes.
+func dlsiSynthetic(t testing.TB, size, perClass, train int) *data.Dataset {
+	ds, _, err := data.SyntheticSplit(data.SyntheticOptions{Size: size, PerClass: perClass, Seed: 7}, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func dlsiAccuracy(t testing.TB, m lrsdl.Classifier, s *data.Set) float64 {
+	got, err := m.Predict(s.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := 0
+	for i, l := range got {
+		if l == s.Labels[i] {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(got))
+}
+
+// TestDLSISynthetic trains on the simulated data (4 classes, chance 25 %)
+// with shuffled user labels, checks accuracy, progress and state round trip.
+// O-DLSI-D runs on 10×10 instead of 20×20 images to keep the test short.
+func TestDLSISynthetic(t *testing.T) {
+	for _, original := range []bool{false, true} {
+		size := 20
+		if original {
+			size = 10
+		}
+		testDLSISynthetic(t, size, original)
+	}
+}
+
+func testDLSISynthetic(t *testing.T, size int, original bool) {
+	ds := dlsiSynthetic(t, size, 120, 40)
+	// User labels 10, 20, ... in shuffled sample order.
+	labels := make([]int, len(ds.Train.Labels))
+	for i, l := range ds.Train.Labels {
+		labels[i] = 10 * (l + 1)
+	}
+	test := &data.Set{Y: ds.Test.Y, Labels: make([]int, len(ds.Test.Labels))}
+	for i, l := range ds.Test.Labels {
+		test.Labels[i] = 10 * (l + 1)
+	}
+	{
+		var costs []float64
+		m := &DLSI{Options: DLSIOptions{K: 6, Lambda: 0.01, Eta: 0.05, Iters: 6, OriginalD: original, Seed: 3,
+			Progress: func(p lrsdl.Progress) { costs = append(costs, p.Cost.Total) }}}
+		if err := m.Fit(context.Background(), ds.Train.Y, labels); err != nil {
+			t.Fatal(err)
+		}
+		if len(costs) != 6 {
+			t.Fatalf("progress called %d times, want 6", len(costs))
+		}
+		for i := 1; i < len(costs); i++ {
+			if costs[i] > costs[i-1]*(1+1e-9) {
+				t.Errorf("original=%v: cost rose from %v to %v at iteration %d", original, costs[i-1], costs[i], i+1)
+			}
+		}
+		acc := dlsiAccuracy(t, m, test)
+		t.Logf("DLSI original=%v synthetic accuracy %.3f, cost %v", original, acc, costs[len(costs)-1])
+		if acc < 0.85 {
+			t.Errorf("original=%v: accuracy %.3f on 4-class synthetic data, want ≥ 0.85", original, acc)
+		}
+		c, err := m.Cost(ds.Train.Y, labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(c.Total-costs[len(costs)-1]) > 0.05*c.Total {
+			t.Errorf("Cost %v far from the last training cost %v", c.Total, costs[len(costs)-1])
+		}
+		dlsiCheckRoundTrip(t, m, &DLSI{}, test.Y)
+	}
+}
+
+// dlsiCheckRoundTrip checks that a restored model predicts identical labels.
+func dlsiCheckRoundTrip(t *testing.T, m lrsdl.Classifier, fresh lrsdl.Classifier, Y mat.Matrix) {
+	t.Helper()
+	want, err := m.Predict(Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := m.(lrsdl.Persistent).State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.(lrsdl.Persistent).SetState(s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := fresh.Predict(Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("restored model predicts %d for sample %d, original %d", got[i], i, want[i])
+		}
+	}
+	s.Method = "nope"
+	if err := fresh.(lrsdl.Persistent).SetState(s); err == nil {
+		t.Error("SetState accepted a state of another method")
+	}
+}
+
+// TestDLSIBadInput checks descriptive errors for bad input.
+func TestDLSIBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	Y := dlsiRandDense(rng, 5, 8)
+	labels := []int{1, 1, 1, 1, 2, 2, 2, 2}
+	nan := mat.DenseCopyOf(Y)
+	nan.Set(2, 3, math.NaN())
+	cases := []struct {
+		name   string
+		m      *DLSI
+		Y      mat.Matrix
+		labels []int
+		want   string
+	}{
+		{"label count", &DLSI{Options: DLSIOptions{K: 2}}, Y, labels[:7], "labels"},
+		{"NaN", &DLSI{Options: DLSIOptions{K: 2}}, nan, labels, "non-finite"},
+		{"too few samples", &DLSI{Options: DLSIOptions{K: 5}}, Y, labels, "fewer than k"},
+		{"one class", &DLSI{Options: DLSIOptions{K: 2}}, Y, []int{1, 1, 1, 1, 1, 1, 1, 1}, "2 classes"},
+		{"negative eta", &DLSI{Options: DLSIOptions{K: 2, Eta: -1}}, Y, labels, "non-negative"},
+	}
+	for _, c := range cases {
+		err := c.m.Fit(context.Background(), c.Y, c.labels)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+	var m DLSI
+	if _, err := m.Predict(Y); err == nil {
+		t.Error("untrained Predict succeeded")
+	}
+	m.Options = DLSIOptions{K: 2, Iters: 2}
+	if err := m.Fit(context.Background(), Y, labels); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Predict(mat.NewDense(4, 2, nil)); err == nil {
+		t.Error("Predict accepted data of the wrong dimension")
+	}
+	if _, err := m.Cost(Y, []int{1, 1, 1, 1, 2, 2, 2, 3}); err == nil {
+		t.Error("Cost accepted an unknown label")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := (&DLSI{Options: DLSIOptions{K: 2}}).Fit(ctx, Y, labels); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Fit returned %v", err)
+	}
+}
+
+// TestDLSIBackends checks that one seed gives the same model on every run,
+// and nearly the same on every BLAS backend.
+func TestDLSIBackends(t *testing.T) {
+	ds := dlsiSynthetic(t, 0, 30, 15)
+	defer blas64.Use(blas64.Implementation())
+	var ref *mat.Dense
+	for name, impl := range lrsdl.Implementations() {
+		blas64.Use(impl)
+		for run := 0; run < 2; run++ {
+			m := &DLSI{Options: DLSIOptions{K: 4, Iters: 3, Seed: 9}}
+			if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
+				t.Fatal(err)
+			}
+			D, part, D0 := m.Atoms()
+			if D0 != nil || part.Len() != 16 {
+				t.Fatalf("Atoms: part %v, D0 %v", part, D0)
+			}
+			if ref == nil {
+				ref = D
+				continue
+			}
+			var diff mat.Dense
+			diff.Sub(D, ref)
+			if n := mat.Norm(&diff, 2); n > 1e-6*mat.Norm(ref, 2) {
+				t.Errorf("%s run %d: dictionary differs from the reference by %v", name, run, n)
+			}
+		}
+	}
+}
