@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"image"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
+
+	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/report"
+)
+
+// atomLearner is implemented by methods that learn dictionaries.
+type atomLearner interface {
+	Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense)
+}
+
+// atomMethods are the methods drawn in atoms.png, as in the paper's figure.
+var atomMethods = []string{"DLSI", "FDDL", "COPAR", "LRSDL"}
+
+func runDemo(ctx context.Context, e *env, args []string) error {
+	fs := flagSet(e, "demo")
+	out := fs.String("out", ".", "`directory` for atoms.png")
+	perClass := fs.Int("train-per-class", 200, "training samples per class (the paper: 200)")
+	testPerClass := fs.Int("test-per-class", 200, "test samples per class (the paper: 800)")
+	iters := fs.Int("iters", 15, "outer iterations of every method with an iters option")
+	seed := fs.Uint64("seed", 1, "random seed of the data and the methods")
+	verbose := fs.Bool("v", false, "print the cost after every iteration")
+	if err := parse(e, fs, args); err != nil {
+		return err
+	}
+	if *perClass < 1 || *testPerClass < 1 {
+		return usagef("-train-per-class and -test-per-class must be at least 1")
+	}
+	if st, err := os.Stat(*out); err != nil || !st.IsDir() {
+		return fmt.Errorf("-out %s: not a directory", *out)
+	}
+	names := methodNames()
+	if len(names) == 0 {
+		return fmt.Errorf("no methods are registered in this build")
+	}
+	ds, pat, err := data.SyntheticSplit(data.SyntheticOptions{PerClass: *perClass + *testPerClass, Seed: *seed}, *perClass)
+	if err != nil {
+		return err
+	}
+	train, err := userSet(ds, ds.Train)
+	if err != nil {
+		return err
+	}
+	test, err := userSet(ds, ds.Test)
+	if err != nil {
+		return err
+	}
+	d, _ := train.Y.Dims()
+	_, k0 := pat.Shared.Dims()
+	fmt.Fprintf(e.stdout, "Synthetic data: %d classes of %d×%d-pixel images (d=%d), %d class and %d shared patterns; %d train and %d test samples per class\n\n",
+		len(ds.Classes), pat.Size, pat.Size, d, pat.ClassAtoms, k0, *perClass, *testPerClass)
+	// Dictionary sizes of the planted patterns, seed and iterations where the method has them.
+	mf := methodFlags{params: eval.Params{}, seed: *seed, iters: *iters}
+	sizes := eval.Params{"k": pat.ClassAtoms, "k0": k0}
+	fmt.Fprintf(e.stdout, "%-8s %10s %9s %15s\n", "method", "accuracy %", "train s", "test ms/sample")
+	atoms := map[string]image.Image{}
+	for _, n := range names {
+		c, err := mf.newClassifier(n)()
+		if err != nil {
+			return err
+		}
+		set := eval.Params{}
+		for _, k := range eval.ParamNames(c) {
+			if v, ok := sizes[k]; ok {
+				set[k] = v
+			}
+		}
+		if err := eval.Configure(c, set); err != nil {
+			return err
+		}
+		p := newProgress(e, *verbose, c.Name(), iterations(c))
+		eval.SetProgress(c, p.iter)
+		r, _, err := eval.FitPredict(ctx, c, train, test)
+		p.done()
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Name(), err)
+		}
+		fmt.Fprintf(e.stdout, "%-8s %10.2f %9.3g %15.3g\n", c.Name(), 100*r.Accuracy, r.TrainTime.Seconds(), 1e3*r.TestTime.Seconds()/float64(r.NTest))
+		if al, ok := c.(atomLearner); ok {
+			D, part, D0 := al.Atoms()
+			img, err := report.AtomGrid(D, part, D0, pat.Size, pat.Size)
+			if err != nil {
+				return fmt.Errorf("%s atoms: %v", c.Name(), err)
+			}
+			atoms[c.Name()] = img
+		}
+	}
+	truth, err := report.AtomGrid(pat.Class, classPartition(len(ds.Classes), pat.ClassAtoms), pat.Shared, pat.Size, pat.Size)
+	if err != nil {
+		return err
+	}
+	row := []*plot.Plot{report.ImagePlot("planted", truth)}
+	var missing []string
+	for _, n := range atomMethods {
+		if a, ok := atoms[n]; ok {
+			row = append(row, report.ImagePlot(n, a))
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	path := filepath.Join(*out, "atoms.png")
+	if err := report.SavePNG(path, [][]*plot.Plot{row}, 200*len(row), 260); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\nwrote %s: atoms per class in rows, shared atoms last", path)
+	if len(missing) > 0 {
+		fmt.Fprintf(e.stdout, " (not available: %v)", missing)
+	}
+	fmt.Fprintln(e.stdout)
+	return nil
+}
+
+func classPartition(classes, k int) core.Partition {
+	s := make([]int, classes)
+	for i := range s {
+		s[i] = k
+	}
+	return core.NewPartition(s...)
+}

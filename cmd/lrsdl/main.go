@@ -1,0 +1,227 @@
+// Command lrsdl trains, evaluates and inspects discriminative dictionary
+// learning classifiers (LRSDL, FDDL, DLSI, COPAR and their baselines).
+//
+//	lrsdl demo [-out DIR]                       train every method on synthetic data, draw atoms
+//	lrsdl train -data FILE -method NAME -o MODEL
+//	lrsdl predict -model MODEL -data FILE [-o CSV]
+//	lrsdl eval -data FILE -method NAME[,NAME] -train-per-class N -splits S [-cv K] [-json]
+//	lrsdl complexity [-C -n -k -q -d -q2]       the paper's Tables 1 and 2
+//	lrsdl compare -algo fddl|dlsi|copar         original versus efficient algorithms
+//	lrsdl methods                               registered methods and their options
+//
+// Exit status: 0 on success, 1 on failure, 2 on a usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/methods"
+)
+
+// Method registry, replaceable in tests.
+var (
+	newMethod   = methods.New
+	methodNames = methods.Names
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError marks errors that exit with status 2.
+type usageError struct{ error }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+type command struct {
+	name, args, summary string
+	run                 func(ctx context.Context, e *env, args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"demo", "[-out DIR]", "train every method on the paper's synthetic data, print a table, draw atoms.png", runDemo},
+		{"train", "-data FILE -method NAME -o MODEL", "train a classifier and save it", runTrain},
+		{"predict", "-model MODEL -data FILE [-o CSV]", "classify data with a saved model", runPredict},
+		{"eval", "-data FILE -method NAME[,NAME...] -splits S", "accuracy and time over random splits, optionally cross-validated", runEval},
+		{"complexity", "[-C -n -k -q -d -q2]", "the paper's complexity Tables 1 and 2 for any sizes", runComplexity},
+		{"compare", "-algo fddl|dlsi|copar", "original versus efficient algorithm: cost against time", runCompare},
+		{"methods", "", "list the registered methods and their options", runMethods},
+	}
+}
+
+// env is what a command writes to.
+type env struct {
+	stdout, stderr io.Writer
+	tty            bool // stderr is a terminal: draw progress bars
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: lrsdl COMMAND [flags]\n\nCommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'lrsdl COMMAND -h' for the flags of a command.\n")
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	if f, ok := stderr.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			e.tty = true
+		}
+	}
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, e, args[1:])
+		var ue usageError
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.As(err, &ue):
+			fmt.Fprintf(stderr, "lrsdl %s: %v\nRun 'lrsdl %s -h' for usage.\n", c.name, err, c.name)
+			return 2
+		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			fmt.Fprintf(stderr, "lrsdl %s: interrupted, stopped cleanly; nothing was written\n", c.name)
+			return 1
+		default:
+			fmt.Fprintf(stderr, "lrsdl %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "lrsdl: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+// flagSet returns a flag set for command name whose -h prints the
+// command's synopsis and flags to stdout.
+func flagSet(e *env, name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var c command
+	for _, c = range commands {
+		if c.name == name {
+			break
+		}
+	}
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: lrsdl %s %s\n\n%s.\n\nFlags:\n", name, c.args, strings.ToUpper(c.summary[:1])+c.summary[1:])
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args into fs; -h prints usage to stdout.
+func parse(e *env, fs *flag.FlagSet, args []string) error {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fs.SetOutput(e.stdout)
+			fs.Usage()
+			return flag.ErrHelp
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// methodFlags are the flags that choose and configure methods.
+type methodFlags struct {
+	params eval.Params
+	seed   uint64
+	iters  int
+}
+
+func (m *methodFlags) register(fs *flag.FlagSet) {
+	m.params = eval.Params{}
+	fs.Func("p", "method option `name=value` by its JSON name, e.g. -p lambda1=0.01 (repeatable; see 'lrsdl methods')", m.params.Set)
+	fs.Func("params", "method options as `name=value,...`, e.g. 'lambda1=0.01,eta=0.1'", func(s string) error {
+		p, err := eval.ParseParams(s)
+		for k, v := range p {
+			m.params[k] = v
+		}
+		return err
+	})
+	fs.Uint64Var(&m.seed, "seed", 1, "random seed of splits and of methods with a seed option")
+	fs.IntVar(&m.iters, "iters", 0, "outer iterations of methods with an iters option (0: the method's default)")
+}
+
+// newClassifier returns a NewFunc making the named method with the flags' options.
+func (m *methodFlags) newClassifier(name string) eval.NewFunc {
+	return func() (lrsdl.Classifier, error) {
+		c, err := newMethod(name)
+		if err != nil {
+			return nil, err
+		}
+		p := eval.Params{}
+		names := eval.ParamNames(c)
+		has := func(k string) bool { i := sort.SearchStrings(names, k); return i < len(names) && names[i] == k }
+		if has("seed") {
+			p["seed"] = m.seed
+		}
+		if m.iters > 0 && has("iters") {
+			p["iters"] = m.iters
+		}
+		for k, v := range m.params {
+			p[k] = v
+		}
+		if err := eval.Configure(c, p); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+}
+
+func runMethods(ctx context.Context, e *env, args []string) error {
+	fs := flagSet(e, "methods")
+	if err := parse(e, fs, args); err != nil {
+		return err
+	}
+	names := methodNames()
+	if len(names) == 0 {
+		return fmt.Errorf("no methods are registered in this build")
+	}
+	for _, n := range names {
+		c, err := newMethod(n)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%-8s %s\n", n, eval.CurrentParams(c))
+	}
+	return nil
+}
