@@ -1,0 +1,169 @@
+package data
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// matSeeds returns small MAT-files for the fuzz corpus: files written by
+// EncodeMAT and built by hand (both byte orders, compressed), the SciPy
+// files, the first bytes of the real data files, and truncated and
+// corrupted versions of all of them.
+func matSeeds(t testing.TB) [][]byte {
+	var seeds [][]byte
+	var buf bytes.Buffer
+	if err := EncodeMAT(&buf, nil, map[string]*mat.Dense{
+		"Y":     mat.NewDense(2, 3, []float64{1, 0, 2, 0, 3, 4}),
+		"label": mat.NewDense(1, 3, []float64{1, 2, 1}),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	seeds = append(seeds, buf.Bytes())
+	for _, b := range []matBuilder{{binary.LittleEndian}, {binary.BigEndian}} {
+		seeds = append(seeds, slices.Concat(b.header(),
+			b.matrix(b.flags(mxINT16, 0), b.dims(1, 3), b.small(miINT8, []byte("l")), b.elem(miINT16, make([]byte, 6))),
+			b.compress(b.doubleVar("Y_train", 2, 1, []float64{1, 2})),
+			b.matrix(b.flags(mxUINT8, flagLogical), b.dims(1, 2), b.elem(miINT8, []byte("mask")), b.small(miUINT8, []byte{1, 0})),
+		))
+	}
+	for _, name := range []string{"scipy-types.mat", "scipy-types-z.mat", "scipy-unsupported.mat"} {
+		b, err := os.ReadFile("../testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds = append(seeds, b)
+	}
+	for _, name := range []string{"argender.mat", "flower17-split1.mat"} {
+		f, err := os.Open("../testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := make([]byte, 1024)
+		n, _ := f.Read(head)
+		f.Close()
+		seeds = append(seeds, head[:n])
+	}
+	for _, s := range slices.Clone(seeds) {
+		seeds = append(seeds, s[:len(s)/2], s[:len(s)-3])
+		c := slices.Clone(s)
+		c[len(c)*2/3] ^= 0x5a
+		seeds = append(seeds, c)
+	}
+	return seeds
+}
+
+// FuzzReadMAT checks that any input gives a MATFile or an error, never a
+// panic, and that the variables of a parsed file convert or fail cleanly.
+func FuzzReadMAT(f *testing.F) {
+	for _, s := range matSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		mf, err := ReadMAT(bytes.NewReader(in))
+		if err != nil {
+			if mf != nil {
+				t.Fatal("MATFile and error")
+			}
+			return
+		}
+		for _, v := range mf.Vars() {
+			m, err := mf.Dense(v.Name)
+			if err == nil {
+				if r, c := m.Dims(); r != v.Rows || c != v.Cols {
+					t.Fatalf("%s: Dense is %d×%d, Vars says %d×%d", v.Name, r, c, v.Rows, v.Cols)
+				}
+				s, err := mf.CSC(v.Name)
+				if err != nil || !mat.Equal(s, m) && !hasNaN(m) {
+					t.Fatalf("%s: CSC differs from Dense: %v", v.Name, err)
+				}
+			} else if v.Supported && v.Rows*v.Cols != 0 {
+				t.Fatalf("%s: supported but Dense fails: %v", v.Name, err)
+			}
+			if l, err := mf.Ints(v.Name); err == nil && len(l) != v.Rows*v.Cols {
+				t.Fatalf("%s: %d ints from %d×%d", v.Name, len(l), v.Rows, v.Cols)
+			}
+			mf.Density(v.Name)
+		}
+		// Data set detection on whatever variables there are.
+		if ds, err := datasetFromMAT(mf, "fuzz", &LoadOptions{Normalize: true}); err == nil {
+			if _, n := ds.Train.Y.Dims(); n != len(ds.Train.Labels) {
+				t.Fatalf("%d samples and %d labels", n, len(ds.Train.Labels))
+			}
+		}
+	})
+}
+
+func hasNaN(m *mat.Dense) bool {
+	return mat.Sum(m) != mat.Sum(m)
+}
+
+// modelSeeds returns encoded models and truncated and corrupted versions.
+func modelSeeds(t testing.TB) [][]byte {
+	var buf bytes.Buffer
+	if err := EncodeModel(&buf, testState()); err != nil {
+		t.Fatal(err)
+	}
+	good := slices.Clone(buf.Bytes())
+	seeds := [][]byte{good, good[:modelHeaderLen], good[:len(good)/2], good[:len(good)-1]}
+	c := slices.Clone(good)
+	c[40] ^= 1
+	seeds = append(seeds, c)
+	// The bodies alone, for the checksum-free part of the target.
+	seeds = append(seeds, good[modelHeaderLen:len(good)-8])
+	return seeds
+}
+
+// FuzzDecodeModel checks that any input decodes to a state or an error,
+// never a panic, and that decoded states re-encode to the same bytes. As
+// random input rarely has a valid checksum, the body parser is also fed
+// the input directly.
+func FuzzDecodeModel(f *testing.F) {
+	for _, s := range modelSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if s, err := DecodeModel(bytes.NewReader(in)); err == nil {
+			var buf bytes.Buffer
+			if err := EncodeModel(&buf, s); err != nil {
+				t.Fatalf("re-encoding a decoded model: %v", err)
+			}
+			if !bytes.HasPrefix(in, buf.Bytes()) {
+				t.Fatal("re-encoded model differs from its input")
+			}
+		}
+		s, err := decodeModelBody(in)
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if err := EncodeModel(&buf, s); err != nil {
+			t.Fatalf("re-encoding a decoded body: %v", err)
+		}
+		if body := buf.Bytes()[modelHeaderLen : buf.Len()-8]; !bytes.Equal(body, in) {
+			t.Fatal("re-encoded body differs from its input")
+		}
+	})
+}
+
+// FuzzReadCSV checks that any CSV input gives a data set or an error.
+func FuzzReadCSV(f *testing.F) {
+	for _, s := range []string{"1,2,3\n4,5,6\n", "a,b\n1,2\n", "1,2,x\n", "0,0,1\n0,0,2\n", "1e308,1e308,1\n", "\"1\",2,3\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		ds, err := ReadCSV(bytes.NewReader(in), &LoadOptions{Normalize: true})
+		if err != nil {
+			return
+		}
+		d, n := ds.Train.Y.Dims()
+		if n != len(ds.Train.Labels) || d < 1 || strings.Count(string(in), "\n")+1 < n {
+			t.Fatalf("%d×%d data, %d labels", d, n, len(ds.Train.Labels))
+		}
+	})
+}

@@ -1,0 +1,239 @@
+package data
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc64"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lrsdl/lrsdl"
+	"gonum.org/v1/gonum/mat"
+)
+
+func testState() *lrsdl.State {
+	big := mat.NewDense(3, 4, nil)
+	for i := range 12 {
+		big.Set(i/4, i%4, float64(i)+0.25)
+	}
+	return &lrsdl.State{
+		Method:  "LRSDL",
+		Options: []byte(`{"k":15,"k0":10,"lambda1":0.01}`),
+		Classes: []int{-7, 1, 2, math.MaxInt, math.MinInt},
+		Names:   []string{"D", "D0", "view"},
+		Matrices: map[string]*mat.Dense{
+			"D": mat.NewDense(2, 3, []float64{math.Pi, -0.0, math.Inf(-1), 5e-324,
+				math.Float64frombits(0x7ff4000000000abc), math.MaxFloat64}),
+			"D0":   mat.NewDense(1, 1, []float64{1}),
+			"view": big.Slice(1, 3, 1, 3).(*mat.Dense),
+		},
+	}
+}
+
+func checkSameState(t *testing.T, got, want *lrsdl.State) {
+	t.Helper()
+	if got.Method != want.Method || !bytes.Equal(got.Options, want.Options) ||
+		!slices.Equal(got.Classes, want.Classes) || !slices.Equal(got.Names, want.Names) ||
+		len(got.Matrices) != len(want.Matrices) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for name, m := range want.Matrices {
+		if g := got.Matrices[name]; g == nil || !equalBits(g, m) {
+			t.Errorf("matrix %s: got %v, want %v", name, g, m)
+		}
+	}
+}
+
+func TestModelRoundTrip(t *testing.T) {
+	s := testState()
+	var buf bytes.Buffer
+	if err := EncodeModel(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeModel(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameState(t, got, s)
+
+	// Files; overwriting an existing file.
+	path := filepath.Join(t.TempDir(), "m.lrsdl")
+	for range 2 {
+		if err := WriteModel(path, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err = ReadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameState(t, got, s)
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Errorf("directory holds %v, want only the model", ents)
+	}
+
+	// Minimal state; nil Names means sorted order.
+	small := &lrsdl.State{Method: "SRC", Matrices: map[string]*mat.Dense{"b": mat.NewDense(1, 1, nil), "a": mat.NewDense(1, 2, nil)}}
+	buf.Reset()
+	if err := EncodeModel(&buf, small); err != nil {
+		t.Fatal(err)
+	}
+	got, err = DecodeModel(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Options != nil || got.Classes != nil || !slices.Equal(got.Names, []string{"a", "b"}) {
+		t.Errorf("minimal state: %+v", got)
+	}
+}
+
+func TestEncodeModelErrors(t *testing.T) {
+	m := mat.NewDense(1, 1, nil)
+	for _, c := range []struct {
+		s    *lrsdl.State
+		want string
+	}{
+		{nil, "nil state"},
+		{&lrsdl.State{}, "no method name"},
+		{&lrsdl.State{Method: "X", Names: []string{"a", "a"}, Matrices: map[string]*mat.Dense{"a": m}}, `"a" listed twice`},
+		{&lrsdl.State{Method: "X", Names: []string{"a"}, Matrices: map[string]*mat.Dense{}}, `no matrix for name "a"`},
+		{&lrsdl.State{Method: "X", Names: []string{"a"}, Matrices: map[string]*mat.Dense{"a": nil}}, `no matrix for name "a"`},
+		{&lrsdl.State{Method: "X", Names: []string{"a"}, Matrices: map[string]*mat.Dense{"a": {}}}, `matrix "a" is empty`},
+		{&lrsdl.State{Method: "X", Names: []string{"a"}, Matrices: map[string]*mat.Dense{"a": m, "b": m}}, `matrix "b" is not in Names`},
+	} {
+		if err := EncodeModel(&bytes.Buffer{}, c.s); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.s, err, c.want)
+		}
+	}
+	// A failed write keeps the old file and leaves no temporary file.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.lrsdl")
+	if err := WriteModel(path, testState()); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile(path)
+	if err := WriteModel(path, &lrsdl.State{}); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("WriteModel of a bad state: %v", err)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, old) {
+		t.Error("failed WriteModel changed the file")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("directory holds %v", ents)
+	}
+	if err := WriteModel(filepath.Join(dir, "no", "such", "dir"), testState()); err == nil {
+		t.Error("WriteModel into a missing directory succeeded")
+	}
+}
+
+// reseal recomputes the length and checksum of an encoded model after its
+// body has been edited.
+func reseal(b []byte) []byte {
+	b = slices.Clone(b[:len(b)-8])
+	binary.LittleEndian.PutUint64(b[16:], uint64(len(b)-modelHeaderLen))
+	return binary.LittleEndian.AppendUint64(b, crc64.Checksum(b, crcTable))
+}
+
+func TestDecodeModelMalformed(t *testing.T) {
+	var buf bytes.Buffer
+	if err := EncodeModel(&buf, testState()); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+
+	// Every truncation and every single-byte corruption is an error.
+	for n := 0; n < len(good); n++ {
+		_, err := DecodeModel(bytes.NewReader(good[:n]))
+		if err == nil || !strings.Contains(err.Error(), "truncated") {
+			t.Fatalf("truncated to %d bytes: %v", n, err)
+		}
+	}
+	for i := range good {
+		bad := slices.Clone(good)
+		bad[i] ^= 0x10
+		if _, err := DecodeModel(bytes.NewReader(bad)); err == nil {
+			t.Fatalf("byte %d corrupted: no error", i)
+		}
+	}
+
+	edit := func(f func(b []byte)) []byte {
+		b := slices.Clone(good)
+		f(b)
+		return b
+	}
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"magic", edit(func(b []byte) { copy(b, "NOTMODEL") }), `not a model file (bad magic "NOTMODEL")`},
+		{"short non-model", []byte("MATLAB 5.0"), "not a model file"},
+		{"version", edit(func(b []byte) { b[8] = 2 }), "unsupported version 2 (this package reads version 1)"},
+		{"flags", edit(func(b []byte) { b[12] = 1 }), "unknown flags 0x1"},
+		{"length", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[16:], 1<<62) }), "truncated: header says"},
+		{"huge length", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[16:], math.MaxUint64) }), "invalid body length"},
+		{"checksum", edit(func(b []byte) { b[30] ^= 1 }), "checksum mismatch"},
+		{"stored checksum", edit(func(b []byte) { b[len(b)-1] ^= 1 }), "checksum mismatch"},
+	} {
+		_, err := DecodeModel(bytes.NewReader(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+
+	// Bodies with a valid checksum but inconsistent content.
+	le := binary.LittleEndian
+	u32 := func(b []byte, v uint32) []byte { return le.AppendUint32(b, v) }
+	u64 := func(b []byte, v uint64) []byte { return le.AppendUint64(b, v) }
+	method := append(u32(nil, 1), 'M')
+	noMats := u32(u64(u64(slices.Clone(method), 0), 0), 0)
+	mat1 := func(name string, r, c uint64, vals int) []byte {
+		b := append(u32(nil, uint32(len(name))), name...)
+		b = u64(u64(b, r), c)
+		return append(b, make([]byte, 8*vals)...)
+	}
+	withMats := func(n uint32, ms ...[]byte) []byte {
+		b := u32(u64(u64(slices.Clone(method), 0), 0), n)
+		return slices.Concat(append([][]byte{b}, ms...)...)
+	}
+	for _, c := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"empty", nil, "method length at byte 24 needs 4 bytes, 0 left"},
+		{"empty method", u32(u64(u64(u32(nil, 0), 0), 0), 0), "empty method name"},
+		{"method length", u32(nil, 1000), "method name at byte 28 needs 1000 bytes"},
+		{"options length", u64(slices.Clone(method), 1<<40), "options at byte 37 needs 1099511627776 bytes"},
+		{"class count", u64(u64(slices.Clone(method), 0), 1<<61), "2305843009213693952 class labels do not fit"},
+		{"matrix count", withMats(2, mat1("a", 1, 1, 1)), "matrix name length at byte"},
+		{"zero rows", withMats(1, mat1("a", 0, 5, 0)), `matrix "a" has zero size 0×5`},
+		{"huge matrix", withMats(1, mat1("a", 1<<32, 1<<32, 1)), `matrix "a": 4294967296×4294967296 values do not fit`},
+		{"short matrix", withMats(1, mat1("a", 2, 2, 3)), `matrix "a": 2×2 values do not fit in the 24 bytes left`},
+		{"duplicate", withMats(2, mat1("a", 1, 1, 1), mat1("a", 1, 1, 1)), `matrix "a" appears twice`},
+		{"trailing", append(slices.Clone(noMats), 0), "1 bytes of unexplained data"},
+	} {
+		hdr := append([]byte(modelMagic), make([]byte, 16)...)
+		le.PutUint32(hdr[8:], ModelVersion)
+		in := reseal(append(append(hdr, c.body...), make([]byte, 8)...))
+		_, err := DecodeModel(bytes.NewReader(in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+
+	// ReadModel names the file and rejects data after the model.
+	path := filepath.Join(t.TempDir(), "m")
+	os.WriteFile(path, append(slices.Clone(good), 0), 0o644)
+	if _, err := ReadModel(path); err == nil || !strings.Contains(err.Error(), "extra data") || !strings.Contains(err.Error(), path) {
+		t.Errorf("trailing data: %v", err)
+	}
+	os.WriteFile(path, good[:100], 0o644)
+	if _, err := ReadModel(path); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("truncated file: %v", err)
+	}
+}
