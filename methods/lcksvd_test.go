@@ -1,0 +1,87 @@
+package methods
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+)
+
+func TestLCKSVDCostNonIncreasing(t *testing.T) {
+	Y, l := blRandom(7, 12, 3, 20)
+	for _, m := range []lrsdl.Classifier{
+		&LCKSVD1{Options: LCKSVDOptions{K: 4, Sparsity: 3, Alpha: 0.5, Iters: 12}},
+		&LCKSVD2{Options: LCKSVDOptions{K: 4, Sparsity: 3, Alpha: 0.5, Beta: 0.5, Iters: 12}},
+	} {
+		var costs []lrsdl.Cost
+		opts := m.(interface{ Config() any }).Config().(*LCKSVDOptions)
+		opts.Progress = func(p lrsdl.Progress) { costs = append(costs, p.Cost) }
+		if err := m.Fit(context.Background(), Y, l); err != nil {
+			t.Fatal(err)
+		}
+		if len(costs) != 12 {
+			t.Fatalf("%s: %d progress calls, want 12", m.Name(), len(costs))
+		}
+		wantTerms := 2
+		if _, ok := m.(*LCKSVD2); ok {
+			wantTerms = 3
+		}
+		for i, c := range costs {
+			if len(c.Terms) != wantTerms || c.Term("label") <= 0 {
+				t.Fatalf("%s: iteration %d cost terms %+v", m.Name(), i+1, c.Terms)
+			}
+			if i > 0 && c.Total > costs[i-1].Total*(1+1e-12) {
+				t.Errorf("%s: cost rose from %.12g to %.12g at iteration %d", m.Name(), costs[i-1].Total, c.Total, i+1)
+			}
+		}
+		if costs[len(costs)-1].Total >= costs[0].Total {
+			t.Errorf("%s: cost did not decrease: %g → %g", m.Name(), costs[0].Total, costs[len(costs)-1].Total)
+		}
+		c, err := m.(interface {
+			Cost(mat.Matrix, []int) (lrsdl.Cost, error)
+		}).Cost(Y, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Fresh OMP codes at the learned model: near the last training cost.
+		if last := costs[len(costs)-1].Total; len(c.Terms) != wantTerms || c.Total > 1.5*last || c.Total < last/1.5 {
+			t.Errorf("%s: Cost %+v, last training cost %g", m.Name(), c, last)
+		}
+	}
+}
+
+func TestLCKSVDBadInput(t *testing.T) {
+	blBadInput(t, func() lrsdl.Classifier { return &LCKSVD2{Options: LCKSVDOptions{K: 3, Sparsity: 2, Iters: 2}} })
+	Y, l := blRandom(1, 8, 2, 5)
+	if err := (&LCKSVD1{}).Fit(context.Background(), Y, l); err == nil {
+		t.Error("5 samples per class for k=25 atoms: no error")
+	}
+	if err := (&LCKSVD1{Options: LCKSVDOptions{K: 2, Sparsity: 5}}).Fit(context.Background(), Y, l); err == nil {
+		t.Error("sparsity above the number of atoms: no error")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := (&LCKSVD2{Options: LCKSVDOptions{K: 2, Sparsity: 2}}).Fit(ctx, Y, l); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Fit: %v", err)
+	}
+}
+
+func TestLCKSVDSynthetic(t *testing.T) {
+	Ytr, ltr, Yte, lte := blSynthetic(t)
+	blFitPredict(t, &LCKSVD1{Options: LCKSVDOptions{K: 10, Sparsity: 5}}, Ytr, ltr, Yte, lte, 0)
+	blFitPredict(t, &LCKSVD2{Options: LCKSVDOptions{K: 10, Sparsity: 5}}, Ytr, ltr, Yte, lte, 0)
+}
+
+func TestLCKSVDArgender(t *testing.T) {
+	if testing.Short() {
+		t.Skip("argender in -short mode")
+	}
+	Ytr, ltr, Yte, lte := blArgender(t)
+	blBackends(t, func(t *testing.T) {
+		blFitPredict(t, &LCKSVD1{}, Ytr, ltr, Yte, lte, 0)
+		blFitPredict(t, &LCKSVD2{}, Ytr, ltr, Yte, lte, 0)
+	})
+}

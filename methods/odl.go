@@ -1,0 +1,267 @@
+package methods
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+)
+
+func init() {
+	register("ODL", func() lrsdl.Classifier { return &ODL{} })
+}
+
+// ODLOptions configures ODL. The zero value means the defaults.
+type ODLOptions struct {
+	K      int     `json:"k"`      // atoms per class (Fit) or in all (Learn); zero means 25
+	Lambda float64 `json:"lambda"` // sparsity weight λ; zero means 0.001
+	Iters  int     `json:"iters"`  // outer iterations; zero means 20
+	Seed   uint64  `json:"seed"`   // seed of the initial atom choice
+
+	// Progress, if set, is called after every outer iteration.
+	Progress lrsdl.ProgressFunc `json:"-"`
+}
+
+func (o *ODLOptions) k() int          { return int(blDefault(float64(o.K), 25)) }
+func (o *ODLOptions) lambda() float64 { return blDefault(o.Lambda, 0.001) }
+func (o *ODLOptions) iters() int      { return int(blDefault(float64(o.Iters), 20)) }
+
+func (o *ODLOptions) validate() error {
+	if o.K < 0 || o.Iters < 0 {
+		return fmt.Errorf("methods: ODL options k = %d and iters = %d must not be negative", o.K, o.Iters)
+	}
+	return blCheckLambda("ODL", o.Lambda)
+}
+
+// ODL is online dictionary learning (Mairal et al.) in batch form: it
+// minimises
+//
+//	½‖Y − DX‖²_F + λ‖X‖₁  subject to ‖dᵢ‖₂ ≤ 1
+//
+// by alternating the lasso in X (FISTA, warm-started) and the ODL column
+// update of D (core.UpdateDict), as core.LearnDict does.
+//
+// Learn fits one dictionary to unlabelled data, for Transform. Fit learns
+// one dictionary D_c of k atoms per class on that class's samples, and
+// Predict classifies like SRC with the learned D = [D_1..D_C]: y is coded
+// over all of D by the lasso and assigned to the class with the smallest
+// residual ‖y − D_c x^c‖₂.
+type ODL struct {
+	Options ODLOptions
+	m       blModel
+}
+
+// Name returns "ODL".
+func (m *ODL) Name() string { return "ODL" }
+
+// Config returns a pointer to m.Options.
+func (m *ODL) Config() any { return &m.Options }
+
+// Fit learns one dictionary per class; see ODL.
+func (m *ODL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	if err := m.Options.validate(); err != nil {
+		return err
+	}
+	Ys, g, err := trainingSet(Y, labels)
+	if err != nil {
+		return err
+	}
+	if g.Classes.Len() < 2 {
+		return fmt.Errorf("methods: ODL needs at least 2 classes, have %d", g.Classes.Len())
+	}
+	return m.learn(ctx, Ys, g.Part, g.Classes)
+}
+
+// Learn learns a dictionary of k atoms from the unlabelled columns of Y,
+// for Transform. The resulting model cannot Predict.
+func (m *ODL) Learn(ctx context.Context, Y mat.Matrix) error {
+	if err := m.Options.validate(); err != nil {
+		return err
+	}
+	if Y == nil {
+		return fmt.Errorf("methods: nil training data")
+	}
+	if err := checkFinite("training data", Y); err != nil {
+		return err
+	}
+	_, n := Y.Dims()
+	return m.learn(ctx, mat.DenseCopyOf(Y), core.Partition{0, n}, core.ClassesOf(nil))
+}
+
+// learn alternates coding and dictionary updates for each block of
+// samples sp (a class, or all samples) with its own dictionary.
+func (m *ODL) learn(ctx context.Context, Y *mat.Dense, sp core.Partition, classes *core.Classes) error {
+	o := m.Options
+	k, lambda := o.k(), o.lambda()
+	d, _ := Y.Dims()
+	C := sp.Blocks()
+	for c := 0; c < C; c++ {
+		if sp.Size(c) < k {
+			return fmt.Errorf("methods: ODL needs at least k = %d samples per dictionary, class %d has %d", k, c, sp.Size(c))
+		}
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, 0x0d1))
+	start := time.Now()
+	D := mat.NewDense(d, C*k, nil)
+	Ds := make([]*mat.Dense, C)
+	Yc := make([]*mat.Dense, C)
+	Xc := make([]*mat.Dense, C)
+	col := make([]float64, d)
+	for c := 0; c < C; c++ {
+		lo, hi := sp.Block(c)
+		Yc[c] = Y.Slice(0, d, lo, hi).(*mat.Dense)
+		Ds[c] = D.Slice(0, d, c*k, (c+1)*k).(*mat.Dense)
+		Xc[c] = mat.NewDense(k, hi-lo, nil)
+		for j, p := range rng.Perm(hi - lo)[:k] {
+			mat.Col(col, p, Yc[c])
+			nrm := floats.Norm(col, 2)
+			if nrm == 0 {
+				for i := range col {
+					col[i] = rng.NormFloat64()
+				}
+				nrm = floats.Norm(col, 2)
+			}
+			floats.Scale(1/nrm, col)
+			Ds[c].SetCol(j, col)
+		}
+	}
+	E := mat.NewDense(d, k, nil)
+	F := mat.NewDense(k, k, nil)
+	for it := 1; it <= o.iters(); it++ {
+		var cost lrsdl.Cost
+		for c := 0; c < C; c++ {
+			old := mat.DenseCopyOf(Xc[c])
+			before := blLassoCost(Ds[c], Yc[c], old, lambda).Total
+			if err := core.Lasso(ctx, Xc[c], Ds[c], Yc[c], lambda, core.LassoOptions{}); err != nil {
+				return err
+			}
+			if blLassoCost(Ds[c], Yc[c], Xc[c], lambda).Total > before {
+				Xc[c].Copy(old) // FISTA stopped short of the warm start
+			}
+			E.Mul(Yc[c], Xc[c].T())
+			F.Mul(Xc[c], Xc[c].T())
+			Dn := mat.DenseCopyOf(Ds[c])
+			core.UpdateDict(Dn, E, F, core.UpdateDictOptions{})
+			Ds[c].Copy(Dn)
+			cost = blAddCost(cost, blLassoCost(Ds[c], Yc[c], Xc[c], lambda))
+		}
+		if o.Progress != nil {
+			o.Progress(lrsdl.Progress{Iter: it, Cost: cost, Elapsed: time.Since(start)})
+		}
+	}
+	m.m = blModel{classes: classes, part: core.NewPartition(blRepeat(k, C)...), D: D}
+	return nil
+}
+
+// Transform returns the lasso codes (K×n) of the columns of Y over the
+// learned dictionary D.
+func (m *ODL) Transform(Y mat.Matrix) (*mat.Dense, error) {
+	if err := m.m.check("ODL", Y); err != nil {
+		return nil, err
+	}
+	_, K := m.m.D.Dims()
+	_, n := Y.Dims()
+	X := mat.NewDense(K, n, nil)
+	err := core.Lasso(context.Background(), X, m.m.D, Y, m.Options.lambda(), core.LassoOptions{})
+	return X, err
+}
+
+// Predict returns the label of each column of Y; see ODL.
+func (m *ODL) Predict(Y mat.Matrix) ([]int, error) {
+	if m.m.D != nil && m.m.classes.Len() == 0 {
+		return nil, fmt.Errorf("methods: ODL was learned without labels and cannot predict (use Transform)")
+	}
+	X, err := m.Transform(Y)
+	if err != nil {
+		return nil, err
+	}
+	return m.m.residualLabels(Y, X), nil
+}
+
+// Cost returns the training objective at the learned dictionaries: for a
+// model from Fit Σ_c ½‖Y_c − D_cX_c‖²_F + λ‖X_c‖₁ with X_c the lasso codes
+// of class c over D_c; for one from Learn ½‖Y − DX‖²_F + λ‖X‖₁ (labels may
+// then be nil). Terms: fidelity, l1.
+func (m *ODL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	if err := m.m.check("ODL", Y); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	lambda := m.Options.lambda()
+	if m.m.classes.Len() == 0 {
+		X, err := m.Transform(Y)
+		if err != nil {
+			return lrsdl.Cost{}, err
+		}
+		return blLassoCost(m.m.D, Y, X, lambda), nil
+	}
+	_, n := Y.Dims()
+	if len(labels) != n {
+		return lrsdl.Cost{}, fmt.Errorf("methods: %d labels for %d samples", len(labels), n)
+	}
+	g, err := core.GroupWith(m.m.classes, labels)
+	if err != nil {
+		return lrsdl.Cost{}, err
+	}
+	Ys := permuteColumns(Y, g.Perm)
+	d, _ := Ys.Dims()
+	var cost lrsdl.Cost
+	for c := 0; c < g.Part.Blocks(); c++ {
+		lo, hi := g.Part.Block(c)
+		a0, a1 := m.m.part.Block(c)
+		Dc := m.m.D.Slice(0, d, a0, a1).(*mat.Dense)
+		Yc := Ys.Slice(0, d, lo, hi)
+		Xc := mat.NewDense(a1-a0, hi-lo, nil)
+		if err := core.Lasso(context.Background(), Xc, Dc, Yc, lambda, core.LassoOptions{}); err != nil {
+			return lrsdl.Cost{}, err
+		}
+		cost = blAddCost(cost, blLassoCost(Dc, Yc, Xc, lambda))
+	}
+	return cost, nil
+}
+
+// Atoms returns D = [D_1..D_C], its atom partition and no shared dictionary.
+func (m *ODL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
+	return m.m.D, m.m.part, nil
+}
+
+// State returns the learned dictionary and classes.
+func (m *ODL) State() (*lrsdl.State, error) { return m.m.state(m.Name(), &m.Options, nil) }
+
+// SetState restores a state returned by State.
+func (m *ODL) SetState(s *lrsdl.State) error {
+	var o ODLOptions
+	if err := m.m.setState(m.Name(), s, &o, nil); err != nil {
+		return err
+	}
+	o.Progress = m.Options.Progress
+	m.Options = o
+	return nil
+}
+
+// blAddCost adds the terms of b to those of a with the same names.
+func blAddCost(a, b lrsdl.Cost) lrsdl.Cost {
+	if a.Terms == nil {
+		a.Terms = append([]lrsdl.Term(nil), b.Terms...)
+		a.Total = b.Total
+		return a
+	}
+	for i := range a.Terms {
+		a.Terms[i].Value += b.Terms[i].Value
+	}
+	a.Total += b.Total
+	return a
+}
+
+func blRepeat(v, n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}

@@ -1,0 +1,246 @@
+package methods
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/data"
+)
+
+// blBackends runs f once per linked BLAS implementation and restores the
+// default afterwards.
+func blBackends(t *testing.T, f func(t *testing.T)) {
+	impls := lrsdl.Implementations()
+	names := make([]string, 0, len(impls))
+	for n := range impls {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	orig := blas64.Implementation()
+	defer blas64.Use(orig)
+	for _, n := range names {
+		blas64.Use(impls[n])
+		t.Run(n, f)
+	}
+}
+
+// blArgender returns 250 samples per class of argender's Y_train (seed 1)
+// and all of Y_test.
+func blArgender(t testing.TB) (Ytr mat.Matrix, ltr []int, Yte mat.Matrix, lte []int) {
+	t.Helper()
+	ds, err := data.Load("../testdata/argender.mat", data.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _, err := data.SplitPerClass(ds.Train, 250, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Y, tr.Labels, ds.Test.Y, ds.Test.Labels
+}
+
+// blSynthetic returns the paper's simulated data (4 classes of 20×20
+// images with shared patterns), 40 training and 100 test samples per
+// class, with labels shifted to 10, 20, 30, 40 to check label mapping.
+func blSynthetic(t testing.TB) (Ytr mat.Matrix, ltr []int, Yte mat.Matrix, lte []int) {
+	t.Helper()
+	ds, _, err := data.SyntheticSplit(data.SyntheticOptions{PerClass: 140, Seed: 3}, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shift := func(l []int) []int {
+		out := make([]int, len(l))
+		for i, v := range l {
+			out[i] = 10 * (v + 1)
+		}
+		return out
+	}
+	return ds.Train.Y, shift(ds.Train.Labels), ds.Test.Y, shift(ds.Test.Labels)
+}
+
+// blRandom returns a small random problem: C classes of n samples in
+// dimension d, each class around its own random subspace.
+func blRandom(seed uint64, d, C, n int) (*mat.Dense, []int) {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	Y := mat.NewDense(d, C*n, nil)
+	labels := make([]int, C*n)
+	for c := 0; c < C; c++ {
+		B := mat.NewDense(d, 3, nil)
+		for i := 0; i < d; i++ {
+			for j := 0; j < 3; j++ {
+				B.Set(i, j, rng.NormFloat64())
+			}
+		}
+		for s := 0; s < n; s++ {
+			j := s*C + c // interleaved classes
+			labels[j] = c
+			for i := 0; i < d; i++ {
+				v := 0.1 * rng.NormFloat64()
+				for q := 0; q < 3; q++ {
+					v += B.At(i, q) * rng.NormFloat64()
+				}
+				Y.Set(i, j, v)
+			}
+		}
+	}
+	return Y, labels
+}
+
+func blAccuracy(got, want []int) float64 {
+	ok := 0
+	for i := range got {
+		if got[i] == want[i] {
+			ok++
+		}
+	}
+	return 100 * float64(ok) / float64(len(want))
+}
+
+// blFitPredict trains m, checks the accuracy floor on the test set and
+// that a State round trip predicts the same labels.
+func blFitPredict(t *testing.T, m lrsdl.Classifier, Ytr mat.Matrix, ltr []int, Yte mat.Matrix, lte []int, floor float64) {
+	t.Helper()
+	if err := m.Fit(context.Background(), Ytr, ltr); err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Predict(Yte)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := blAccuracy(got, lte)
+	t.Logf("%s accuracy %.2f %%", m.Name(), acc)
+	if acc < floor {
+		t.Errorf("%s accuracy %.2f %% below the floor %.2f %%", m.Name(), acc, floor)
+	}
+	p := m.(lrsdl.Persistent)
+	s, err := p.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := New(m.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m2.(lrsdl.Persistent).SetState(s); err != nil {
+		t.Fatal(err)
+	}
+	got2, err := m2.Predict(Yte)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if got[i] != got2[i] {
+			t.Fatalf("%s: restored model predicts %d for sample %d, trained model %d", m.Name(), got2[i], i, got[i])
+		}
+	}
+}
+
+// blBadInput checks that Fit rejects malformed training data.
+func blBadInput(t *testing.T, newM func() lrsdl.Classifier) {
+	Y, l := blRandom(5, 6, 2, 30)
+	nan := mat.DenseCopyOf(Y)
+	nan.Set(2, 3, math.NaN())
+	inf := mat.DenseCopyOf(Y)
+	inf.Set(0, 0, math.Inf(-1))
+	for _, c := range []struct {
+		name, want string
+		Y          mat.Matrix
+		l          []int
+	}{
+		{"labels", "labels", Y, l[:10]},
+		{"NaN", "non-finite", nan, l},
+		{"Inf", "non-finite", inf, l},
+		{"nil", "nil", nil, l},
+		{"one class", "class", Y, make([]int, len(l))},
+	} {
+		err := newM().Fit(context.Background(), c.Y, c.l)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got error %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+	m := newM()
+	if _, err := m.Predict(Y); err == nil {
+		t.Error("Predict before Fit: no error")
+	}
+	if err := m.Fit(context.Background(), Y, l); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Predict(mat.NewDense(5, 3, nil)); err == nil || !strings.Contains(err.Error(), "dimension") {
+		t.Errorf("Predict with wrong dimension: %v", err)
+	}
+	if err := m.(lrsdl.Persistent).SetState(&lrsdl.State{Method: "nope"}); err == nil {
+		t.Error("SetState of another method: no error")
+	}
+}
+
+func TestSRCKnownAnswer(t *testing.T) {
+	// Two classes of orthogonal directions: a test sample equal to a
+	// training sample of class 7 must be coded by it and labelled 7.
+	Y := mat.NewDense(4, 4, []float64{
+		2, 0, 0, 0,
+		0, 0, 3, 0,
+		0, 1, 0, 0,
+		0, 0, 0, 1,
+	})
+	labels := []int{7, 7, 9, 9}
+	m := &SRC{}
+	if err := m.Fit(context.Background(), Y, labels); err != nil {
+		t.Fatal(err)
+	}
+	Yt := mat.NewDense(4, 2, []float64{1, 0, 0, 1, 0.1, 0, 0, 0.2})
+	got, err := m.Predict(Yt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != 7 || got[1] != 9 {
+		t.Errorf("got %v, want [7 9]", got)
+	}
+	// Lasso of an orthonormal dictionary is soft thresholding.
+	c, err := m.Cost(Yt, []int{7, 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lam := 0.001
+	wantL1 := lam * ((1 - lam) + (0.1 - lam) + (1 - lam) + (0.2 - lam))
+	wantF := 0.5 * 4 * lam * lam
+	if math.Abs(c.Term("l1")-wantL1) > 1e-8 || math.Abs(c.Term("fidelity")-wantF) > 1e-8 {
+		t.Errorf("cost %+v, want l1 %g fidelity %g", c, wantL1, wantF)
+	}
+}
+
+func TestSRCBadInput(t *testing.T) {
+	blBadInput(t, func() lrsdl.Classifier { return &SRC{} })
+	if err := (&SRC{Options: SRCOptions{Lambda: -1}}).Fit(context.Background(), mat.NewDense(2, 2, []float64{1, 0, 0, 1}), []int{0, 1}); err == nil {
+		t.Error("negative lambda: no error")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	Y, l := blRandom(1, 5, 2, 5)
+	if err := (&SRC{}).Fit(ctx, Y, l); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Fit: %v", err)
+	}
+}
+
+func TestSRCSynthetic(t *testing.T) {
+	Ytr, ltr, Yte, lte := blSynthetic(t)
+	blFitPredict(t, &SRC{}, Ytr, ltr, Yte, lte, 80)
+}
+
+func TestSRCArgender(t *testing.T) {
+	if testing.Short() {
+		t.Skip("argender in -short mode")
+	}
+	Ytr, ltr, Yte, lte := blArgender(t)
+	blBackends(t, func(t *testing.T) {
+		blFitPredict(t, &SRC{}, Ytr, ltr, Yte, lte, 0)
+	})
+}
