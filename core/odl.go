@@ -6,8 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -81,8 +79,6 @@ func (w *odlWork) update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 			et[j*d+i] = er.Data[i*er.Stride+j]
 		}
 	}
-	Dt := blas64.General{Rows: k, Cols: d, Stride: d, Data: dt}
-	dfv := blas64.Vector{N: d, Inc: 1, Data: df}
 	for it := 0; it < maxIter; it++ {
 		var change, norm float64
 		for i := 0; i < k; i++ {
@@ -90,9 +86,14 @@ func (w *odlWork) update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 			if !(fii > 0) || math.IsInf(fii, 1) {
 				continue
 			}
-			// df = D·fᵢ = Dtᵀ·fᵢ
-			fi := blas64.Vector{N: k, Inc: fr.Stride, Data: fr.Data[i:]}
-			blas64.Gemv(gblas.Trans, 1, Dt, fi, 0, dfv)
+			// df = D·fᵢ = Σⱼ F_ji·dⱼ, one unit-stride axpy per used atom
+			// (faster than a Gemv call on either backend at these sizes).
+			clear(df)
+			for j := 0; j < k; j++ {
+				if f := fr.Data[j*fr.Stride+i]; f != 0 {
+					floats.AddScaled(df, f, dt[j*d:(j+1)*d])
+				}
+			}
 			di, ei := dt[i*d:(i+1)*d], et[i*d:(i+1)*d]
 			var u2 float64
 			for r, x := range di {
