@@ -81,7 +81,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 			err = eval.Configure(c, v.params)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %v", v.name, err)
+			return fmt.Errorf("%s: %w", v.name, err)
 		}
 	}
 	var ds *data.Dataset

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"image"
 	"fmt"
+	"image"
 	"os"
 	"path/filepath"
 

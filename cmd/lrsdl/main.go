@@ -186,7 +186,7 @@ func (m *methodFlags) newClassifier(name string) eval.NewFunc {
 	return func() (lrsdl.Classifier, error) {
 		c, err := newMethod(name)
 		if err != nil {
-			return nil, err
+			return nil, usageError{err}
 		}
 		p := eval.Params{}
 		names := eval.ParamNames(c)
@@ -201,7 +201,7 @@ func (m *methodFlags) newClassifier(name string) eval.NewFunc {
 			p[k] = v
 		}
 		if err := eval.Configure(c, p); err != nil {
-			return nil, err
+			return nil, usageError{err}
 		}
 		return c, nil
 	}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+)
+
+type fakeOptions struct {
+	K         int                `json:"k"`
+	K0        int                `json:"k0"`
+	Lambda    float64            `json:"lambda"`
+	Iters     int                `json:"iters"`
+	Seed      uint64             `json:"seed"`
+	OriginalX bool               `json:"original_x"`
+	OriginalD bool               `json:"original_d"`
+	Progress  lrsdl.ProgressFunc `json:"-"`
+}
+
+// fake is a nearest-class-mean classifier under any name. With lambda >
+// 0.5 it predicts the first class only. Its atoms are the class means.
+type fake struct {
+	name    string
+	Options fakeOptions
+	classes []int
+	means   *mat.Dense // d×C
+}
+
+func (f *fake) Name() string { return f.name }
+func (f *fake) Config() any  { return &f.Options }
+
+func (f *fake) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	d, n := Y.Dims()
+	if n != len(labels) {
+		return fmt.Errorf("fake: %d labels for %d samples", len(labels), n)
+	}
+	f.classes = slices.Compact(slices.Sorted(slices.Values(labels)))
+	f.means = mat.NewDense(d, len(f.classes), nil)
+	cnt := make([]float64, len(f.classes))
+	for j, l := range labels {
+		c, _ := slices.BinarySearch(f.classes, l)
+		cnt[c]++
+		for i := range d {
+			f.means.Set(i, c, f.means.At(i, c)+Y.At(i, j))
+		}
+	}
+	for c := range cnt {
+		for i := range d {
+			f.means.Set(i, c, f.means.At(i, c)/cnt[c])
+		}
+	}
+	for it := 1; it <= max(f.Options.Iters, 1); it++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if f.Options.Progress != nil {
+			v := 1 / float64(it)
+			if f.Options.OriginalX {
+				v *= 2
+			}
+			f.Options.Progress(lrsdl.Progress{Iter: it, Cost: lrsdl.Cost{Total: v, Terms: []lrsdl.Term{{Name: "fidelity", Value: v}}}})
+		}
+	}
+	return nil
+}
+
+func (f *fake) Predict(Y mat.Matrix) ([]int, error) {
+	if f.means == nil {
+		return nil, fmt.Errorf("fake: not trained")
+	}
+	d, n := Y.Dims()
+	if r, _ := f.means.Dims(); r != d {
+		return nil, fmt.Errorf("fake: dimension %d, trained on %d", d, r)
+	}
+	out := make([]int, n)
+	for j := range n {
+		best := math.Inf(1)
+		for c := range f.classes {
+			s := 0.0
+			for i := range d {
+				v := Y.At(i, j) - f.means.At(i, c)
+				s += v * v
+			}
+			if s < best {
+				best, out[j] = s, f.classes[c]
+			}
+		}
+		if f.Options.Lambda > 0.5 {
+			out[j] = f.classes[0]
+		}
+	}
+	return out, nil
+}
+
+func (f *fake) Atoms() (*mat.Dense, core.Partition, *mat.Dense) {
+	sizes := make([]int, len(f.classes))
+	for i := range sizes {
+		sizes[i] = 1
+	}
+	return f.means, core.NewPartition(sizes...), nil
+}
+
+func (f *fake) State() (*lrsdl.State, error) {
+	b, err := json.Marshal(f.Options)
+	if err != nil {
+		return nil, err
+	}
+	return &lrsdl.State{Method: f.name, Options: b, Classes: f.classes, Names: []string{"means"},
+		Matrices: map[string]*mat.Dense{"means": f.means}}, nil
+}
+
+func (f *fake) SetState(s *lrsdl.State) error {
+	if s.Matrices["means"] == nil {
+		return fmt.Errorf("fake: no means in state")
+	}
+	f.classes, f.means = s.Classes, s.Matrices["means"]
+	return json.Unmarshal(s.Options, &f.Options)
+}
+
+// useFakes makes the command see only fake methods with these names.
+func useFakes(names ...string) func() {
+	oldNew, oldNames := newMethod, methodNames
+	newMethod = func(n string) (lrsdl.Classifier, error) {
+		for _, m := range names {
+			if m == n {
+				return &fake{name: n}, nil
+			}
+		}
+		return nil, fmt.Errorf("methods: unknown method %q", n)
+	}
+	methodNames = func() []string { return names }
+	return func() { newMethod, methodNames = oldNew, oldNames }
+}
