@@ -71,7 +71,7 @@ func TestUsage(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		{"train", "-data", digits, "-o", "x"},                   // no method
+		{"train", "-data", digits, "-o", "x"},                    // no method
 		{"train", "-method", "FAKE", "-data", digits},            // no output
 		{"train", "-nosuchflag"},                                 // unknown flag
 		{"eval", "-data", digits, "-method", "FAKE", "-cv", "1"}, // one fold
