@@ -1,0 +1,99 @@
+package core_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/data"
+)
+
+func loadReal(t *testing.T, name string) *data.Dataset {
+	t.Helper()
+	ds, err := data.Load("../testdata/"+name, data.LoadOptions{Normalize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func firstN(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// lassoCost returns ½‖Y − DX‖²_F + λ‖X‖₁.
+func lassoCost(D, X *mat.Dense, Y mat.Matrix, lambda float64) float64 {
+	var R mat.Dense
+	R.Mul(D, X)
+	R.Sub(Y, &R)
+	n := mat.Norm(&R, 2)
+	return n*n/2 + lambda*core.L1(X)
+}
+
+// TestLearnDictARGender checks on AR gender faces that more alternations of
+// LearnDict never give a worse lasso objective.
+func TestLearnDictARGender(t *testing.T) {
+	ds := loadReal(t, "argender.mat")
+	Y := data.Subset(ds.Train, firstN(120)).Y
+	const lambda = 0.01
+	prev := math.Inf(1)
+	for _, iters := range []int{1, 2, 3} {
+		D, X, err := core.LearnDict(context.Background(), Y, 20, lambda, rand.New(rand.NewPCG(7, 7)),
+			core.LearnDictOptions{Iter: iters, Lasso: core.LassoOptions{MaxIter: 300, Tol: 1e-8}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := lassoCost(D, X, Y, lambda)
+		if c > prev*(1+1e-6) {
+			t.Errorf("%d alternations: objective %v above %v", iters, c, prev)
+		}
+		prev = c
+	}
+}
+
+// TestLassoFlowerSparse checks on the sparse Flower17 features that the
+// lasso gives the same codes for CSC and dense Y, and that they satisfy the
+// optimality conditions.
+func TestLassoFlowerSparse(t *testing.T) {
+	ds := loadReal(t, "flower17-split1.mat")
+	Ys := data.Subset(ds.Train, firstN(80)).Y
+	if _, ok := Ys.(mat.NonZeroDoer); !ok {
+		t.Fatalf("expected sparse features, have %T", Ys)
+	}
+	Yd := mat.DenseCopyOf(Ys)
+	D := mat.DenseCopyOf(data.Subset(ds.Test, firstN(30)).Y)
+	const lambda = 0.02
+	opts := core.LassoOptions{MaxIter: 3000, Tol: 1e-12}
+	Xs, Xd := mat.NewDense(30, 80, nil), mat.NewDense(30, 80, nil)
+	if err := core.Lasso(context.Background(), Xs, D, Ys, lambda, opts); err != nil {
+		t.Fatal(err)
+	}
+	if err := core.Lasso(context.Background(), Xd, D, Yd, lambda, opts); err != nil {
+		t.Fatal(err)
+	}
+	var diff mat.Dense
+	diff.Sub(Xs, Xd)
+	if d := mat.Norm(&diff, 2) / mat.Norm(Xd, 2); d > 1e-9 {
+		t.Errorf("sparse and dense Y differ by %g", d)
+	}
+	var R, C mat.Dense
+	R.Mul(D, Xd)
+	R.Sub(Yd, &R)
+	C.Mul(D.T(), &R)
+	for i := 0; i < 30; i++ {
+		for j := 0; j < 80; j++ {
+			x, c := Xd.At(i, j), C.At(i, j)
+			if x == 0 && math.Abs(c) > lambda*(1+1e-5) || x != 0 && math.Abs(c-math.Copysign(lambda, x)) > 1e-5*lambda {
+				t.Fatalf("KKT fails at (%d,%d): x=%v, Dᵀr=%v", i, j, x, c)
+			}
+		}
+	}
+}
