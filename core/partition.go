@@ -23,6 +23,20 @@ func NewPartition(sizes ...int) Partition {
 	return p
 }
 
+// valid reports whether p has at least two entries, starts at 0 and is
+// non-decreasing.
+func (p Partition) valid() bool {
+	if len(p) < 2 || p[0] != 0 {
+		return false
+	}
+	for c := 1; c < len(p); c++ {
+		if p[c] < p[c-1] {
+			return false
+		}
+	}
+	return true
+}
+
 // Blocks returns the number of blocks.
 func (p Partition) Blocks() int { return len(p) - 1 }
 
@@ -147,7 +161,7 @@ func groupWith(cl *Classes, labels []int) (*Grouping, error) {
 // cols[c]..cols[c+1]. dst may be a; an empty dst is resized.
 func MOp(dst, a *mat.Dense, rows, cols Partition) {
 	r, c := a.Dims()
-	if rows.Blocks() != cols.Blocks() || rows.Len() != r || cols.Len() != c {
+	if !rows.valid() || !cols.valid() || rows.Blocks() != cols.Blocks() || rows.Len() != r || cols.Len() != c {
 		panic("core: MOp partitions do not match the matrix")
 	}
 	if dst != a {

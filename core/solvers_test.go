@@ -96,6 +96,33 @@ func TestGroupByClass(t *testing.T) {
 	}
 }
 
+func TestGroupByClassRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	labels := make([]int, 200)
+	for i := range labels {
+		labels[i] = 10 * (rng.IntN(7) - 3)
+	}
+	g, err := GroupByClass(labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Brute force: a stable sort of the sample indices by label.
+	want := make([]int, len(labels))
+	for i := range want {
+		want[i] = i
+	}
+	slices.SortStableFunc(want, func(a, b int) int { return labels[a] - labels[b] })
+	if !slices.Equal(g.Perm, want) {
+		t.Errorf("perm %v, want %v", g.Perm, want)
+	}
+	for j, p := range g.Perm {
+		c := g.Part.Of(j)
+		if g.Classes.Labels[c] != labels[p] || g.Class[p] != c {
+			t.Fatalf("position %d: block %d (label %d) holds sample %d with label %d", j, c, g.Classes.Labels[c], p, labels[p])
+		}
+	}
+}
+
 func TestMOp(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	rows, cols := NewPartition(2, 0, 3), NewPartition(1, 2, 2)

@@ -74,7 +74,7 @@ func FisherGrad(dst, X *mat.Dense, part Partition) {
 
 func checkFisher(X *mat.Dense, part Partition) blas64.General {
 	_, n := X.Dims()
-	if part.Blocks() < 1 || part[0] != 0 || part.Len() != n {
+	if !part.valid() || part.Len() != n {
 		panic("core: Fisher partition does not match the columns of X")
 	}
 	return X.RawMatrix()
