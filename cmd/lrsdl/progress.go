@@ -59,15 +59,14 @@ func (p *progress) bar(done int, note string) {
 		return
 	}
 	p.last, p.drawn = now, true
-	const width = 30
-	bar := strings.Repeat("?", width)
 	if p.total > 0 {
+		const width = 30
 		n := min(width, width*done/p.total)
-		bar = strings.Repeat("=", n) + strings.Repeat(" ", width-n)
+		bar := strings.Repeat("=", n) + strings.Repeat(" ", width-n)
 		fmt.Fprintf(p.w, "\r%s [%s] %d/%d %s %.1fs\x1b[K", p.label, bar, done, p.total, note, now.Sub(p.start).Seconds())
 		return
 	}
-	fmt.Fprintf(p.w, "\r%s %d %s %.1fs\x1b[K", p.label, done, note, now.Sub(p.start).Seconds())
+	fmt.Fprintf(p.w, "\r%s: iteration %d, %s, %.1fs\x1b[K", p.label, done, note, now.Sub(p.start).Seconds())
 }
 
 // done ends the bar's line.
