@@ -112,6 +112,16 @@ func (m *FDDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) { retu
 // Means returns the class code means m_c as the columns of a K×C matrix.
 func (m *FDDL) Means() *mat.Dense { return m.dl.mc }
 
+// Tune chooses the prediction rule and Options.Lambda by cross-validation on the
+// training set; see LRSDL.Tune.
+func (m *FDDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptions) (Tuned, error) {
+	r, err := tune(ctx, m.Options.params(), Y, labels, o)
+	if err == nil {
+		r.set(&m.Options)
+	}
+	return r, err
+}
+
 // State returns the trained model.
 func (m *FDDL) State() (*lrsdl.State, error) { return m.dl.state(m.Name(), &m.Options) }
 

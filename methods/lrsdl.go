@@ -48,7 +48,7 @@ func (m *LRSDL) Config() any { return &m.Options }
 
 func (m *LRSDL) params() dlParams {
 	p := m.Options.FDDLOptions.params()
-	p.k0 = defInt(m.Options.K0, 10)
+	p.k0 = max(defInt(m.Options.K0, 10), 0)
 	p.eta = defFloat(m.Options.Eta, 0.1)
 	return p
 }
@@ -79,6 +79,18 @@ func (m *LRSDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) { ret
 // Means returns the class code means m_c (columns of a K×C matrix) and the
 // shared code mean m^0 (k0).
 func (m *LRSDL) Means() (Mc *mat.Dense, m0 []float64) { return m.dl.mc, m.dl.m0 }
+
+// Tune chooses the prediction rule (GC with Options.W, or LC) and
+// Options.Lambda by stratified
+// cross-validation on the training set (Y, labels), training with the
+// current options on each fold. It does not train m; call Fit afterwards.
+func (m *LRSDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptions) (Tuned, error) {
+	r, err := tune(ctx, m.params(), Y, labels, o)
+	if err == nil {
+		r.set(&m.Options.FDDLOptions)
+	}
+	return r, err
+}
 
 // State returns the trained model.
 func (m *LRSDL) State() (*lrsdl.State, error) { return m.dl.state(m.Name(), &m.Options) }

@@ -2,7 +2,9 @@ package methods
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -155,4 +157,152 @@ func (f *fisherDL) argmin(e []float64) []int {
 		out[j] = f.classes.Labels[best]
 	}
 	return out
+}
+
+// TuneOptions controls the cross-validation of the prediction parameters.
+// The zero value means the defaults.
+type TuneOptions struct {
+	Folds  int       // stratified folds of the training set; zero means 3
+	W      []float64 // GC weights tried; nil means 0.25, 0.5, 0.75, 1
+	Lambda []float64 // coding ℓ1 weights tried; nil means λ1·{0.5, 1, 3, 10}
+}
+
+// tune chooses GC with weight w or LC, and the coding λ, of the best k-fold
+// cross-validated accuracy on the training set (Y, labels), training with
+// p on each fold. Ties go to the first candidate.
+func tune(ctx context.Context, p dlParams, Y mat.Matrix, labels []int, o TuneOptions) (r Tuned, err error) {
+	if Y == nil {
+		return r, fmt.Errorf("methods: nil training data")
+	}
+	if _, n := Y.Dims(); len(labels) != n {
+		return r, fmt.Errorf("methods: %d labels for %d training samples (columns of Y)", len(labels), n)
+	}
+	g, err := core.GroupByClass(labels)
+	if err != nil {
+		return r, err
+	}
+	folds := o.Folds
+	if folds == 0 {
+		folds = 3
+	}
+	for c := 0; c < g.Classes.Len(); c++ {
+		if g.Part.Size(c) < 2*folds {
+			return r, fmt.Errorf("methods: class %d has %d samples, too few for %d-fold cross-validation", g.Classes.Labels[c], g.Part.Size(c), folds)
+		}
+	}
+	if folds < 2 {
+		return r, fmt.Errorf("methods: need at least 2 cross-validation folds, have %d", folds)
+	}
+	ws, ls := o.W, o.Lambda
+	if ws == nil {
+		ws = []float64{0.25, 0.5, 0.75, 1}
+	}
+	if ls == nil {
+		ls = []float64{0.5 * p.lambda1, p.lambda1, 3 * p.lambda1, 10 * p.lambda1}
+	}
+	for _, v := range ws {
+		if !(v >= 0 && v <= 1) {
+			return r, fmt.Errorf("methods: GC weight candidate %v is outside [0, 1]", v)
+		}
+	}
+	for _, v := range ls {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return r, fmt.Errorf("methods: coding λ candidate %v is not a finite non-negative number", v)
+		}
+	}
+	// Stratified folds: fold[j] of sample j.
+	rng := rand.New(rand.NewPCG(p.seed, 0xf01d))
+	fold := make([]int, len(labels))
+	for c := 0; c < g.Classes.Len(); c++ {
+		lo, hi := g.Part.Block(c)
+		for i, k := range rng.Perm(hi - lo) {
+			fold[g.Perm[lo+k]] = i % folds
+		}
+	}
+	p.progress = nil
+	correct := make([]int, (len(ws)+1)*len(ls))
+	for f := 0; f < folds; f++ {
+		var tr, va []int
+		for j, fj := range fold {
+			if fj == f {
+				va = append(va, j)
+			} else {
+				tr = append(tr, j)
+			}
+		}
+		sel := func(idx []int) []int {
+			out := make([]int, len(idx))
+			for i, j := range idx {
+				out[i] = labels[j]
+			}
+			return out
+		}
+		var m fisherDL
+		if err := m.fit(ctx, p, permuteColumns(Y, tr), sel(tr)); err != nil {
+			return r, err
+		}
+		Yv, lv := permuteColumns(Y, va), sel(va)
+		for li, l := range ls {
+			q := p
+			q.lambda = l
+			Xb, err := m.codes(q, Yv)
+			if err != nil {
+				return r, err
+			}
+			for wi := 0; wi <= len(ws); wi++ { // the last slot is LC
+				q.lc = wi == len(ws)
+				if !q.lc {
+					q.w = ws[wi]
+				}
+				e, err := m.scores(q, Yv, Xb)
+				if err != nil {
+					return r, err
+				}
+				for j, pl := range m.argmin(e) {
+					if pl == lv[j] {
+						correct[li*(len(ws)+1)+wi]++
+					}
+				}
+			}
+		}
+	}
+	best := 0
+	for i, c := range correct {
+		if c > correct[best] {
+			best = i
+		}
+	}
+	r.Lambda = ls[best/(len(ws)+1)]
+	if wi := best % (len(ws) + 1); wi < len(ws) {
+		r.W = ws[wi]
+	} else {
+		r.LC = true
+	}
+	r.Accuracy = float64(correct[best]) / float64(len(labels))
+	return r, nil
+}
+
+// Tuned is the result of cross-validating the prediction parameters.
+type Tuned struct {
+	LC       bool    // local coding won
+	W        float64 // GC weight (when !LC)
+	Lambda   float64 // coding ℓ1 weight
+	Accuracy float64 // cross-validated accuracy of the choice
+}
+
+// set stores the choice in o.
+func (r Tuned) set(o *FDDLOptions) {
+	o.LC, o.W, o.Lambda = r.LC, negZero(r.W), negZero(r.Lambda)
+	if r.LC {
+		o.W = 0
+	}
+}
+
+// negZero encodes a chosen parameter for an option where zero means the
+// default and negative means 0.
+func negZero(v float64) float64 {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
