@@ -68,16 +68,17 @@ func TestLoadARGender(t *testing.T) {
 		t.Errorf("Train.Y(123, 456) = %v", got)
 	}
 
-	// The paper's protocol: 250 per class from the training half.
-	train, rest, err := SplitPerClass(ds.Train, 250, 1)
-	if err != nil {
+	// The paper's protocol: 250 per class from the training half, tested
+	// on the whole test half.
+	test := ds.Test
+	if err := ds.Split(250, 1); err != nil {
 		t.Fatal(err)
 	}
-	if c := labelCounts(train.Labels); !slices.Equal(c, []int{250, 250}) {
+	if c := labelCounts(ds.Train.Labels); !slices.Equal(c, []int{250, 250}) {
 		t.Errorf("split counts %v", c)
 	}
-	if c := labelCounts(rest.Labels); !slices.Equal(c, []int{100, 100}) {
-		t.Errorf("rest counts %v", c)
+	if ds.Test != test {
+		t.Error("Split replaced the file's test set")
 	}
 }
 
@@ -140,6 +141,15 @@ func TestLoadDigitsCSV(t *testing.T) {
 	}
 	if s := mat.Sum(y); s != 561718 {
 		t.Errorf("sum %v, want 561718", s)
+	}
+	if err := ds.Split(100, 1); err != nil {
+		t.Fatal(err)
+	}
+	if c := labelCounts(ds.Test.Labels); ds.Train.Len() != 1000 || len(c) != 10 || c[0] != 78 || c[8] != 74 {
+		t.Errorf("after Split: %d training samples, test counts %v", ds.Train.Len(), c)
+	}
+	if err := ds.Split(1000, 1); err == nil || !strings.Contains(err.Error(), "digits8x8: data: class 0 has 100 samples") {
+		t.Errorf("Split(1000): %v", err)
 	}
 	if y.At(2, 0) != 5 || y.At(3, 0) != 13 || y.At(63, 1796) != 0 || y.At(60, 1796) != 14 {
 		t.Errorf("entries %v %v %v %v", y.At(2, 0), y.At(3, 0), y.At(63, 1796), y.At(60, 1796))

@@ -10,10 +10,16 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// newRand returns the random source used for a seed throughout the
-// package.
-func newRand(seed uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, 0x6c7273646c)) // "lrsdl"
+// Streams of random numbers, so that the same seed used for different
+// purposes gives independent draws.
+const (
+	streamSplit     = 0x6c7273646c // "lrsdl"
+	streamSynthetic = 0x73796e7468 // "synth"
+)
+
+// newRand returns the random source for a seed and a stream.
+func newRand(seed, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, stream))
 }
 
 // byClass returns the sample indices of each class present in labels, in
@@ -40,7 +46,7 @@ func SplitPerClass(s *Set, perClass int, seed uint64) (train, rest *Set, err err
 	if s.Len() == 0 {
 		return nil, nil, errors.New("data: split of an empty set")
 	}
-	rng := newRand(seed)
+	rng := newRand(seed, streamSplit)
 	classes, members := byClass(s.Labels)
 	var tr, re []int
 	for c, m := range members {
@@ -66,6 +72,26 @@ func SplitPerClass(s *Set, perClass int, seed uint64) (train, rest *Set, err err
 		rest = Subset(s, re)
 	}
 	return train, rest, nil
+}
+
+// Split draws perClass training samples per class from d.Train, as
+// SplitPerClass does, and makes them the training set. If d has no test
+// set, the other samples become the test set; otherwise they are dropped
+// and the test set is kept (the paper's protocol for pre-split data such
+// as AR gender). It is an error if no sample is left for testing.
+func (d *Dataset) Split(perClass int, seed uint64) error {
+	train, rest, err := SplitPerClass(d.Train, perClass, seed)
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.Name, err)
+	}
+	if d.Test == nil {
+		if rest == nil {
+			return fmt.Errorf("data: %s: %d samples per class leave none for testing", d.Name, perClass)
+		}
+		d.Test = rest
+	}
+	d.Train = train
+	return nil
 }
 
 // Subset returns the samples of s with the given indices, in that order.
@@ -130,7 +156,7 @@ func StratifiedKFold(labels []int, k int, seed uint64) ([][]int, error) {
 	if k > len(labels) {
 		return nil, fmt.Errorf("data: %d folds for %d samples", k, len(labels))
 	}
-	rng := newRand(seed)
+	rng := newRand(seed, streamSplit)
 	_, members := byClass(labels)
 	folds := make([][]int, k)
 	next := 0

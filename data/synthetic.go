@@ -162,7 +162,7 @@ func Synthetic(opts SyntheticOptions) (*Dataset, *Patterns, error) {
 		NormalizeDense(m)
 	}
 
-	rng := newRand(o.Seed)
+	rng := newRand(o.Seed, streamSynthetic)
 	n := o.Classes * o.PerClass
 	Y := mat.NewDense(d, n, nil)
 	labels := make([]int, n)
@@ -220,13 +220,8 @@ func SyntheticSplit(opts SyntheticOptions, trainPerClass int) (*Dataset, *Patter
 	if err != nil {
 		return nil, nil, err
 	}
-	if n := opts.withDefaults().PerClass; trainPerClass >= n {
-		return nil, nil, fmt.Errorf("data: synthetic: %d training samples per class leave none of the %d for testing", trainPerClass, n)
-	}
-	train, test, err := SplitPerClass(ds.Train, trainPerClass, opts.Seed)
-	if err != nil {
+	if err := ds.Split(trainPerClass, opts.Seed); err != nil {
 		return nil, nil, err
 	}
-	ds.Train, ds.Test = train, test
 	return ds, p, nil
 }
