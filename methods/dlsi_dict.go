@@ -21,7 +21,8 @@ import (
 const (
 	dlsiOrigMaxSweeps = 20   // O-: column sweeps per call
 	dlsiOrigTol       = 1e-6 // O-: stop when ‖ΔD‖_F ≤ tol·‖D‖_F over a sweep
-	dlsiAdmmMaxIter   = 100  // E-: ADMM iterations per call
+	dlsiAdmmMaxIter   = 20   // E-: ADMM iterations per call
+	dlsiAdmmSweeps    = 10   // E-: column sweeps of the ODL step per ADMM iteration
 	dlsiAdmmTol       = 1e-6 // E-: stop when ‖D − Z‖_F ≤ tol·max(1, ‖D‖_F)
 )
 
@@ -49,7 +50,8 @@ func dlsiIncoherentObjective(D, E, F *mat.Dense, AtA *mat.SymDense, eta float64)
 //
 //	Z = argmin_Z η‖AZ‖² + ρ/2‖Z − V‖² = ρ(2ηAᵀA + ρI)⁻¹V,
 //
-// with 2ηAᵀA + ρI factorised once per call (the paper omits the factor ρ).
+// with 2ηAᵀA + ρI factorised and inverted once per call (the paper omits
+// the factor ρ).
 // The result is kept only if it lowers the objective of (P), so the update
 // never increases the cost even when ADMM stops early.
 func dlsiUpdateIncoherent(ctx context.Context, D, E, F *mat.Dense, AtA *mat.SymDense, eta float64, original bool) error {
@@ -65,28 +67,26 @@ func dlsiUpdateIncoherent(ctx context.Context, D, E, F *mat.Dense, AtA *mat.SymD
 	if rho <= 0 {
 		rho = 1
 	}
-	var chol mat.Cholesky
-	factored := false
+	var inv mat.Dense // ρ(2ηAᵀA + ρI)⁻¹, formed on the first call
 	prox := func(z, v *mat.Dense, rho float64) {
-		if !factored {
+		if inv.IsEmpty() {
 			M := mat.NewSymDense(d, nil)
 			M.ScaleSym(2*eta, AtA)
 			for i := 0; i < d; i++ {
 				M.SetSym(i, i, M.At(i, i)+rho)
 			}
-			if !chol.Factorize(M) {
+			var chol mat.Cholesky
+			var Mi mat.SymDense
+			if !chol.Factorize(M) || chol.InverseTo(&Mi) != nil {
 				z.Copy(v) // unreachable for ρ > 0; the objective check undoes it
 				return
 			}
-			factored = true
+			inv.Scale(rho, &Mi)
 		}
-		if err := chol.SolveTo(z, v); err != nil {
-			z.Copy(v)
-			return
-		}
-		z.Scale(rho, z)
+		z.Mul(&inv, v)
 	}
-	err := core.ADMMDict(ctx, D, E, F, prox, core.ADMMOptions{Rho: rho, MaxIter: dlsiAdmmMaxIter, Tol: dlsiAdmmTol})
+	err := core.ADMMDict(ctx, D, E, F, prox, core.ADMMOptions{Rho: rho, MaxIter: dlsiAdmmMaxIter, Tol: dlsiAdmmTol,
+		Update: core.UpdateDictOptions{MaxIter: dlsiAdmmSweeps}})
 	if err != nil || !(dlsiIncoherentObjective(D, E, F, AtA, eta) <= before) {
 		D.Copy(D0)
 	}

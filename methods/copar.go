@@ -1,0 +1,474 @@
+package methods
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+)
+
+func init() { register("COPAR", func() lrsdl.Classifier { return &COPAR{} }) }
+
+// COPAROptions controls COPAR. The zero value means the defaults, the
+// authors' settings for AR gender.
+type COPAROptions struct {
+	K         int                `json:"k"`          // atoms per class; zero means 20
+	K0        int                `json:"k0"`         // shared atoms; zero means 10
+	Lambda    float64            `json:"lambda"`     // ℓ1 weight λ; zero means 0.001
+	Eta       float64            `json:"eta"`        // incoherence weight η; zero means 0.01
+	Iters     int                `json:"iters"`      // outer iterations; zero means 15
+	OriginalD bool               `json:"original_d"` // O-COPAR-D (column by column) instead of E-COPAR-D (ADMM)
+	Coding    string             `json:"coding"`     // prediction: "gc" (global) or "lc" (local); empty means "lc"
+	Seed      uint64             `json:"seed"`       // seed of the initialisation
+	Progress  lrsdl.ProgressFunc `json:"-"`          // called after each outer iteration
+}
+
+func (o COPAROptions) resolved() (COPAROptions, error) {
+	if o.K < 0 || o.K0 < 0 || o.Lambda < 0 || o.Eta < 0 || o.Iters < 0 || math.IsNaN(o.Lambda) || math.IsNaN(o.Eta) ||
+		math.IsInf(o.Lambda, 0) || math.IsInf(o.Eta, 0) {
+		return o, fmt.Errorf("methods: COPAR options k=%d, k0=%d, lambda=%v, eta=%v, iters=%d must be finite and non-negative",
+			o.K, o.K0, o.Lambda, o.Eta, o.Iters)
+	}
+	switch o.Coding {
+	case "":
+		o.Coding = "lc" // the better one on AR gender
+	case "gc", "lc":
+	default:
+		return o, fmt.Errorf(`methods: COPAR option coding=%q must be "gc" or "lc"`, o.Coding)
+	}
+	if o.K == 0 {
+		o.K = 20
+	}
+	if o.K0 == 0 {
+		o.K0 = 10
+	}
+	if o.Lambda == 0 {
+		o.Lambda = 0.001
+	}
+	if o.Eta == 0 {
+		o.Eta = 0.01
+	}
+	if o.Iters == 0 {
+		o.Iters = 15
+	}
+	return o, nil
+}
+
+// COPAR separates the particularity and the commonality (Kong and Wang,
+// ECCV 2012): class dictionaries D_1..D_C and a shared dictionary D_0,
+// D̄ = [D_1 … D_C D_0], learned by minimising (Vu & Monga, section COPAR)
+//
+//	J = ½Σ_c r(Y_c) + λ‖X̄‖₁ + η·Σ_{c=0}^{C} Σ_{i≠c} ‖D_iᵀD_c‖²_F,
+//	r(Y_c) = ‖Y_c − D̄X̄_c‖² + ‖Y_c − D_0X⁰_c − D_cX^c_c‖² + Σ_{j≠c,j≥1} ‖X^j_c‖²,
+//
+// with ‖dᵢ‖₂ ≤ 1, where X^j_c are the codes of the samples of class c on
+// D_j. Training alternates COPAR-X and COPAR-D. COPAR-X solves one ℓ1
+// problem per class by FISTA on its exact gradient
+//
+//	∇ = (G + P_cGP_c + I − P_c)·X̄_c − (I + P_c)·D̄ᵀY_c,  G = D̄ᵀD̄,
+//
+// where P_c keeps the rows of D_c and D_0. COPAR-D updates D_1..D_C and
+// then D_0, each solving min tr(F·D_bᵀD_b) − 2tr(E·D_bᵀ) + 4η‖A_bD_b‖² with
+// A_b the other atoms (twice J as a function of D_b) by O- or E-DLSI-D.
+//
+// Prediction codes a sample y by ℓ1 (½‖y − D̃x‖² + λ‖x‖₁) and picks the
+// class c with the smallest ‖y − D_cx^c − D_0x⁰‖². Global coding (GC) codes
+// once on D̃ = D̄; local coding (LC) codes on D̃ = [D_c D_0] for each class.
+type COPAR struct {
+	Options COPAROptions
+
+	classes *core.Classes
+	D       *mat.Dense     // d×(K+k0): [D_1 … D_C D_0]
+	part    core.Partition // C+1 blocks of atoms, the last is D_0
+}
+
+// Name returns "COPAR".
+func (m *COPAR) Name() string { return "COPAR" }
+
+// Config returns a pointer to the options.
+func (m *COPAR) Config() any { return &m.Options }
+
+// Atoms returns the class dictionaries (columns are atoms, part gives the
+// atoms of each class) and the shared dictionary D0.
+func (m *COPAR) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
+	if m.D == nil {
+		return nil, nil, nil
+	}
+	d, _ := m.D.Dims()
+	C := m.part.Blocks() - 1
+	lo, hi := m.part.Block(C)
+	return mat.DenseCopyOf(m.D.Slice(0, d, 0, lo)), dlsiCopyPart(m.part[:C+1]), mat.DenseCopyOf(m.D.Slice(0, d, lo, hi))
+}
+
+// Fit learns the class and shared dictionaries from the columns of Y.
+func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	start := time.Now()
+	o, err := m.Options.resolved()
+	if err != nil {
+		return err
+	}
+	Ys, g, err := trainingSet(Y, labels)
+	if err != nil {
+		return err
+	}
+	C := g.Classes.Len()
+	if C < 2 {
+		return fmt.Errorf("methods: COPAR needs at least 2 classes, have %d", C)
+	}
+	for c := 0; c < C; c++ {
+		if n := g.Part.Size(c); n < o.K {
+			return fmt.Errorf("methods: COPAR class %d (label %d) has %d samples, fewer than k=%d atoms", c, g.Classes.Labels[c], n, o.K)
+		}
+	}
+	d, N := Ys.Dims()
+	if N < o.K0 {
+		return fmt.Errorf("methods: COPAR has %d samples, fewer than k0=%d shared atoms", N, o.K0)
+	}
+	sizes := make([]int, C+1)
+	for c := 0; c < C; c++ {
+		sizes[c] = o.K
+	}
+	sizes[C] = o.K0
+	part := core.NewPartition(sizes...)
+	D := mat.NewDense(d, part.Len(), nil)
+	rng := rand.New(rand.NewPCG(o.Seed, 0x434f504152))
+	for b := 0; b <= C; b++ {
+		Yb := mat.Matrix(Ys)
+		if b < C {
+			lo, hi := g.Part.Block(b)
+			Yb = Ys.Slice(0, d, lo, hi)
+		}
+		Db, _, err := core.LearnDict(ctx, Yb, part.Size(b), o.Lambda, rng, core.LearnDictOptions{Iter: 5})
+		if err != nil {
+			return err
+		}
+		lo, hi := part.Block(b)
+		D.Slice(0, d, lo, hi).(*mat.Dense).Copy(Db)
+	}
+	X := make([]*mat.Dense, C)
+	for c := range X {
+		X[c] = mat.NewDense(part.Len(), g.Part.Size(c), nil)
+	}
+	for it := 1; it <= o.Iters; it++ {
+		if err := coparUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda); err != nil {
+			return err
+		}
+		if err := coparUpdateD(ctx, D, part, X, Ys, g.Part, o.Eta, o.OriginalD); err != nil {
+			return err
+		}
+		if o.Progress != nil {
+			o.Progress(lrsdl.Progress{Iter: it, Cost: coparCost(D, part, X, Ys, g.Part, o), Elapsed: time.Since(start)})
+		}
+	}
+	o.Progress = m.Options.Progress
+	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
+	return nil
+}
+
+// coparMask sets dst = P_c·X: the rows of X outside class block c and the
+// shared (last) block set to zero.
+func coparMask(dst, X *mat.Dense, part core.Partition, c int) {
+	dst.Copy(X)
+	_, n := X.Dims()
+	C := part.Blocks() - 1
+	lo, hi := part.Block(c)
+	for i := 0; i < part[C]; i++ {
+		if i < lo || i >= hi {
+			for j := 0; j < n; j++ {
+				dst.Set(i, j, 0)
+			}
+		}
+	}
+}
+
+// coparSystem sets H = G + P_cGP_c + I − P_c and B = (I + P_c)·DtY, so that
+// COPAR-X for class c minimises ½tr(XᵀHX) − tr(BᵀX) + λ‖X‖₁.
+func coparSystem(H, B, G, DtY *mat.Dense, part core.Partition, c int) {
+	K, n := DtY.Dims()
+	C := part.Blocks() - 1
+	lo, hi := part.Block(c)
+	in := func(i int) bool { return i >= lo && i < hi || i >= part[C] }
+	H.Copy(G)
+	B.Copy(DtY)
+	for i := 0; i < K; i++ {
+		if !in(i) {
+			H.Set(i, i, H.At(i, i)+1)
+			continue
+		}
+		for j := 0; j < K; j++ {
+			if in(j) {
+				H.Set(i, j, H.At(i, j)+G.At(i, j))
+			}
+		}
+		for j := 0; j < n; j++ {
+			B.Set(i, j, 2*B.At(i, j))
+		}
+	}
+}
+
+// coparUpdateX solves COPAR-X for every class, warm-started from X.
+func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64) error {
+	K := part.Len()
+	var G, DtY mat.Dense
+	G.Mul(D.T(), D)
+	H := mat.NewDense(K, K, nil)
+	for c := range X {
+		lo, hi := sp.Block(c)
+		DtY.Reset()
+		core.MulTrans(&DtY, D, Ys.Slice(0, Ys.RawMatrix().Rows, lo, hi))
+		B := mat.NewDense(K, hi-lo, nil)
+		coparSystem(H, B, &G, &DtY, part, c)
+		if err := core.LassoGram(ctx, X[c], H, B, lambda, core.LassoOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// coparUpdateD updates D_1..D_C and then D_0, each with the others fixed.
+// As a function of D̄, 2J = tr(F·D̄ᵀD̄) − 2tr(E·D̄ᵀ) + 2η·Σ_{b≠c}‖D_bᵀD_c‖² +
+// const with F = Σ_c X̄_cX̄_cᵀ + (P_cX̄_c)(P_cX̄_c)ᵀ and E = Σ_c Y_c(X̄_c + P_cX̄_c)ᵀ.
+func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, eta float64, original bool) error {
+	d, K := D.Dims()
+	F := mat.NewDense(K, K, nil)
+	E := mat.NewDense(d, K, nil)
+	var Xt, XX, YX mat.Dense
+	for c := range X {
+		lo, hi := sp.Block(c)
+		Xt.Reset()
+		Xt.ReuseAs(X[c].Dims())
+		coparMask(&Xt, X[c], part, c)
+		XX.Reset()
+		XX.Mul(X[c], X[c].T())
+		F.Add(F, &XX)
+		XX.Reset()
+		XX.Mul(&Xt, Xt.T())
+		F.Add(F, &XX)
+		Xt.Add(&Xt, X[c])
+		YX.Reset()
+		YX.Mul(Ys.Slice(0, d, lo, hi), Xt.T())
+		E.Add(E, &YX)
+	}
+	S := mat.NewSymDense(d, nil)
+	S.SymOuterK(1, D)
+	AtA := mat.NewSymDense(d, nil)
+	var Eb mat.Dense
+	for b := 0; b < part.Blocks(); b++ {
+		lo, hi := part.Block(b)
+		if hi == lo {
+			continue
+		}
+		Db := D.Slice(0, d, lo, hi).(*mat.Dense)
+		Fb := mat.DenseCopyOf(F.Slice(lo, hi, lo, hi))
+		// E_b = E[:,b] − D̄·F[:,b] + D_b·F_bb
+		Eb.Reset()
+		Eb.Mul(D, F.Slice(0, K, lo, hi))
+		Eb.Sub(E.Slice(0, d, lo, hi), &Eb)
+		var t mat.Dense
+		t.Mul(Db, Fb)
+		Eb.Add(&Eb, &t)
+		AtA.SymRankK(S, -1, Db)
+		if err := dlsiUpdateIncoherent(ctx, Db, &Eb, Fb, AtA, 4*eta, original); err != nil {
+			return err
+		}
+		S.SymRankK(AtA, 1, Db)
+	}
+	return nil
+}
+
+// coparCost evaluates J at (D̄, X̄) for the class-sorted samples Ys.
+func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, o COPAROptions) lrsdl.Cost {
+	d, _ := D.Dims()
+	var fid, cfid, off, l1 float64
+	var R, Xt mat.Dense
+	for c := range X {
+		lo, hi := sp.Block(c)
+		Yc := Ys.Slice(0, d, lo, hi)
+		R.Reset()
+		R.Mul(D, X[c])
+		R.Sub(Yc, &R)
+		fid += core.Dot(&R, &R)
+		Xt.Reset()
+		Xt.ReuseAs(X[c].Dims())
+		coparMask(&Xt, X[c], part, c)
+		R.Mul(D, &Xt)
+		R.Sub(Yc, &R)
+		cfid += core.Dot(&R, &R)
+		Xt.Sub(X[c], &Xt)
+		off += core.Dot(&Xt, &Xt)
+		l1 += core.L1(X[c])
+	}
+	var G mat.Dense
+	G.Mul(D.T(), D)
+	terms := []lrsdl.Term{
+		{Name: "fidelity", Value: fid / 2},
+		{Name: "class fidelity", Value: cfid / 2},
+		{Name: "off-class codes", Value: off / 2},
+		{Name: "sparsity", Value: o.Lambda * l1},
+		{Name: "incoherence", Value: o.Eta * dlsiOffBlockSq(&G, part)},
+	}
+	var total float64
+	for _, t := range terms {
+		total += t.Value
+	}
+	return lrsdl.Cost{Total: total, Terms: terms}
+}
+
+func (m *COPAR) trained() error {
+	if m.D == nil {
+		return fmt.Errorf("methods: COPAR is not trained")
+	}
+	return nil
+}
+
+// Cost returns J at the learned dictionaries for the samples Y with known
+// labels, with X̄ from COPAR-X.
+func (m *COPAR) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	if err := m.trained(); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	Ys, sp, err := dlsiSortedSet(Y, labels, m.classes, m.D)
+	if err != nil {
+		return lrsdl.Cost{}, err
+	}
+	X := make([]*mat.Dense, m.classes.Len())
+	for c := range X {
+		X[c] = mat.NewDense(m.part.Len(), sp.Size(c), nil)
+	}
+	if err := coparUpdateX(context.Background(), X, m.D, m.part, Ys, sp, m.Options.Lambda); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	return coparCost(m.D, m.part, X, Ys, sp, m.Options), nil
+}
+
+// coparRows returns the atom indices of class block c and the shared block.
+func coparRows(part core.Partition, c int) []int {
+	C := part.Blocks() - 1
+	var idx []int
+	for _, b := range []int{c, C} {
+		lo, hi := part.Block(b)
+		for i := lo; i < hi; i++ {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// coparGather returns the submatrix of a with the given rows and columns
+// (all columns if cols is nil).
+func coparGather(a *mat.Dense, rows, cols []int) *mat.Dense {
+	if cols == nil {
+		_, n := a.Dims()
+		out := mat.NewDense(len(rows), n, nil)
+		for i, r := range rows {
+			out.SetRow(i, a.RawRowView(r))
+		}
+		return out
+	}
+	out := mat.NewDense(len(rows), len(cols), nil)
+	for i, r := range rows {
+		for j, c := range cols {
+			out.Set(i, j, a.At(r, c))
+		}
+	}
+	return out
+}
+
+// Predict returns the label of the class with the smallest residual on its
+// own and the shared atoms, by global or local coding (Options.Coding).
+func (m *COPAR) Predict(Y mat.Matrix) ([]int, error) {
+	if err := m.trained(); err != nil {
+		return nil, err
+	}
+	d, K := m.D.Dims()
+	if err := testSet(Y, d); err != nil {
+		return nil, err
+	}
+	_, n := Y.Dims()
+	yy := dlsiColSqNorms(Y)
+	var DtY, G mat.Dense
+	core.MulTrans(&DtY, m.D, Y)
+	G.Mul(m.D.T(), m.D)
+	ctx := context.Background()
+	var Xall *mat.Dense
+	if m.Options.Coding == "gc" {
+		Xall = mat.NewDense(K, n, nil)
+		if err := core.LassoGram(ctx, Xall, &G, &DtY, m.Options.Lambda, core.LassoOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	best := make([]float64, n)
+	out := make([]int, n)
+	r := make([]float64, n)
+	for c := 0; c < m.classes.Len(); c++ {
+		idx := coparRows(m.part, c)
+		Gc := coparGather(&G, idx, idx)
+		Bc := coparGather(&DtY, idx, nil)
+		var Xc *mat.Dense
+		if Xall != nil {
+			Xc = coparGather(Xall, idx, nil)
+		} else {
+			Xc = mat.NewDense(len(idx), n, nil)
+			if err := core.LassoGram(ctx, Xc, Gc, Bc, m.Options.Lambda, core.LassoOptions{}); err != nil {
+				return nil, err
+			}
+		}
+		dlsiBlockResiduals(r, Xc, Gc, Bc, yy)
+		for j, v := range r {
+			if c == 0 || v < best[j] {
+				best[j], out[j] = v, m.classes.Labels[c]
+			}
+		}
+	}
+	return out, nil
+}
+
+// State returns the trained model: the options and the matrix "D" = D̄.
+func (m *COPAR) State() (*lrsdl.State, error) {
+	if err := m.trained(); err != nil {
+		return nil, err
+	}
+	opts, err := json.Marshal(m.Options)
+	if err != nil {
+		return nil, err
+	}
+	return &lrsdl.State{
+		Method:   m.Name(),
+		Options:  opts,
+		Classes:  append([]int(nil), m.classes.Labels...),
+		Names:    []string{"D"},
+		Matrices: map[string]*mat.Dense{"D": mat.DenseCopyOf(m.D)},
+	}, nil
+}
+
+// SetState restores a model returned by State.
+func (m *COPAR) SetState(s *lrsdl.State) error {
+	var o COPAROptions
+	cl, err := dlsiCheckState(s, m.Name(), &o, "D")
+	if err != nil {
+		return err
+	}
+	if o, err = o.resolved(); err != nil {
+		return err
+	}
+	C := cl.Len()
+	D := s.Matrices["D"]
+	if _, K := D.Dims(); K != o.K*C+o.K0 {
+		return fmt.Errorf("methods: COPAR state has %d atoms, want k·C + k0 = %d·%d + %d", K, o.K, C, o.K0)
+	}
+	sizes := make([]int, C+1)
+	for c := 0; c < C; c++ {
+		sizes[c] = o.K
+	}
+	sizes[C] = o.K0
+	o.Progress = m.Options.Progress
+	m.Options, m.classes, m.D, m.part = o, cl, mat.DenseCopyOf(D), core.NewPartition(sizes...)
+	return nil
+}
