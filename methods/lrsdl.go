@@ -172,17 +172,19 @@ func (f *fisherDL) atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 
 // train is the state of one training run.
 type train struct {
-	p    dlParams
-	Y    *mat.Dense     // d×N, columns by class
-	sp   core.Partition // samples of each class
-	ap   core.Partition // atoms of each class
-	Db   *mat.Dense     // [D D0]
-	Xb   *mat.Dense     // [X; X0]
-	K    int
-	k0   int
-	xs   xstep
-	lv   []float64
-	fist core.FISTA
+	p     dlParams
+	Y     *mat.Dense     // d×N, columns by class
+	sp    core.Partition // samples of each class
+	ap    core.Partition // atoms of each class
+	Db    *mat.Dense     // [D D0]
+	Xb    *mat.Dense     // [X; X0]
+	K     int
+	k0    int
+	xs    xstep
+	lv    []float64
+	fist  core.FISTA
+	cur   lrsdl.Cost // cost at the current point when curOK
+	curOK bool
 }
 
 func (t *train) D() *mat.Dense  { return t.Db.Slice(0, t.Db.RawMatrix().Rows, 0, t.K).(*mat.Dense) }
@@ -212,7 +214,7 @@ func (f *fisherDL) fit(ctx context.Context, p dlParams, Y mat.Matrix, labels []i
 	if err != nil {
 		return err
 	}
-	prev := t.cost().Total
+	prev := t.current().Total
 	for it := 1; it <= p.iters; it++ {
 		if err := t.stepX(ctx); err != nil {
 			return err
@@ -223,7 +225,7 @@ func (f *fisherDL) fit(ctx context.Context, p dlParams, Y mat.Matrix, labels []i
 		if err := t.stepD0(ctx); err != nil {
 			return err
 		}
-		cost := t.cost()
+		cost := t.current()
 		if p.progress != nil {
 			p.progress(lrsdl.Progress{Iter: it, Cost: cost, Elapsed: time.Since(start)})
 		}
@@ -272,7 +274,7 @@ func newTrain(ctx context.Context, p dlParams, Y *mat.Dense, sp core.Partition) 
 	t := &train{p: p, Y: Y, sp: sp, ap: ap, K: K, k0: p.k0,
 		Db: mat.NewDense(d, K+p.k0, nil), Xb: mat.NewDense(K+p.k0, N, nil)}
 	rng := rand.New(rand.NewPCG(p.seed, 0x5eed1e55))
-	lo := core.LearnDictOptions{Iter: p.initIters}
+	lo := core.LearnDictOptions{Iter: p.initIters, Lasso: core.LassoOptions{MaxIter: p.xIters, Tol: p.xTol}}
 	for c := 0; c < C; c++ {
 		s0, s1 := sp.Block(c)
 		a0, a1 := ap.Block(c)
@@ -601,20 +603,31 @@ func (s *xstep) grad(G, W *mat.Dense) {
 // O-FDDL-X (one FISTA per class over its columns, the others fixed).
 func (t *train) stepX(ctx context.Context) error {
 	before := mat.DenseCopyOf(t.Xb)
-	old := t.hbar()
+	old := t.current()
 	if err := t.solveX(ctx, t.Xb); err != nil {
 		return err
 	}
-	if t.hbar() > old { // FISTA is not monotone: keep the better point
-		t.Xb.Copy(before)
-	}
+	t.keepIfLower(old, func() { t.Xb.Copy(before) }) // FISTA is not monotone
 	return nil
 }
 
-// hbar returns the X-dependent part of J̄.
-func (t *train) hbar() float64 {
+// current returns J̄ at the current point, evaluated once per change.
+func (t *train) current() lrsdl.Cost {
+	if !t.curOK {
+		t.cur, t.curOK = t.cost(), true
+	}
+	return t.cur
+}
+
+// keepIfLower keeps the new point if its cost is not above old.Total, and
+// otherwise calls revert and restores old.
+func (t *train) keepIfLower(old lrsdl.Cost, revert func()) {
 	c := t.cost()
-	return c.Total - c.Term("nuclear")
+	if c.Total > old.Total {
+		revert()
+		c = old
+	}
+	t.cur, t.curOK = c, true
 }
 
 func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
@@ -708,6 +721,7 @@ func (t *train) stepD(ctx context.Context) error {
 			core.UpdateDict(Dc, E, F, uo)
 			D.Slice(0, d, a0, a1).(*mat.Dense).Copy(Dc)
 		}
+		t.curOK = false
 		return nil
 	}
 	MX := t.mx()
@@ -719,7 +733,7 @@ func (t *train) stepD(ctx context.Context) error {
 	blas.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
 	Dn := mat.DenseCopyOf(D)
 	if t.p.alpha > 0 {
-		before := t.cost().Total
+		before := t.current()
 		rho := rhoFor(F)
 		prox := func(z, v *mat.Dense, rho float64) {
 			for c := 0; c < t.ap.Blocks(); c++ {
@@ -733,13 +747,12 @@ func (t *train) stepD(ctx context.Context) error {
 		}
 		old := mat.DenseCopyOf(D)
 		D.Copy(Dn)
-		if t.cost().Total > before {
-			D.Copy(old)
-		}
+		t.keepIfLower(before, func() { D.Copy(old) })
 		return nil
 	}
 	core.UpdateDict(Dn, E, F, uo)
 	D.Copy(Dn)
+	t.curOK = false
 	return nil
 }
 
@@ -776,9 +789,10 @@ func (t *train) stepD0(ctx context.Context) error {
 	if t.p.eta == 0 {
 		core.UpdateDict(Dn, E, F, uo)
 		D0.Copy(Dn)
+		t.curOK = false
 		return nil
 	}
-	before := t.cost().Total
+	before := t.current()
 	eta := t.p.eta
 	prox := func(z, v *mat.Dense, rho float64) { core.SVT(z, v, eta/rho) }
 	if err := core.ADMMDict(ctx, Dn, E, F, prox, core.ADMMOptions{Rho: rhoFor(F), MaxIter: t.p.admmIters, Update: uo}); err != nil {
@@ -786,9 +800,7 @@ func (t *train) stepD0(ctx context.Context) error {
 	}
 	old := mat.DenseCopyOf(D0)
 	D0.Copy(Dn)
-	if t.cost().Total > before {
-		D0.Copy(old)
-	}
+	t.keepIfLower(before, func() { D0.Copy(old) })
 	return nil
 }
 

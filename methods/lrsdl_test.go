@@ -429,7 +429,7 @@ func TestLRSDLBackends(t *testing.T) {
 }
 
 func TestLRSDLRegistered(t *testing.T) {
-	for _, n := range []string{"LRSDL", "FDDL"} {
+	for _, n := range []string{"LRSDL", "FDDL", "D2L2R2"} {
 		c, err := New(n)
 		if err != nil || c.Name() != n {
 			t.Errorf("New(%q) = %v, %v", n, c, err)
