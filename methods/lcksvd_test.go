@@ -71,8 +71,9 @@ func TestLCKSVDBadInput(t *testing.T) {
 
 func TestLCKSVDSynthetic(t *testing.T) {
 	Ytr, ltr, Yte, lte := blSynthetic(t)
-	blFitPredict(t, &LCKSVD1{Options: LCKSVDOptions{K: 10, Sparsity: 5}}, Ytr, ltr, Yte, lte, 0)
-	blFitPredict(t, &LCKSVD2{Options: LCKSVDOptions{K: 10, Sparsity: 5}}, Ytr, ltr, Yte, lte, 0)
+	// Measured 89.75 and 90.00 % (chance: 25 %).
+	blFitPredict(t, &LCKSVD1{Options: LCKSVDOptions{K: 10, Sparsity: 5}}, Ytr, ltr, Yte, lte, 80)
+	blFitPredict(t, &LCKSVD2{Options: LCKSVDOptions{K: 10, Sparsity: 5}}, Ytr, ltr, Yte, lte, 80)
 }
 
 func TestLCKSVDArgender(t *testing.T) {
@@ -81,7 +82,9 @@ func TestLCKSVDArgender(t *testing.T) {
 	}
 	Ytr, ltr, Yte, lte := blArgender(t)
 	blBackends(t, func(t *testing.T) {
-		blFitPredict(t, &LCKSVD1{}, Ytr, ltr, Yte, lte, 0)
-		blFitPredict(t, &LCKSVD2{}, Ytr, ltr, Yte, lte, 0)
+		// Measured 89.14 / 88.57 % (gonum) and 91.29 / 89.43 % (openblas);
+		// paper: 88.42 / 90.14 %.
+		blFitPredict(t, &LCKSVD1{}, Ytr, ltr, Yte, lte, 86)
+		blFitPredict(t, &LCKSVD2{}, Ytr, ltr, Yte, lte, 86)
 	})
 }

@@ -112,7 +112,7 @@ func TestODLBadInput(t *testing.T) {
 
 func TestODLSynthetic(t *testing.T) {
 	Ytr, ltr, Yte, lte := blSynthetic(t)
-	blFitPredict(t, &ODL{Options: ODLOptions{K: 10}}, Ytr, ltr, Yte, lte, 0)
+	blFitPredict(t, &ODL{Options: ODLOptions{K: 10}}, Ytr, ltr, Yte, lte, 80) // measured 92.00
 }
 
 func TestODLArgender(t *testing.T) {
@@ -121,6 +121,6 @@ func TestODLArgender(t *testing.T) {
 	}
 	Ytr, ltr, Yte, lte := blArgender(t)
 	blBackends(t, func(t *testing.T) {
-		blFitPredict(t, &ODL{}, Ytr, ltr, Yte, lte, 0)
+		blFitPredict(t, &ODL{}, Ytr, ltr, Yte, lte, 88) // measured 91.29 on both backends
 	})
 }

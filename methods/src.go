@@ -20,16 +20,16 @@ func init() {
 // SRCOptions configures SRC. The zero value means the defaults.
 type SRCOptions struct {
 	Lambda float64 `json:"lambda"` // sparsity weight λ; zero means 0.001
-	Iters  int     `json:"iters"`  // FISTA iteration limit of the coding; zero means 100
+	Iters  int     `json:"iters"`  // FISTA iteration limit of the coding; zero means 200
 	Seed   uint64  `json:"seed"`   // unused: SRC is deterministic
 }
 
 func (o *SRCOptions) lambda() float64 { return blDefault(o.Lambda, 0.001) }
-func (o *SRCOptions) iters() int      { return int(blDefault(float64(o.Iters), 100)) }
+func (o *SRCOptions) iters() int      { return int(blDefault(float64(o.Iters), 200)) }
 
 // SRC is the sparse representation-based classifier of Wright et al.: the
 // dictionary D = [D_1..D_C] is the training set (columns scaled to unit
-// norm), a sample y is coded by the lasso
+// norm), a sample y is coded by the lasso (FISTA with adaptive restart)
 //
 //	x = argmin_x ½‖y − Dx‖²₂ + λ‖x‖₁
 //
@@ -50,6 +50,9 @@ func (m *SRC) Config() any { return &m.Options }
 func (m *SRC) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err := blCheckLambda("SRC", m.Options.Lambda); err != nil {
 		return err
+	}
+	if m.Options.Iters < 0 {
+		return fmt.Errorf("methods: SRC option iters = %d must not be negative", m.Options.Iters)
 	}
 	Ys, g, err := trainingSet(Y, labels)
 	if err != nil {
@@ -82,7 +85,7 @@ func (m *SRC) codes(Y mat.Matrix) (*mat.Dense, error) {
 	_, K := m.m.D.Dims()
 	_, n := Y.Dims()
 	X := mat.NewDense(K, n, nil)
-	err := core.Lasso(context.Background(), X, m.m.D, Y, m.Options.lambda(), core.LassoOptions{MaxIter: m.Options.iters()})
+	err := core.Lasso(context.Background(), X, m.m.D, Y, m.Options.lambda(), core.LassoOptions{MaxIter: m.Options.iters(), Restart: true})
 	return X, err
 }
 

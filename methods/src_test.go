@@ -232,7 +232,7 @@ func TestSRCBadInput(t *testing.T) {
 
 func TestSRCSynthetic(t *testing.T) {
 	Ytr, ltr, Yte, lte := blSynthetic(t)
-	blFitPredict(t, &SRC{}, Ytr, ltr, Yte, lte, 80)
+	blFitPredict(t, &SRC{}, Ytr, ltr, Yte, lte, 80) // measured 87.50
 }
 
 func TestSRCArgender(t *testing.T) {
@@ -241,6 +241,7 @@ func TestSRCArgender(t *testing.T) {
 	}
 	Ytr, ltr, Yte, lte := blArgender(t)
 	blBackends(t, func(t *testing.T) {
-		blFitPredict(t, &SRC{}, Ytr, ltr, Yte, lte, 0)
+		// Measured 90.71 % on both backends (paper: 92.57 with a converged lasso).
+		blFitPredict(t, &SRC{Options: SRCOptions{Iters: 50}}, Ytr, ltr, Yte, lte, 88)
 	})
 }
