@@ -108,8 +108,8 @@ func Synthetic(opts SyntheticOptions) (*Dataset, *Patterns, error) {
 		return nil, nil, fmt.Errorf("data: synthetic: %d atoms per class, want at least 1", o.ClassAtoms)
 	case math.IsNaN(o.Noise) || math.IsInf(o.Noise, 0):
 		return nil, nil, fmt.Errorf("data: synthetic: noise %v is not finite", o.Noise)
-	case float64(o.Classes)*float64(o.PerClass)*float64(o.Size*o.Size) > 1<<31:
-		return nil, nil, fmt.Errorf("data: synthetic: %d×%d samples of %d pixels are too many", o.Classes, o.PerClass, o.Size*o.Size)
+	case float64(o.Classes)*float64(o.PerClass+o.ClassAtoms)*float64(o.Size)*float64(o.Size) > 1<<31:
+		return nil, nil, fmt.Errorf("data: synthetic: %d×%d samples and %d atoms per class of %d pixels are too many", o.Classes, o.PerClass, o.ClassAtoms, o.Size*o.Size)
 	}
 	s := o.Size
 	d := s * s
@@ -125,6 +125,7 @@ func Synthetic(opts SyntheticOptions) (*Dataset, *Patterns, error) {
 		p.Shared = mat.NewDense(d, o.SharedAtoms, nil)
 	}
 	centre := float64(s-1) / 2
+	spacing := 0.7 * float64(s) / float64(o.ClassAtoms) // between parallel bars
 	for col := 0; col < s; col++ {
 		for row := 0; row < s; row++ {
 			px := col*s + row
@@ -135,7 +136,6 @@ func Synthetic(opts SyntheticOptions) (*Dataset, *Patterns, error) {
 					p.Shared.Set(px, k, 1)
 				}
 			}
-			spacing := 0.7 * float64(s) / float64(o.ClassAtoms)
 			for c := 0; c < o.Classes; c++ {
 				theta := math.Pi * float64(c) / float64(o.Classes)
 				cos, sin := math.Cos(theta), math.Sin(theta)

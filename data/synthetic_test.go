@@ -193,6 +193,7 @@ func TestSyntheticErrors(t *testing.T) {
 		{SyntheticOptions{SharedAtoms: 5}, "5 shared atoms do not fit in 20×20 images (at most 4)"},
 		{SyntheticOptions{Noise: math.NaN()}, "noise NaN is not finite"},
 		{SyntheticOptions{Classes: 1000, PerClass: 1000, Size: 100}, "too many"},
+		{SyntheticOptions{ClassAtoms: 1 << 40}, "too many"},
 	} {
 		if _, _, err := Synthetic(c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.opts, err, c.want)
