@@ -29,7 +29,8 @@ type FISTA struct {
 	// Tol stops the run when ‖Z_k − Z_{k−1}‖_F ≤ Tol·max(1, ‖Z_k‖_F);
 	// zero means 1e-6, negative disables the test.
 	Tol float64
-	// Restart enables O'Donoghue–Candès gradient restart of the momentum.
+	// Restart enables O'Donoghue–Candès gradient restart: t_{k+1} = 1 and
+	// W_{k+1} = Z_k whenever ⟨W_k − Z_k, Z_k − Z_{k−1}⟩ > 0.
 	Restart bool
 
 	w, g mat.Dense
