@@ -533,6 +533,16 @@ func TestUpdateDictClosedForm(t *testing.T) {
 	})
 }
 
+func TestUpdateDictAllocs(t *testing.T) {
+	_, E, F := svDictProblem(75, 20, 10, 1)
+	D := svUnitCols(rand.New(rand.NewPCG(76, 0)), 20, 10)
+	var w odlWork
+	w.update(D, E, F, UpdateDictOptions{MaxIter: 1})
+	if n := testing.AllocsPerRun(10, func() { w.update(D, E, F, UpdateDictOptions{MaxIter: 3, Tol: -1}) }); n != 0 {
+		t.Errorf("ODL sweeps with a warm workspace allocate %v times", n)
+	}
+}
+
 func TestUpdateDictUnusedAtom(t *testing.T) {
 	_, E, F := svDictProblem(71, 8, 5, 0.5)
 	// Atom 2 unused: zero row and column of F, zero column of E.
