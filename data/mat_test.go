@@ -421,6 +421,9 @@ func TestReadMATBuilt(t *testing.T) {
 			// 1×2 int8 with data in a small element.
 			b.matrix(b.flags(mxINT8, 0), b.dims(1, 2), b.small(miINT8, []byte("lab")), b.small(miINT8, []byte{0xff, 9})),
 			b.compress(b.doubleVar("Z", 1, 1, []float64{2.5})),
+			// 1×2 uint64 whose second value overflows int.
+			b.matrix(b.flags(mxUINT64, 0), b.dims(1, 2), b.small(miINT8, []byte("big")),
+				b.elem(miUINT64, b.order.AppendUint64(b.order.AppendUint64(nil, 1), math.MaxUint64))),
 			// A nameless variable, like MATLAB's subsystem data, is skipped.
 			b.doubleVar("", 1, 1, []float64{1}),
 		)
@@ -437,8 +440,14 @@ func TestReadMATBuilt(t *testing.T) {
 		if z := mustDense(t, f, "Z"); z.At(0, 0) != 2.5 {
 			t.Errorf("%v: Z = %v", b.order, z.At(0, 0))
 		}
-		if n := len(f.Vars()); n != 3 {
-			t.Errorf("%v: %d variables, want 3", b.order, n)
+		if n := len(f.Vars()); n != 4 {
+			t.Errorf("%v: %d variables, want 4", b.order, n)
+		}
+		if _, err := f.Ints("big"); err == nil || !strings.Contains(err.Error(), `"big": element 1 (18446744073709551615) overflows int`) {
+			t.Errorf("%v: Ints(big): %v", b.order, err)
+		}
+		if big := mustDense(t, f, "big"); big.At(0, 1) != math.MaxUint64 {
+			t.Errorf("%v: big = %v", b.order, big.At(0, 1))
 		}
 	}
 }
