@@ -42,11 +42,16 @@ func helper() {
 	}
 }
 
-// parallelFor runs t.do(c) for c in [0, n), on the calling goroutine and on
-// whichever helper goroutines are idle. It does not allocate once warm.
-func parallelFor(n int, t task) {
+// minParallelWork is the smallest amount of work (multiply-adds or
+// elements) worth waking a second core for.
+const minParallelWork = 1 << 16
+
+// parallelFor runs t.do(c) for c in [0, n), on the calling goroutine and, if
+// work is at least minParallelWork, on whichever helper goroutines are idle.
+// It does not allocate once warm.
+func parallelFor(n int, t task, work int) {
 	procs := runtime.GOMAXPROCS(0)
-	if n <= 1 || procs < 2 {
+	if n <= 1 || procs < 2 || work < minParallelWork {
 		for c := 0; c < n; c++ {
 			t.do(c)
 		}
