@@ -88,3 +88,28 @@ func TestLCKSVDArgender(t *testing.T) {
 		blFitPredict(t, &LCKSVD2{}, Ytr, ltr, Yte, lte, 86)
 	})
 }
+
+func BenchmarkLCKSVD2Fit_d300_N500_k25_T20_iters5(b *testing.B) {
+	Y, l := blRandom(1, 300, 2, 250)
+	for i := 0; i < b.N; i++ {
+		m := &LCKSVD2{Options: LCKSVDOptions{Iters: 5, InitIters: 2}}
+		if err := m.Fit(context.Background(), Y, l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLCKSVD2Predict_d300_K50_T20_n700(b *testing.B) {
+	Y, l := blRandom(1, 300, 2, 350)
+	m := &LCKSVD2{Options: LCKSVDOptions{Iters: 2, InitIters: 1}}
+	if err := m.Fit(context.Background(), Y, l); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := m.Predict(Y); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(700*b.N)/b.Elapsed().Seconds(), "samples/s")
+}

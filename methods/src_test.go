@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -244,4 +245,68 @@ func TestSRCArgender(t *testing.T) {
 		// Measured 90.71 % on both backends (paper: 92.57 with a converged lasso).
 		blFitPredict(t, &SRC{Options: SRCOptions{Iters: 50}}, Ytr, ltr, Yte, lte, 88)
 	})
+}
+
+// TestBaselinesSparseInput checks that a *sparse.CSC input gives the same
+// labels as the equal dense matrix.
+func TestBaselinesSparseInput(t *testing.T) {
+	Y, l := blRandom(11, 20, 2, 15)
+	// Zero out most entries so that the sparse path is exercised.
+	raw := Y.RawMatrix()
+	for i := range raw.Data {
+		if i%3 != 0 {
+			raw.Data[i] = 0
+		}
+	}
+	dok := sparse.NewDOK(20, 30)
+	for i := 0; i < 20; i++ {
+		for j := 0; j < 30; j++ {
+			if v := Y.At(i, j); v != 0 {
+				dok.Set(i, j, v)
+			}
+		}
+	}
+	S := dok.ToCSC()
+	for _, newM := range []func() lrsdl.Classifier{
+		func() lrsdl.Classifier { return &SRC{} },
+		func() lrsdl.Classifier { return &ODL{Options: ODLOptions{K: 4, Iters: 3}} },
+		func() lrsdl.Classifier { return &LCKSVD1{Options: LCKSVDOptions{K: 4, Sparsity: 3, Iters: 3}} },
+		func() lrsdl.Classifier { return &LCKSVD2{Options: LCKSVDOptions{K: 4, Sparsity: 3, Iters: 3}} },
+	} {
+		var preds [2][]int
+		for i, in := range []mat.Matrix{Y, S} {
+			m := newM()
+			if err := m.Fit(context.Background(), in, l); err != nil {
+				t.Fatal(err)
+			}
+			p, err := m.Predict(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			preds[i] = p
+		}
+		for j := range preds[0] {
+			if preds[0][j] != preds[1][j] {
+				t.Errorf("%s: sample %d labelled %d from dense, %d from sparse input", newM().Name(), j, preds[0][j], preds[1][j])
+				break
+			}
+		}
+	}
+}
+
+func BenchmarkSRCPredict_d300_N500_n700_iters20(b *testing.B) {
+	Y, l := blRandom(2, 300, 2, 250)
+	Yt, _ := blRandom(3, 300, 2, 350)
+	m := &SRC{Options: SRCOptions{Iters: 20}}
+	if err := m.Fit(context.Background(), Y, l); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := m.Predict(Yt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Each FISTA iteration multiplies DᵀD (500×500) by the codes (500×700).
+	b.ReportMetric(20*2*500*500*700*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
