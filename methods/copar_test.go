@@ -13,7 +13,6 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
-	"github.com/lrsdl/lrsdl/data"
 )
 
 // coparToyProblem is dlsiToyProblem with a pattern shared by all classes
@@ -225,6 +224,7 @@ func TestCOPARSynthetic(t *testing.T) {
 				t.Errorf("original=%v %s: accuracy %.3f on 4-class synthetic data, want ≥ %v", original, coding, acc, floor)
 			}
 			dlsiCheckRoundTrip(t, m, &COPAR{}, ds.Test.Y)
+			dlsiCheckSparse(t, m, ds.Test.Y)
 		}
 	}
 }
@@ -317,5 +317,3 @@ func TestCOPARBackends(t *testing.T) {
 		}
 	}
 }
-
-var _ = data.Set{}

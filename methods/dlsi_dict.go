@@ -104,6 +104,7 @@ func dlsiColumnSweeps(ctx context.Context, D, E, F *mat.Dense, AtA *mat.SymDense
 	u := mat.NewVecDense(dim, nil)
 	t := mat.NewVecDense(dim, nil)
 	old := make([]float64, dim)
+	oldv := mat.NewVecDense(dim, old)
 	for sweep := 0; sweep < dlsiOrigMaxSweeps; sweep++ {
 		var change, norm float64
 		for j := 0; j < k; j++ {
@@ -117,7 +118,7 @@ func dlsiColumnSweeps(ctx context.Context, D, E, F *mat.Dense, AtA *mat.SymDense
 			mat.Col(old, j, D)
 			b.MulVec(D, F.ColView(j))
 			b.SubVec(E.ColView(j), b)
-			b.AddScaledVec(b, fjj, mat.NewVecDense(dim, old))
+			b.AddScaledVec(b, fjj, oldv)
 			mu := 0.0
 			for it := 0; it < 100; it++ {
 				M.CopySym(B)

@@ -293,6 +293,7 @@ func testDLSISynthetic(t *testing.T, size int, original bool) {
 			t.Errorf("Cost %v far from the last training cost %v", c.Total, costs[len(costs)-1])
 		}
 		dlsiCheckRoundTrip(t, m, &DLSI{}, test.Y)
+		dlsiCheckSparse(t, m, test.Y)
 	}
 }
 
@@ -322,6 +323,33 @@ func dlsiCheckRoundTrip(t *testing.T, m lrsdl.Classifier, fresh lrsdl.Classifier
 	s.Method = "nope"
 	if err := fresh.(lrsdl.Persistent).SetState(s); err == nil {
 		t.Error("SetState accepted a state of another method")
+	}
+}
+
+// dlsiCheckSparse checks that a sparse copy of Y gets the same labels as Y
+// (up to rounding in near ties).
+func dlsiCheckSparse(t *testing.T, m lrsdl.Classifier, Y mat.Matrix) {
+	t.Helper()
+	S := data.Store(Y, 2)
+	if _, dense := S.(*mat.Dense); dense {
+		t.Fatal("data.Store did not return a sparse matrix")
+	}
+	want, err := m.Predict(Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Predict(S)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff := 0
+	for i := range want {
+		if got[i] != want[i] {
+			diff++
+		}
+	}
+	if diff > len(want)/100 {
+		t.Errorf("%d of %d labels differ between sparse and dense input", diff, len(want))
 	}
 }
 
