@@ -59,15 +59,16 @@ func (g Grid) String() string {
 }
 
 // DefaultGrids are the cross-validation grids of the command's -cv flag,
-// by method name: the regularisation weights around the values the paper
-// and its authors report (λ=λ1=0.001..0.01, λ2 and η 0.003..0.05), and the
-// GC weight w.
+// by method name: two values of each regularisation weight around those
+// the paper and its authors report (λ, λ1 0.001–0.01; λ2, η 0.01–0.05;
+// α, β 0.001–0.01) and of the GC weight w. Options a method lacks are
+// dropped by DefaultGrid. Every point costs one training per fold.
 var DefaultGrids = map[string]Grid{
-	"LRSDL":   {"lambda1": {0.001, 0.01}, "lambda2": {0.003, 0.01}, "eta": {0.003, 0.03}},
+	"LRSDL":   {"lambda1": {0.001, 0.01}, "eta": {0.01, 0.05}, "w": {0.25, 0.5}},
 	"FDDL":    {"lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}},
-	"DLSI":    {"lambda": {0.001, 0.01}, "eta": {0.01, 0.1}},
-	"COPAR":   {"lambda": {0.001, 0.01}, "eta": {0.003, 0.01}},
-	"D2L2R2":  {"lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "alpha": {0.01}},
+	"D2L2R2":  {"lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}},
+	"DLSI":    {"lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
+	"COPAR":   {"lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
 	"LCKSVD1": {"alpha": {0.001, 0.01}},
 	"LCKSVD2": {"alpha": {0.001, 0.01}, "beta": {0.001, 0.01}},
 	"SRC":     {"lambda": {0.0001, 0.001, 0.01}},

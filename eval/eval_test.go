@@ -307,3 +307,19 @@ func TestRandomSplits(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// Every default grid names options of the method when it is registered
+// under that name; DefaultGrid drops the others.
+func TestDefaultGridFilters(t *testing.T) {
+	c := &fake{}
+	DefaultGrids["FAKE"] = Grid{"lambda": {1, 2}, "nosuch": {3}}
+	defer delete(DefaultGrids, "FAKE")
+	g := DefaultGrid(c)
+	if len(g) != 1 || len(g["lambda"]) != 2 {
+		t.Errorf("grid %v", g)
+	}
+	delete(DefaultGrids, "FAKE")
+	if g := DefaultGrid(c); g != nil {
+		t.Errorf("no grid: %v", g)
+	}
+}

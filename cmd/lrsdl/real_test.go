@@ -130,3 +130,18 @@ func TestRealMethodsDemo(t *testing.T) {
 		t.Errorf("atoms.png is %d×%d", w, h)
 	}
 }
+
+// The default cross-validation grids name real options of the methods.
+func TestDefaultGridsMatchMethods(t *testing.T) {
+	for name, g := range eval.DefaultGrids {
+		c, err := methods.New(name)
+		if err != nil {
+			continue // not registered in this build
+		}
+		for k := range g {
+			if !has(c, k) {
+				t.Errorf("grid of %s names option %q, which %s lacks (has %v)", name, k, name, eval.ParamNames(c))
+			}
+		}
+	}
+}
