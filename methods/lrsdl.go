@@ -451,7 +451,8 @@ type xstep struct {
 	// the column sums of X̄ outside them (for the global means).
 	col0  int
 	other []float64
-	c0    int // first class of the block
+	c0    int                   // first class of the block
+	sw    *blas.SparseWorkspace // A·X for sparse X over all N columns
 }
 
 // setup precomputes the Gram matrices and B for D̄ and Y.
@@ -460,7 +461,11 @@ func (s *xstep) setup(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda
 	_, N := Y.Dims()
 	K := ap.Len()
 	k0 := kb - K
-	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap}
+	sw := s.sw
+	if sw == nil || s.K != K || s.N != N {
+		sw = blas.NewSparseWorkspace(K, N)
+	}
+	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap, sw: sw}
 	s.gram = mat.NewDense(kb, kb, nil)
 	s.gram.Mul(Db.T(), Db)
 	s.A = mat.DenseCopyOf(s.gram.Slice(0, K, 0, K))
@@ -533,11 +538,21 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	gx, wx := sub(g, 0, K, 0, n), sub(w, 0, K, 0, n)
 	A := s.A.RawMatrix()
 	b := sub(s.B.RawMatrix(), 0, kb, s.col0, s.col0+n)
-	// G = B, then G = H·W − G.
-	for i := 0; i < kb; i++ {
+	// Gx = A·Wx (sparse kernel when Wx is sparse enough), then G = H·W − B.
+	if s.sw != nil && n == s.N {
+		s.sw.Mul(gx, A, wx)
+	} else {
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A, wx, 0, gx)
+	}
+	for i := 0; i < K; i++ {
+		gr, br := g.Data[i*g.Stride:i*g.Stride+n], b.Data[i*b.Stride:i*b.Stride+n]
+		for j, v := range br {
+			gr[j] -= v
+		}
+	}
+	for i := K; i < kb; i++ {
 		copy(g.Data[i*g.Stride:i*g.Stride+n], b.Data[i*b.Stride:i*b.Stride+n])
 	}
-	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A, wx, -1, gx)
 	// classes of the block and their column ranges relative to W
 	cls := func(fn func(c, lo, hi int)) {
 		for c := s.c0; c < s.sp.Blocks(); c++ {

@@ -447,3 +447,35 @@ func TestLRSDLXAllocs(t *testing.T) {
 		t.Errorf("gradient allocates %v times per call", a)
 	}
 }
+
+// TestLRSDLXSparsePath checks that the gradient through the sparse kernel
+// (codes mostly zero) equals the dense one and allocates nothing.
+func TestLRSDLXSparsePath(t *testing.T) {
+	tr := smallTrain(t, testParams(), 3, 30, 20, 2)
+	raw := tr.Xb.RawMatrix().Data
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := range raw {
+		raw[i] = 0
+		if rng.Float64() < 0.03 {
+			raw[i] = rng.NormFloat64()
+		}
+	}
+	var s xstep
+	s.setup(tr.Db, tr.Y, tr.sp, tr.ap, 0.05)
+	kb, N := tr.Xb.Dims()
+	Gs, Gd := mat.NewDense(kb, N, nil), mat.NewDense(kb, N, nil)
+	s.grad(Gs, tr.Xb)
+	if a := testing.AllocsPerRun(10, func() { s.grad(Gs, tr.Xb) }); a != 0 {
+		t.Errorf("sparse gradient allocates %v times per call", a)
+	}
+	sw := s.sw
+	s.sw = nil
+	s.grad(Gd, tr.Xb)
+	s.sw = sw
+	if !mat.EqualApprox(Gs, Gd, 1e-12) {
+		t.Error("sparse and dense gradients differ")
+	}
+	if mat.Equal(Gs, Gd) {
+		t.Log("sparse and dense gradients are bit-identical")
+	}
+}

@@ -6,10 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 
-	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 )
 
@@ -61,10 +60,14 @@ func (f *fisherDL) codes(p dlParams, Y mat.Matrix) (*mat.Dense, error) {
 	gr := G.RawMatrix()
 	fi := core.FISTA{MaxIter: 200, Tol: 1e-6, Restart: true}
 	Xb := mat.NewDense(kb, n, nil)
+	sw := blas.NewSparseWorkspace(kb, n)
+	br := B.RawMatrix().Data
 	_, err := fi.Solve(context.Background(), Xb, func(g, w *mat.Dense) {
 		gg, wr := g.RawMatrix(), w.RawMatrix()
-		copy(gg.Data, B.RawMatrix().Data)
-		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, gr, wr, -1, gg)
+		sw.Mul(gg, gr, wr) // G·W, sparse kernel when W is sparse enough
+		for i, v := range br {
+			gg.Data[i] -= v
+		}
 		for i := K; i < kb; i++ {
 			gi, wi := gg.Data[i*gg.Stride:i*gg.Stride+n], wr.Data[i*wr.Stride:i*wr.Stride+n]
 			for j := range gi {

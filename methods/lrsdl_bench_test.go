@@ -1,0 +1,139 @@
+package methods
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/data"
+)
+
+// benchTrain returns a training state of C classes with n samples, k atoms
+// each, k0 shared atoms, dimension d, random unit-norm data and atoms and
+// codes of the given density.
+func benchTrain(C, n, k, k0, d int, density float64) *train {
+	rng := rand.New(rand.NewPCG(1, 2))
+	N := C * n
+	unit := func(r, c int) *mat.Dense {
+		m := mat.NewDense(r, c, nil)
+		for j := 0; j < c; j++ {
+			var s float64
+			for i := 0; i < r; i++ {
+				v := rng.NormFloat64()
+				m.Set(i, j, v)
+				s += v * v
+			}
+			for i := 0; i < r; i++ {
+				m.Set(i, j, m.At(i, j)/math.Sqrt(s))
+			}
+		}
+		return m
+	}
+	sizes, asz := make([]int, C), make([]int, C)
+	for c := range sizes {
+		sizes[c], asz[c] = n, k
+	}
+	p := testParams()
+	p.k, p.k0 = k, k0
+	t := &train{p: p, Y: unit(d, N), sp: core.NewPartition(sizes...), ap: core.NewPartition(asz...),
+		Db: unit(d, C*k+k0), Xb: mat.NewDense(C*k+k0, N, nil), K: C * k, k0: k0}
+	raw := t.Xb.RawMatrix().Data
+	for i := range raw {
+		if rng.Float64() < density {
+			raw[i] = rng.NormFloat64()
+		}
+	}
+	return t
+}
+
+// gradFlops is the multiply-add count of one LRSDL-X gradient (×2 flops).
+func gradFlops(t *train) float64 {
+	_, N := t.Xb.Dims()
+	K, k0 := float64(t.K), float64(t.k0)
+	n := float64(N)
+	return 2 * n * (K*K + 2*K*k0 + k0*k0)
+}
+
+// BenchmarkLRSDLX_C100n20k10k0_10d500 times one FISTA iteration (gradient +
+// proximal step) of LRSDL-X on the paper's complexity example, dense codes.
+func BenchmarkLRSDLX_C100n20k10k0_10d500(b *testing.B) {
+	benchX(b, benchTrain(100, 20, 10, 10, 500, 1))
+}
+
+// BenchmarkLRSDLX_C100n7k7d300 is the paper's efficiency comparison size
+// (k0 = 7 shared atoms added).
+func BenchmarkLRSDLX_C100n7k7k0_7d300(b *testing.B) {
+	benchX(b, benchTrain(100, 7, 7, 7, 300, 1))
+}
+
+func benchX(b *testing.B, t *train) {
+	var s xstep
+	s.setup(t.Db, t.Y, t.sp, t.ap, t.p.lambda2)
+	f := core.FISTA{MaxIter: 1, Tol: -1}
+	L := s.lipschitz(make([]float64, t.K+t.k0))
+	X := mat.DenseCopyOf(t.Xb)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := f.Solve(context.Background(), X, s.grad, L, t.p.lambda1, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(gradFlops(t)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkDgemm_1000x1000x2000 is the dominant product of the LRSDL-X
+// gradient at C=100, n=20, k=10: (K×K)(K×N).
+func BenchmarkDgemm_1000x1000x2000(b *testing.B) {
+	A, B, C := mat.NewDense(1000, 1000, nil), mat.NewDense(1000, 2000, nil), mat.NewDense(1000, 2000, nil)
+	for i := range A.RawMatrix().Data {
+		A.RawMatrix().Data[i] = float64(i%7) - 3
+	}
+	for i := range B.RawMatrix().Data {
+		B.RawMatrix().Data[i] = float64(i%5) - 2
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix())
+	}
+	b.ReportMetric(2*1000*1000*2000*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkLRSDLOuter_C100n7k7k0_7d300 times one outer iteration (X, D and
+// D0 steps) of LRSDL.
+func BenchmarkLRSDLOuter_C100n7k7k0_7d300(b *testing.B) {
+	t := benchTrain(100, 7, 7, 7, 300, 0.1)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := t.stepX(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := t.stepD(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := t.stepD0(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLRSDLTrainARGender700 trains LRSDL on all 700 AR gender training
+// samples (k=20, k0=10, λ1=λ2=0.01, η=0.1, 30 outer iterations).
+func BenchmarkLRSDLTrainARGender700(b *testing.B) {
+	ds, err := data.Load(argenderPath(b), data.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		m := &LRSDL{Options: LRSDLOptions{K0: 10, Eta: 0.1, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01, Lambda2: 0.01, Iters: 30, Tol: -1}}}
+		if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
