@@ -40,7 +40,7 @@ func atb(dst, a blas64.General, ptr, ind []int, val []float64, csr bool) {
 	}
 	j := atbJobs.get()
 	*j = atbJob{dst: dst, a: a, ptr: ptr, ind: ind, val: val, csr: csr}
-	n, step := N, 8 // CSC: chunks of 8 columns (one cache line of a dst row)
+	n, step := N, cscTile
 	if csr {
 		n, step = K, 16 // CSR: chunks of 16 rows of dst
 	}
@@ -68,39 +68,53 @@ func (j *atbJob) do(c int) {
 	}
 }
 
-// colsCSC computes columns [lo, hi) of dst, four entries of B at a time.
+// colsCSC computes columns [lo, hi) of dst, at most cscTile of them, in
+// a scratch tile holding cscRows rows at a time, four entries of B at a time.
 func (j *atbJob) colsCSC(lo, hi int) {
 	K, ld, lda := j.dst.Rows, j.dst.Stride, j.a.Stride
 	ptr, ind, val, ad := j.ptr, j.ind, j.val, j.a.Data
-	for col := lo; col < hi; col++ {
-		d := j.dst.Data[col : col+(K-1)*ld+1]
-		for k := 0; k < K; k++ {
-			d[k*ld] = 0
-		}
-		q, end := ptr[col], ptr[col+1]
-		for ; q+4 <= end; q += 4 {
-			a0 := ad[ind[q]*lda:][:K]
-			a1 := ad[ind[q+1]*lda:][:K]
-			a2 := ad[ind[q+2]*lda:][:K]
-			a3 := ad[ind[q+3]*lda:][:K]
-			v0, v1, v2, v3 := val[q], val[q+1], val[q+2], val[q+3]
-			for k, x := range a0 {
-				s := d[k*ld]
-				s += v0 * x
-				s += v1 * a1[k]
-				s += v2 * a2[k]
-				s += v3 * a3[k]
-				d[k*ld] = s
+	var s [cscTile][cscRows]float64
+	for k0 := 0; k0 < K; k0 += cscRows {
+		kb := min(cscRows, K-k0)
+		for col := lo; col < hi; col++ {
+			acc := s[col-lo][:kb]
+			clear(acc)
+			q, end := ptr[col], ptr[col+1]
+			for ; q+4 <= end; q += 4 {
+				a0 := ad[ind[q]*lda+k0:][:kb]
+				a1 := ad[ind[q+1]*lda+k0:][:kb]
+				a2 := ad[ind[q+2]*lda+k0:][:kb]
+				a3 := ad[ind[q+3]*lda+k0:][:kb]
+				v0, v1, v2, v3 := val[q], val[q+1], val[q+2], val[q+3]
+				for k, x := range acc {
+					x += v0 * a0[k]
+					x += v1 * a1[k]
+					x += v2 * a2[k]
+					x += v3 * a3[k]
+					acc[k] = x
+				}
+			}
+			for ; q < end; q++ {
+				v := val[q]
+				a0 := ad[ind[q]*lda+k0:][:kb]
+				for k := range acc {
+					acc[k] += v * a0[k]
+				}
 			}
 		}
-		for ; q < end; q++ {
-			v := val[q]
-			for k, x := range ad[ind[q]*lda:][:K] {
-				d[k*ld] += v * x
+		for k := 0; k < kb; k++ {
+			d := j.dst.Data[(k0+k)*ld+lo : (k0+k)*ld+hi]
+			for c := range d {
+				d[c] = s[c][k]
 			}
 		}
 	}
 }
+
+const (
+	cscTile = 8   // columns of dst per chunk: one cache line of a row
+	cscRows = 256 // rows of dst per pass over a column
+)
 
 // rowsCSR computes rows [lo, hi) of dst.
 func (j *atbJob) rowsCSR(lo, hi int) {
