@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
 )
 
 func TestLCKSVDCostNonIncreasing(t *testing.T) {
@@ -112,4 +113,35 @@ func BenchmarkLCKSVD2Predict_d300_K50_T20_n700(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(700*b.N)/b.Elapsed().Seconds(), "samples/s")
+}
+
+// TestBaselinesSeed checks that one seed gives the same dictionary on
+// every run and another seed a different one.
+func TestBaselinesSeed(t *testing.T) {
+	Y, l := blRandom(12, 10, 2, 20)
+	type atomer interface {
+		lrsdl.Classifier
+		Atoms() (*mat.Dense, core.Partition, *mat.Dense)
+	}
+	for _, newM := range []func(seed uint64) atomer{
+		func(s uint64) atomer { return &ODL{Options: ODLOptions{K: 4, Iters: 3, Seed: s}} },
+		func(s uint64) atomer { return &LCKSVD1{Options: LCKSVDOptions{K: 4, Sparsity: 2, Iters: 3, Seed: s}} },
+		func(s uint64) atomer { return &LCKSVD2{Options: LCKSVDOptions{K: 4, Sparsity: 2, Iters: 3, Seed: s}} },
+	} {
+		var Ds []*mat.Dense
+		for _, s := range []uint64{5, 5, 6} {
+			m := newM(s)
+			if err := m.Fit(context.Background(), Y, l); err != nil {
+				t.Fatal(err)
+			}
+			D, _, _ := m.Atoms()
+			Ds = append(Ds, D)
+		}
+		if !mat.Equal(Ds[0], Ds[1]) {
+			t.Errorf("%s: same seed, different dictionaries", newM(0).Name())
+		}
+		if mat.EqualApprox(Ds[0], Ds[2], 1e-6) {
+			t.Errorf("%s: seeds 5 and 6 give the same dictionary", newM(0).Name())
+		}
+	}
 }
