@@ -120,6 +120,7 @@ func Lasso(ctx context.Context, X, D *mat.Dense, Y mat.Matrix, lambda float64, o
 }
 
 // LassoGram is Lasso given the Gram matrix G = DᵀD (k×k) and B = DᵀY (k×n).
+// Any of the matrices may be a view.
 // The step is 1/L with L the upper bound of λmax(G) from PowerIter.MaxEig.
 func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts LassoOptions) error {
 	k, gc := G.Dims()
@@ -140,8 +141,15 @@ func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		X.Zero()
 		return nil
 	}
+	x := X
+	if X.RawMatrix().Stride != n { // FISTA needs contiguous rows
+		x = mat.DenseCopyOf(X)
+	}
 	f := FISTA{MaxIter: opts.MaxIter, Tol: opts.Tol, Restart: opts.Restart}
-	_, err := f.Solve(ctx, X, func(g, w *mat.Dense) { lassoGrad(g, G, B, w) }, L, lambda, nil)
+	_, err := f.Solve(ctx, x, func(g, w *mat.Dense) { lassoGrad(g, G, B, w) }, L, lambda, nil)
+	if x != X {
+		X.Copy(x)
+	}
 	return err
 }
 

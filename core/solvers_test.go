@@ -340,6 +340,15 @@ func TestLassoSparseAndErrors(t *testing.T) {
 	if d := svRelDiff(X1, X2); d > 1e-12 {
 		t.Errorf("sparse and dense Y differ by %g", d)
 	}
+	// X as a view of a wider matrix.
+	wide := mat.NewDense(5, 9, nil)
+	X3 := wide.Slice(0, 5, 1, 8).(*mat.Dense)
+	if err := Lasso(context.Background(), X3, D, Y, 0.1, opts); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(X1, X3) || wide.At(0, 0) != 0 || wide.At(4, 8) != 0 {
+		t.Error("lasso into a view differs or writes outside it")
+	}
 	if err := Lasso(context.Background(), mat.NewDense(4, 7, nil), D, Y, 0.1, opts); err == nil {
 		t.Error("no error for a wrong X shape")
 	}
