@@ -454,11 +454,7 @@ func (f *MATFile) Var(name string) (VarInfo, bool) {
 func (f *MATFile) lookup(name string) (*matVar, error) {
 	v, ok := f.byName[name]
 	if !ok {
-		names := make([]string, len(f.vars))
-		for i, v := range f.vars {
-			names[i] = v.info.Name
-		}
-		return nil, fmt.Errorf("mat: no variable %q (the file has: %s)", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("mat: no variable %q (the file has: %s)", name, strings.Join(f.names(), ", "))
 	}
 	if v.unsupported != nil {
 		return nil, fmt.Errorf("mat: %w", v.unsupported)
