@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -110,7 +111,15 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := eval.Configure(c, eval.Params{"k": *k}); err != nil {
+		// The paper's k and all iterations (no early stop), unless set by -p.
+		base := eval.Params{"k": *k}
+		if slices.Contains(eval.ParamNames(c), "tol") {
+			base["tol"] = -1
+		}
+		for name := range mf.params {
+			delete(base, name)
+		}
+		if err := eval.Configure(c, base); err != nil {
 			return err
 		}
 		if err := eval.Configure(c, v.params); err != nil {

@@ -21,6 +21,7 @@ type fakeOptions struct {
 	Seed      uint64             `json:"seed"`
 	OriginalX bool               `json:"original_x"`
 	OriginalD bool               `json:"original_d"`
+	Tol       float64            `json:"tol"` // ≥ 0: stop after 2 iterations, as if converged
 	Progress  lrsdl.ProgressFunc `json:"-"`
 }
 
@@ -56,7 +57,11 @@ func (f *fake) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 			f.means.Set(i, c, f.means.At(i, c)/cnt[c])
 		}
 	}
-	for it := 1; it <= max(f.Options.Iters, 1); it++ {
+	iters := max(f.Options.Iters, 1)
+	if f.Options.Tol >= 0 {
+		iters = min(iters, 2)
+	}
+	for it := 1; it <= iters; it++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

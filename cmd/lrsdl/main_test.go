@@ -200,7 +200,7 @@ func TestTrainPredict(t *testing.T) {
 func TestTrainVerbose(t *testing.T) {
 	defer useFakes("FAKE")()
 	data := twoClassCSV(t, 5)
-	code, _, e := runCmd(t, "train", "-v", "-data", data, "-method", "FAKE", "-iters", "3", "-o", filepath.Join(t.TempDir(), "m"))
+	code, _, e := runCmd(t, "train", "-v", "-data", data, "-method", "FAKE", "-iters", "3", "-p", "tol=-1", "-o", filepath.Join(t.TempDir(), "m"))
 	if code != 0 || strings.Count(e, "FAKE: iter ") != 3 || !strings.Contains(e, "iter 3 cost 0.333333") {
 		t.Errorf("exit %d, stderr %q", code, e)
 	}
