@@ -80,7 +80,8 @@ func (f *fisherDL) codes(p dlParams, Y mat.Matrix) (*mat.Dense, error) {
 
 // scores returns e[j*C+c], the class-c score of sample j (smaller is
 // better). GC: e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² with ȳ = y − D0x0.
-// LC: e_c = ½‖ȳ − D_cα‖² + λ‖α‖₁ with α the lasso code of ȳ on D_c.
+// LC: e_c = ½‖y − D_cα − D0β‖² + λ‖[α; β]‖₁ with [α; β] the lasso code of
+// y on [D_c D0] (on D_c alone without a shared dictionary).
 func (f *fisherDL) scores(p dlParams, Y mat.Matrix, Xb *mat.Dense) ([]float64, error) {
 	K, k0 := f.dims()
 	d, n := Y.Dims()
@@ -97,19 +98,28 @@ func (f *fisherDL) scores(p dlParams, Y mat.Matrix, Xb *mat.Dense) ([]float64, e
 		a0, a1 := f.part.Block(c)
 		Dc := f.Db.Slice(0, d, a0, a1).(*mat.Dense)
 		if p.lc {
-			A := mat.NewDense(a1-a0, n, nil)
-			if err := core.Lasso(context.Background(), A, Dc, Yb, p.lambda, core.LassoOptions{}); err != nil {
+			// [D_c D0] codes y itself.
+			Dcs, Yc := Dc, Yb
+			if k0 > 0 {
+				Dcs = mat.NewDense(d, a1-a0+k0, nil)
+				Dcs.Slice(0, d, 0, a1-a0).(*mat.Dense).Copy(Dc)
+				Dcs.Slice(0, d, a1-a0, a1-a0+k0).(*mat.Dense).Copy(f.Db.Slice(0, d, K, K+k0))
+				Yc = mat.DenseCopyOf(Y)
+			}
+			_, ka := Dcs.Dims()
+			A := mat.NewDense(ka, n, nil)
+			if err := core.Lasso(context.Background(), A, Dcs, Yc, p.lambda, core.LassoOptions{}); err != nil {
 				return nil, err
 			}
 			R.Reset()
-			R.Mul(Dc, A)
-			R.Sub(Yb, &R)
+			R.Mul(Dcs, A)
+			R.Sub(Yc, &R)
 			for j := 0; j < n; j++ {
 				var r2, l1 float64
 				for i := 0; i < d; i++ {
 					r2 += R.At(i, j) * R.At(i, j)
 				}
-				for i := 0; i < a1-a0; i++ {
+				for i := 0; i < ka; i++ {
 					l1 += math.Abs(A.At(i, j))
 				}
 				e[j*C+c] = 0.5*r2 + p.lambda*l1
@@ -167,7 +177,7 @@ func (f *fisherDL) argmin(e []float64) []int {
 type TuneOptions struct {
 	Folds  int       // stratified folds of the training set; zero means 3
 	W      []float64 // GC weights tried; nil means 0.25, 0.5, 0.75, 1
-	Lambda []float64 // coding ℓ1 weights tried; nil means λ1·{0.5, 1, 3, 10}
+	Lambda []float64 // coding ℓ1 weights tried; nil means λ1·{0.25, 0.5, 1, 3}
 }
 
 // tune chooses GC with weight w or LC, and the coding λ, of the best k-fold
@@ -201,7 +211,7 @@ func tune(ctx context.Context, p dlParams, Y mat.Matrix, labels []int, o TuneOpt
 		ws = []float64{0.25, 0.5, 0.75, 1}
 	}
 	if ls == nil {
-		ls = []float64{0.5 * p.lambda1, p.lambda1, 3 * p.lambda1, 10 * p.lambda1}
+		ls = []float64{0.25 * p.lambda1, 0.5 * p.lambda1, p.lambda1, 3 * p.lambda1}
 	}
 	for _, v := range ws {
 		if !(v >= 0 && v <= 1) {
