@@ -144,7 +144,7 @@ func TestMulM(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(7, 8))
 		for _, sh := range [][3]int{{1, 1, 1}, {1, 3, 1}, {5, 4, 2}, {12, 9, 4}, {40, 33, 7}, {70, 130, 10}} {
 			K, N, C := sh[0], sh[1], sh[2]
-			a, x := randGeneral(rnd, K, K, pad), randGeneral(rnd, K, N, 0)
+			a, x := randGeneral(rnd, K, K, pad), randGeneral(rnd, K, N, pad)
 			p := randPartition(rnd, K, C)
 			dst := randGeneral(rnd, K, N, pad)
 			MulM(dst, a, x, p)
@@ -244,7 +244,7 @@ func TestGOMAXPROCSIndependent(t *testing.T) {
 func TestAllocs(t *testing.T) {
 	forEachBackend(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(15, 16))
-		K, N, d := 120, 300, 200
+		K, N, d := 120, 600, 200 // large enough for both cores
 		z, w, g := randSlice(rnd, K*N), randSlice(rnd, K*N), randSlice(rnd, K*N)
 		thr := []float64{0.1}
 		a, x, dst := randGeneral(rnd, K, K, 0), randGeneral(rnd, K, N, 0), randGeneral(rnd, K, N, 0)
@@ -265,7 +265,7 @@ func TestAllocs(t *testing.T) {
 		}{
 			{"ProxStep", func() { ProxStep(z, w, g, K, N, 0.1, thr, 0.5) }, nil},
 			{"SoftThreshold", func() { SoftThreshold(z, 0.1) }, nil},
-			{"BlockMeans", func() { BlockMeans(means, x, []int{0, 100, 100, 250, N}) }, nil},
+			{"BlockMeans", func() { BlockMeans(means, x, []int{0, 100, 100, 450, N}) }, nil},
 			{"DoubleDiagBlocks", func() { DoubleDiagBlocks(a, p, p) }, nil},
 			{"SparseAtB", func() { SparseAtB(dst, D, ycsc) }, nil},
 			{"SparseAtBCSR", func() { SparseAtBCSR(dst, D, ycsr) }, nil},
@@ -334,5 +334,72 @@ func TestBackendParity(t *testing.T) {
 	}
 	if len(results) < 2 {
 		t.Logf("only one BLAS linked; build with -tags openblas to compare backends")
+	}
+}
+
+// TestEmpty checks that zero-sized operands are accepted and nothing is
+// written.
+func TestEmpty(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(19, 20))
+		for _, sh := range [][3]int{{0, 0, 0}, {0, 3, 2}, {3, 0, 2}, {2, 3, 0}} {
+			m, K, N := sh[0], sh[1], sh[2]
+			x := randGeneral(rnd, K, N, pad)
+			sq := randGeneral(rnd, K, K, pad)
+			dst := randGeneral(rnd, K, N, pad)
+			MulM(dst, sq, x, []int{0, K})
+			msq := cloneGeneral(sq)
+			DoubleDiagBlocks(msq, []int{0, K}, []int{0, K})
+			checkClose(t, "MulM", dst, naiveMul(msq, x, false), 1e-14)
+			a := randGeneral(rnd, m, K, pad)
+			b := randGeneral(rnd, m, N, pad)
+			for _, f := range []func(blas64.General){
+				func(d blas64.General) { AtB(d, a, b) },
+				func(d blas64.General) { SparseAtB(d, a, toCSC(b)) },
+				func(d blas64.General) { SparseAtBCSR(d, a, toCSR(b)) },
+			} {
+				d := randGeneral(rnd, K, N, pad)
+				f(d)
+				checkClose(t, "AtB", d, naiveMul(a, b, true), 1e-14)
+			}
+			am := randGeneral(rnd, m, K, pad)
+			d := randGeneral(rnd, m, N, pad)
+			NewSparseWorkspace(K, N).Mul(d, am, x)
+			checkClose(t, "SparseWorkspace.Mul", d, naiveMul(am, x, false), 1e-14)
+		}
+	})
+}
+
+// TestShapePanics checks that mismatched shapes panic with the fixed
+// messages of package blas.
+func TestShapePanics(t *testing.T) {
+	g := func(r, c int) blas64.General {
+		return blas64.General{Rows: r, Cols: c, Stride: max(c, 1), Data: make([]float64, r*max(c, 1))}
+	}
+	y := toCSC(g(4, 5))
+	for name, c := range map[string]struct {
+		f    func()
+		want string
+	}{
+		"MulM dst":        {func() { MulM(g(3, 4), g(3, 3), g(3, 5), []int{0, 3}) }, errShape},
+		"MulM partition":  {func() { MulM(g(3, 5), g(3, 3), g(3, 5), []int{0, 2}) }, errPart},
+		"MulM decreasing": {func() { MulM(g(3, 5), g(3, 3), g(3, 5), []int{0, 2, 1, 3}) }, errPart},
+		"AtB":             {func() { AtB(g(2, 5), g(3, 2), g(4, 5)) }, errShape},
+		"SparseAtB":       {func() { SparseAtB(g(2, 5), g(3, 2), y) }, errShape},
+		"SparseAtBCSR":    {func() { SparseAtBCSR(g(2, 5), g(3, 2), toCSR(g(4, 5))) }, errShape},
+		"Mul":             {func() { NewSparseWorkspace(3, 5).Mul(g(2, 5), g(2, 3), g(3, 4)) }, errShape},
+		"BlockMeans":      {func() { BlockMeans(g(2, 2), g(2, 5), []int{0, 3, 4}) }, errPart},
+		"ProxStep": {func() {
+			ProxStep(make([]float64, 6), make([]float64, 6), make([]float64, 6), 2, 3, 1, []float64{1, 2, 3}, 0)
+		}, errShape},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != c.want {
+					t.Errorf("%s: panic %v, want %q", name, r, c.want)
+				}
+			}()
+			c.f()
+		}()
 	}
 }
