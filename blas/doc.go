@@ -1,8 +1,21 @@
 // Package blas holds the hand-written kernels of lrsdl: operations on raw
 // row-major storage (gonum's blas64.General) that run in place on
-// preallocated buffers and never allocate.
+// preallocated buffers and never allocate once warm.
 //
-// The kernels call gonum's blas64 for the dense products, so they run on
-// whichever BLAS the build links (see lrsdl.Backend). Programmer errors
-// (mismatched shapes) panic with a fixed message.
+//   - MulM: M(A)·X, A plus its diagonal blocks, without forming M(A)
+//     (DoubleDiagBlocks forms it once when it is reused).
+//   - AtB, SparseAtB, SparseAtBCSR: DᵀY for dense Y and for sparse Y in
+//     github.com/james-bowman/sparse CSC or CSR form, read through the raw
+//     arrays.
+//   - SparseWorkspace.Mul: A·X for a mostly-zero X stored densely, switching
+//     to Gemm above DensityCrossover(); NonZeros counts non-zeros.
+//   - ProxStep, SoftThreshold, BlockMeans: the fused FISTA step,
+//     soft-thresholding and per-class column means.
+//
+// Dense products go through gonum's blas64, so they run on whichever BLAS
+// the build links (see lrsdl.Backend). The sparse kernels and ProxStep split
+// large inputs over all cores in fixed chunks: every output element is
+// computed by the same operations whatever GOMAXPROCS is, so results do not
+// depend on it. Programmer errors (mismatched shapes) panic with a fixed
+// message.
 package blas
