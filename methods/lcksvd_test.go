@@ -72,9 +72,10 @@ func TestLCKSVDBadInput(t *testing.T) {
 
 func TestLCKSVDSynthetic(t *testing.T) {
 	Ytr, ltr, Yte, lte := blSynthetic(t)
-	// Measured 89.75 and 90.00 % (chance: 25 %).
-	blFitPredict(t, &LCKSVD1{Options: LCKSVDOptions{K: 10, Sparsity: 5}}, Ytr, ltr, Yte, lte, 80)
-	blFitPredict(t, &LCKSVD2{Options: LCKSVDOptions{K: 10, Sparsity: 5}}, Ytr, ltr, Yte, lte, 80)
+	// Measured 84.25 and 85.75 % (gonum), 87.75 and 85.75 % (openblas);
+	// chance: 25 %.
+	blFitPredict(t, &LCKSVD1{Options: LCKSVDOptions{K: 10, Sparsity: 5}}, Ytr, ltr, Yte, lte, 70)
+	blFitPredict(t, &LCKSVD2{Options: LCKSVDOptions{K: 10, Sparsity: 5}}, Ytr, ltr, Yte, lte, 70)
 }
 
 func TestLCKSVDArgender(t *testing.T) {

@@ -112,7 +112,7 @@ func TestODLBadInput(t *testing.T) {
 
 func TestODLSynthetic(t *testing.T) {
 	Ytr, ltr, Yte, lte := blSynthetic(t)
-	blFitPredict(t, &ODL{Options: ODLOptions{K: 10}}, Ytr, ltr, Yte, lte, 80) // measured 92.00
+	blFitPredict(t, &ODL{Options: ODLOptions{K: 10}}, Ytr, ltr, Yte, lte, 70) // measured 92.25 (chance: 25)
 }
 
 func TestODLArgender(t *testing.T) {

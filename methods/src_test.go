@@ -233,7 +233,7 @@ func TestSRCBadInput(t *testing.T) {
 
 func TestSRCSynthetic(t *testing.T) {
 	Ytr, ltr, Yte, lte := blSynthetic(t)
-	blFitPredict(t, &SRC{}, Ytr, ltr, Yte, lte, 80) // measured 87.50
+	blFitPredict(t, &SRC{}, Ytr, ltr, Yte, lte, 70) // measured 87.25 (chance: 25)
 }
 
 func TestSRCArgender(t *testing.T) {
