@@ -146,3 +146,30 @@ func TestBaselinesSeed(t *testing.T) {
 		}
 	}
 }
+
+func TestLCRidgeNormalEquations(t *testing.T) {
+	Y, _ := blRandom(13, 6, 2, 10) // use as codes X (6×20)
+	T := mat.NewDense(3, 20, nil)
+	for j := 0; j < 20; j++ {
+		T.Set(j%3, j, 1)
+	}
+	const rho = 0.7
+	W, err := lcRidge(T, Y, rho)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// W(XXᵀ + ρI) = T·Xᵀ
+	var S, lhs, rhs mat.Dense
+	S.Mul(Y, Y.T())
+	for i := 0; i < 6; i++ {
+		S.Set(i, i, S.At(i, i)+rho)
+	}
+	lhs.Mul(W, &S)
+	rhs.Mul(T, Y.T())
+	if !mat.EqualApprox(&lhs, &rhs, 1e-10) {
+		t.Errorf("ridge solution violates the normal equations")
+	}
+	if _, err := lcRidge(T, mat.NewDense(6, 20, nil), 0); err == nil {
+		t.Error("singular ridge without regularisation: no error")
+	}
+}
