@@ -29,3 +29,15 @@ bench-openblas:
 
 demo:
 	$(GO) run ./cmd/lrsdl demo
+
+# Reproduce the paper's experiments into $(REPRODUCE_OUT) (RESULTS.md + PNGs):
+# the full run uses OpenBLAS; QUICK=1 is the reduced pure-Go run CI uses (< 5 min).
+REPRODUCE_OUT ?= bench/results
+reproduce:
+	$(if $(QUICK),CGO_ENABLED=0 $(GO) run ./bench/reproduce -quick,CGO_ENABLED=1 $(GO) run -tags openblas ./bench/reproduce) -out $(REPRODUCE_OUT)
+
+# Run the Go benchmarks on both backends and write bench/RESULTS.md.
+BENCHRESULTS_TIME ?= 2x
+.PHONY: bench-results
+bench-results:
+	$(GO) run ./bench/benchresults -benchtime $(BENCHRESULTS_TIME) -out bench/RESULTS.md

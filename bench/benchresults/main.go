@@ -1,0 +1,310 @@
+// Command benchresults runs the Go benchmarks of lrsdl on both BLAS
+// backends and writes bench/RESULTS.md: every benchmark's time and GFLOP/s
+// per backend, kernels against their Dgemm baselines, efficient against
+// original algorithms, and the exact commands.
+//
+//	go run ./bench/benchresults                       # both backends
+//	go run ./bench/benchresults -backends gonum -benchtime 1x
+//
+// Expected benchmarks that no package defines are listed as missing.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// result is one benchmark line of go test.
+type result struct {
+	Pkg, Name string
+	NsPerOp   float64
+	Metrics   map[string]float64 // by unit, e.g. "GFLOP/s", "allocs/op"
+}
+
+// expected are the benchmarks of issues 2, 4 and 5 by name pattern.
+var expected = []string{
+	`^BenchmarkMulM`, `^BenchmarkAtB`, `^BenchmarkDgemm`,
+	`^BenchmarkLRSDLX`, `^BenchmarkLRSDLOuter`, `^BenchmarkLRSDLTrain`,
+	`^BenchmarkDLSIUpdateD_Original`, `^BenchmarkDLSIUpdateD_Efficient`,
+	`^BenchmarkCOPARUpdateD_Original`, `^BenchmarkCOPARUpdateD_Efficient`,
+	`^BenchmarkFDDLUpdateD_Original`, `^BenchmarkFDDLUpdateD_Efficient`,
+}
+
+// baselines pairs kernels with the Dgemm of the same shape.
+var baselines = [][2]string{
+	{"BenchmarkMulM_K1000N2000", "BenchmarkDgemm_K1000K1000N2000"},
+	{"BenchmarkMulM_K700N700", "BenchmarkDgemm_K700K700N700"},
+	{"BenchmarkAtB_d500K1000N2000", "BenchmarkDgemmAtB_d500K1000N2000"},
+	{"BenchmarkSparseAtB_d10000K680N1020", "BenchmarkDgemmAtB_d10000K680N1020"},
+	{"BenchmarkSparseAtBCSR_d10000K680N1020", "BenchmarkDgemmAtB_d10000K680N1020"},
+	{"BenchmarkLRSDLX_C100n20k10k0_10d500", "BenchmarkDgemm_1000x1000x2000"},
+}
+
+var lineRE = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
+
+func main() {
+	out := flag.String("out", "bench/RESULTS.md", "output `file`")
+	backends := flag.String("backends", "gonum,openblas", "comma-separated backends")
+	benchtime := flag.String("benchtime", "2x", "go test -benchtime")
+	bench := flag.String("bench", ".", "go test -bench pattern")
+	pkgs := flag.String("pkgs", "./blas/,./core/,./methods/", "comma-separated packages")
+	flag.Parse()
+
+	start := time.Now()
+	results := map[string]map[string]result{} // backend → name → result
+	var cmds, failures []string
+	bes := strings.Split(*backends, ",")
+	for _, be := range bes {
+		args := []string{"test", "-run", "^$", "-bench", *bench, "-benchtime", *benchtime, "-count", "1", "-benchmem"}
+		env := append(os.Environ(), "CGO_ENABLED=0")
+		if be == "openblas" {
+			args = append(args, "-tags", "openblas")
+			env = append(os.Environ(), "CGO_ENABLED=1")
+		} else if be != "gonum" {
+			fatalf("unknown backend %q", be)
+		}
+		args = append(args, strings.Split(*pkgs, ",")...)
+		cmd := exec.Command("go", args...)
+		cmd.Env = env
+		var buf bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &buf, os.Stderr
+		line := strings.Join(append([]string{env[len(env)-1], "go"}, quote(args)...), " ")
+		cmds = append(cmds, line)
+		fmt.Fprintln(os.Stderr, line)
+		err := cmd.Run()
+		os.Stdout.Write(buf.Bytes())
+		if err != nil {
+			failures = append(failures, fmt.Sprintf("`%s`: %v (results parsed so far are kept)", be, err))
+		}
+		results[be] = parse(&buf)
+	}
+	md := render(results, bes, cmds, failures, *benchtime, time.Since(start))
+	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
+		fatalf("%v", err)
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s in %v\n", *out, time.Since(start).Round(time.Second))
+}
+
+func fatalf(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "benchresults: "+format+"\n", a...)
+	os.Exit(1)
+}
+
+func quote(args []string) []string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, "^$*| ") {
+			a = "'" + a + "'"
+		}
+		q[i] = a
+	}
+	return q
+}
+
+// parse reads go test -bench output.
+func parse(buf *bytes.Buffer) map[string]result {
+	res := map[string]result{}
+	pkg := ""
+	sc := bufio.NewScanner(buf)
+	for sc.Scan() {
+		l := sc.Text()
+		if p, ok := strings.CutPrefix(l, "pkg: "); ok {
+			pkg = strings.TrimPrefix(p, "github.com/lrsdl/lrsdl/")
+			continue
+		}
+		m := lineRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		r := result{Pkg: pkg, Name: m[1], Metrics: map[string]float64{}}
+		f := strings.Fields(m[4])
+		for i := 0; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			if f[i+1] == "ns/op" {
+				r.NsPerOp = v
+			} else {
+				r.Metrics[f[i+1]] = v
+			}
+		}
+		res[r.Name] = r
+	}
+	return res
+}
+
+func fmtNs(ns float64) string {
+	switch {
+	case ns == 0:
+		return "–"
+	case ns >= 1e9:
+		return fmt.Sprintf("%.3g s", ns/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.3g ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.3g µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.3g ns", ns)
+}
+
+func metric(r result, ok bool, unit string) string {
+	if v, has := r.Metrics[unit]; ok && has {
+		return fmt.Sprintf("%.3g", v)
+	}
+	return ""
+}
+
+func render(results map[string]map[string]result, bes, cmds, failures []string, benchtime string, took time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# lrsdl Go benchmarks\n\nGenerated by `go run ./bench/benchresults` (`make bench-results`); do not edit by hand.\n\n")
+	fmt.Fprintf(&b, "| | |\n|---|---|\n| date (UTC) | %s |\n| machine | %s, %d CPUs, GOMAXPROCS %d |\n| Go | %s |\n| commit | `%s` |\n| benchtime | %s |\n| run time | %v |\n\n",
+		time.Now().UTC().Format(time.RFC3339), cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), commit(), benchtime, took.Round(time.Second))
+	b.WriteString("The machine is shared (2 cores, other jobs running), so times are indicative; short -benchtime values are noisy.\n\nCommands:\n\n")
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "    %s\n", c)
+	}
+	b.WriteString("\n")
+	for _, f := range failures {
+		fmt.Fprintf(&b, "- **failed:** %s\n", f)
+	}
+	if len(failures) > 0 {
+		b.WriteString("\n")
+	}
+
+	names := map[string]result{}
+	for _, be := range bes {
+		for n, r := range results[be] {
+			names[n] = r
+		}
+	}
+	order := make([]string, 0, len(names))
+	for n := range names {
+		order = append(order, n)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		a, c := names[order[i]], names[order[j]]
+		if a.Pkg != c.Pkg {
+			return a.Pkg < c.Pkg
+		}
+		return order[i] < order[j]
+	})
+
+	b.WriteString("## All benchmarks\n\n| package | benchmark |")
+	for _, be := range bes {
+		fmt.Fprintf(&b, " %s time/op | %s GFLOP/s | %s allocs/op |", be, be, be)
+	}
+	if len(bes) == 2 {
+		fmt.Fprintf(&b, " %s/%s time |", bes[0], bes[1])
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---:|", 3*len(bes)))
+	if len(bes) == 2 {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for _, n := range order {
+		fmt.Fprintf(&b, "| %s | %s |", names[n].Pkg, strings.TrimPrefix(n, "Benchmark"))
+		for _, be := range bes {
+			r, ok := results[be][n]
+			fmt.Fprintf(&b, " %s | %s | %s |", fmtNs(r.NsPerOp), metric(r, ok, "GFLOP/s"), metric(r, ok, "allocs/op"))
+		}
+		if len(bes) == 2 {
+			r0, ok0 := results[bes[0]][n]
+			r1, ok1 := results[bes[1]][n]
+			if ok0 && ok1 && r1.NsPerOp > 0 {
+				fmt.Fprintf(&b, " %.2f |", r0.NsPerOp/r1.NsPerOp)
+			} else {
+				b.WriteString(" |")
+			}
+		}
+		b.WriteString("\n")
+	}
+
+	ratioTable := func(title, head string, pairs [][2]string) {
+		fmt.Fprintf(&b, "\n## %s\n\n| %s |", title, head)
+		for _, be := range bes {
+			fmt.Fprintf(&b, " %s |", be)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(bes)) + "\n")
+		for _, p := range pairs {
+			fmt.Fprintf(&b, "| %s / %s |", strings.TrimPrefix(p[0], "Benchmark"), strings.TrimPrefix(p[1], "Benchmark"))
+			for _, be := range bes {
+				a, ok1 := results[be][p[0]]
+				c, ok2 := results[be][p[1]]
+				if ok1 && ok2 && c.NsPerOp > 0 {
+					fmt.Fprintf(&b, " %.3g |", a.NsPerOp/c.NsPerOp)
+				} else {
+					b.WriteString(" missing |")
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	ratioTable("Kernels against Dgemm of the same shape", "time ratio kernel / Dgemm (below 1: kernel faster)", baselines)
+
+	var eo [][2]string
+	for _, n := range order {
+		if strings.Contains(n, "Efficient") {
+			if o := strings.Replace(n, "Efficient", "Original", 1); names[o].Name != "" {
+				eo = append(eo, [2]string{n, o})
+			}
+		}
+	}
+	ratioTable("Efficient against original algorithms", "time ratio efficient / original", eo)
+
+	var missing []string
+	for _, pat := range expected {
+		re := regexp.MustCompile(pat)
+		found := false
+		for n := range names {
+			found = found || re.MatchString(n)
+		}
+		if !found {
+			missing = append(missing, "`"+pat+"`")
+		}
+	}
+	b.WriteString("\n## Missing\n\n")
+	if len(missing) == 0 {
+		b.WriteString("Every expected benchmark ran.\n")
+	} else {
+		fmt.Fprintf(&b, "No benchmark matched: %s.\n", strings.Join(missing, ", "))
+	}
+	return b.String()
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "model name") {
+			if _, v, ok := strings.Cut(l, ":"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return "unknown CPU"
+}
+
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		c += " (working tree modified)"
+	}
+	return c
+}

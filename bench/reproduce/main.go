@@ -1,0 +1,431 @@
+// Command reproduce reruns the experiments of Vu & Monga, "Fast Low-rank
+// Shared Dictionary Learning for Image Classification", with lrsdl and writes
+// RESULTS.md and PNG figures to a directory:
+//
+//	go run -tags openblas ./bench/reproduce            # full run, bench/results
+//	go run ./bench/reproduce -quick -out /tmp/results  # reduced run (CI)
+//
+// Sections (-sections, comma-separated): complexity (Tables 1 and 2 with
+// measured iteration times), efficiency (original vs efficient algorithms),
+// overall (accuracy table), ntrain (accuracy vs training size), shared
+// (shared-dictionary size and parameter sensitivity), time (training and test
+// time on Oxford Flower). RESULTS.md is rewritten after every section, so an
+// interrupted run keeps what it finished.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/methods"
+)
+
+var allSections = []string{"complexity", "efficiency", "overall", "ntrain", "shared", "time"}
+
+// config holds the sizes of one run; quick() and full() give the two modes.
+type config struct {
+	Mode string
+
+	// Efficiency experiment (section "Validation of efficient algorithms").
+	EffC, EffD, EffN, EffK, EffIters int
+
+	// Accuracy experiments.
+	Splits      int   // random splits of the overall table
+	Folds       int   // cross-validation folds (on split 1's training data); <2: no CV
+	Iters       int   // outer iterations of every method; 0: method defaults
+	K           int   // atoms per class of every method; 0: method defaults
+	TestCap     int   // test samples per class at most; 0: all
+	ArPerClass  int   // AR gender training samples per class
+	FlPerClass  int   // Oxford Flower training samples per class
+	ArSizes     []int // training sizes of the ntrain figure
+	FlSizes     []int
+	NTrainSplit int // splits per point of the ntrain figure
+	SharedK0    []int
+	SharedSplit int
+	ParamValues []float64
+}
+
+func full() config {
+	return config{Mode: "full",
+		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 20,
+		Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60,
+		ArSizes: []int{50, 100, 150, 200, 250, 300, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
+		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 3,
+		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
+	}
+}
+
+func quick() config {
+	return config{Mode: "quick",
+		EffC: 20, EffD: 100, EffN: 7, EffK: 7, EffIters: 4,
+		Splits: 2, Folds: 0, Iters: 3, K: 8, TestCap: 20, ArPerClass: 250, FlPerClass: 15,
+		ArSizes: []int{50, 350}, FlSizes: []int{10, 15}, NTrainSplit: 1,
+		SharedK0: []int{10, 80}, SharedSplit: 1,
+		ParamValues: []float64{1e-4, 0.3},
+	}
+}
+
+type run struct {
+	cfg      config
+	out      string
+	dataDir  string
+	seed     uint64
+	ctx      context.Context
+	start    time.Time
+	deadline time.Time // zero: none; quick mode skips evaluations after it
+	sections map[string]bool
+	md       map[string]string        // rendered markdown by section
+	took     map[string]time.Duration // wall time by section
+	methods  []string
+	chosen   map[string]eval.Params // CV-chosen options by dataset/method
+	sets     map[string][2]eval.Set // train, test by dataset
+	flower   map[string]*eval.Summary
+	variants []*variant
+}
+
+func main() {
+	quickFlag := flag.Bool("quick", false, "reduced run (few splits and iterations, no cross-validation) for CI")
+	out := flag.String("out", "bench/results", "output `directory`")
+	dataDir := flag.String("data", "testdata", "`directory` of argender.mat and flower17-split1.mat")
+	secs := flag.String("sections", strings.Join(allSections, ","), "comma-separated `sections` to run")
+	meths := flag.String("methods", "", "comma-separated methods (default: all registered)")
+	seed := flag.Uint64("seed", 1, "seed of data, splits and initialisations")
+	flag.Parse()
+
+	r := &run{cfg: full(), out: *out, dataDir: *dataDir, seed: *seed, ctx: context.Background(),
+		start: time.Now(), sections: map[string]bool{}, md: map[string]string{},
+		took: map[string]time.Duration{}, chosen: map[string]eval.Params{},
+		sets: map[string][2]eval.Set{}, flower: map[string]*eval.Summary{}}
+	if *quickFlag {
+		r.cfg = quick()
+		r.deadline = r.start.Add(4 * time.Minute)
+	}
+	for _, s := range strings.Split(*secs, ",") {
+		s = strings.TrimSpace(s)
+		if !contains(allSections, s) {
+			fatalf("unknown section %q (want some of %s)", s, strings.Join(allSections, ","))
+		}
+		r.sections[s] = true
+	}
+	r.methods = methods.Names()
+	if *meths != "" {
+		r.methods = strings.Split(*meths, ",")
+		for _, m := range r.methods {
+			if _, err := methods.New(m); err != nil {
+				fatalf("%v", err)
+			}
+		}
+	}
+	if err := os.MkdirAll(r.out, 0o755); err != nil {
+		fatalf("%v", err)
+	}
+	steps := []struct {
+		name string
+		f    func() error
+	}{
+		{"efficiency", r.efficiency}, // before complexity: it measures the iterations
+		{"complexity", r.complexity},
+		{"overall", r.overall},
+		{"ntrain", r.ntrain},
+		{"shared", r.shared},
+		{"time", r.timeTable},
+	}
+	for _, s := range steps {
+		if !r.sections[s.name] && !(s.name == "efficiency" && r.sections["complexity"]) {
+			continue
+		}
+		logf("== %s", s.name)
+		t := time.Now()
+		if err := s.f(); err != nil {
+			r.md[s.name] = fmt.Sprintf("**Failed:** %v\n", err)
+			logf("%s: %v", s.name, err)
+		}
+		r.took[s.name] = time.Since(t)
+		if err := r.write(); err != nil {
+			fatalf("%v", err)
+		}
+	}
+	logf("done in %v; wrote %s", time.Since(r.start).Round(time.Second), filepath.Join(r.out, "RESULTS.md"))
+}
+
+func fatalf(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "reproduce: "+format+"\n", a...)
+	os.Exit(1)
+}
+
+func logf(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().UTC().Format("15:04:05")}, a...)...)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// write renders RESULTS.md from the sections finished so far.
+func (r *run) write() error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Reproduction of Vu & Monga, \"Fast Low-rank Shared Dictionary Learning for Image Classification\"\n\n")
+	fmt.Fprintf(&b, "Generated by `bench/reproduce`; do not edit by hand.\n\n")
+	fmt.Fprintf(&b, "| | |\n|---|---|\n")
+	fmt.Fprintf(&b, "| mode | **%s** |\n", r.cfg.Mode)
+	fmt.Fprintf(&b, "| command | `%s` |\n", commandLine())
+	fmt.Fprintf(&b, "| wall time | %v (so far: %s) |\n", time.Since(r.start).Round(time.Second), r.tookList())
+	fmt.Fprintf(&b, "| date (UTC) | %s |\n", r.start.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "| machine | %s, %d CPUs, %s/%s |\n", cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "| backend | `%s` (lrsdl.Backend()) |\n", lrsdl.Backend())
+	fmt.Fprintf(&b, "| GOMAXPROCS | %d |\n", runtime.GOMAXPROCS(0))
+	fmt.Fprintf(&b, "| Go | %s |\n", runtime.Version())
+	fmt.Fprintf(&b, "| commit | `%s` |\n", commit())
+	fmt.Fprintf(&b, "| seed | %d |\n", r.seed)
+	fmt.Fprintf(&b, "| methods | %s |\n\n", strings.Join(r.methods, ", "))
+	fmt.Fprintf(&b, "%s\n", r.protocol())
+	titles := map[string]string{
+		"complexity": "1. Complexity: the paper's Tables 1 and 2 against the clock",
+		"efficiency": "2. Efficient vs original algorithms",
+		"overall":    "3. Overall accuracy",
+		"ntrain":     "4. Accuracy versus training samples per class",
+		"shared":     "5. Shared dictionary size and parameter sensitivity",
+		"time":       "6. Training and test time on Oxford Flower",
+	}
+	for _, s := range []string{"complexity", "efficiency", "overall", "ntrain", "shared", "time"} {
+		if md, ok := r.md[s]; ok {
+			fmt.Fprintf(&b, "## %s\n\n%s\n", titles[s], md)
+		}
+	}
+	tmp := filepath.Join(r.out, "RESULTS.md.tmp")
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(r.out, "RESULTS.md"))
+}
+
+func (r *run) tookList() string {
+	var s []string
+	for _, k := range allSections {
+		if d, ok := r.took[k]; ok {
+			s = append(s, fmt.Sprintf("%s %v", k, d.Round(time.Second)))
+		}
+	}
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ", ")
+}
+
+func (r *run) protocol() string {
+	c := r.cfg
+	var b strings.Builder
+	fmt.Fprintf(&b, "Protocol of this mode: %d random splits for the overall table; ", c.Splits)
+	if c.Folds >= 2 {
+		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids` on the training samples of split 1 only "+
+			"(the paper cross-validates every split; one CV per method and data set keeps the run within the hour) and reused for all splits and sections; ", c.Folds)
+	} else {
+		fmt.Fprintf(&b, "no cross-validation (each method's default options); ")
+	}
+	if c.Iters > 0 {
+		fmt.Fprintf(&b, "every method limited to %d outer iterations; ", c.Iters)
+	} else {
+		fmt.Fprintf(&b, "methods run their default number of outer iterations; ")
+	}
+	if c.K > 0 {
+		fmt.Fprintf(&b, "every method with k=%d atoms per class (except where a section sets k0 or k); ", c.K)
+	}
+	if c.TestCap > 0 {
+		fmt.Fprintf(&b, "at most %d test samples per class; ", c.TestCap)
+	} else {
+		fmt.Fprintf(&b, "all test samples; ")
+	}
+	fmt.Fprintf(&b, "Oxford Flower with %d training samples per class.\n", c.FlPerClass)
+	if !r.deadline.IsZero() {
+		fmt.Fprintf(&b, "Evaluations starting after %v of run time are skipped (marked so). ", r.deadline.Sub(r.start))
+	}
+	if c.Mode == "quick" {
+		fmt.Fprintf(&b, "\n**Quick mode: the numbers below check that the pipeline runs; they are not the paper's protocol and not comparable to its numbers.**\n")
+	}
+	return b.String()
+}
+
+func commandLine() string {
+	args := append([]string{"go run"}, flagsOf()...)
+	return strings.Join(args, " ")
+}
+
+// flagsOf reconstructs the command: the build tag from the backend and the
+// program's arguments.
+func flagsOf() []string {
+	var s []string
+	if lrsdl.Backend() == "openblas" {
+		s = append(s, "-tags openblas")
+	}
+	s = append(s, "./bench/reproduce")
+	return append(s, os.Args[1:]...)
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "model name") {
+			if i := strings.Index(l, ":"); i >= 0 {
+				return strings.TrimSpace(l[i+1:])
+			}
+		}
+	}
+	return "unknown CPU"
+}
+
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		c += " (working tree modified)"
+	}
+	return c
+}
+
+// newFunc returns a constructor of method name configured with p (options
+// the method lacks are skipped) and the seed.
+func (r *run) newFunc(name string, p eval.Params) eval.NewFunc {
+	return func() (lrsdl.Classifier, error) {
+		c, err := methods.New(name)
+		if err != nil {
+			return nil, err
+		}
+		q := eval.Params{"seed": float64(r.seed)}
+		if r.cfg.Iters > 0 {
+			q["iters"] = float64(r.cfg.Iters)
+		}
+		if r.cfg.K > 0 {
+			q["k"] = float64(r.cfg.K)
+		}
+		for k, v := range p {
+			q[k] = v
+		}
+		return c, configure(c, q)
+	}
+}
+
+// configure sets the options of p that c has.
+func configure(c lrsdl.Classifier, p eval.Params) error {
+	names := eval.ParamNames(c)
+	q := eval.Params{}
+	for k, v := range p {
+		if contains(names, k) {
+			q[k] = v
+		}
+	}
+	return eval.Configure(c, q)
+}
+
+// dataset loads name.mat from the data directory as user-labelled sets,
+// samples scaled to unit norm, the test set capped per class.
+func (r *run) dataset(name string) (train, test eval.Set, err error) {
+	if s, ok := r.sets[name]; ok {
+		return s[0], s[1], nil
+	}
+	ds, err := data.Load(filepath.Join(r.dataDir, name+".mat"), data.LoadOptions{Normalize: true})
+	if err != nil {
+		return train, test, err
+	}
+	if ds.Test == nil {
+		return train, test, fmt.Errorf("%s: no test set in the file", name)
+	}
+	train, test = eval.Set{Y: ds.Train.Y, Labels: ds.Train.Labels}, eval.Set{Y: ds.Test.Y, Labels: ds.Test.Labels}
+	if r.cfg.TestCap > 0 {
+		if test, err = capPerClass(test, r.cfg.TestCap, r.seed); err != nil {
+			return train, test, err
+		}
+	}
+	r.sets[name] = [2]eval.Set{train, test}
+	return train, test, nil
+}
+
+// capPerClass keeps at most n random samples of every class of s.
+func capPerClass(s eval.Set, n int, seed uint64) (eval.Set, error) {
+	_, idx := eval.ByClass(s.Labels)
+	for _, ix := range idx {
+		if len(ix) < n {
+			n = len(ix)
+		}
+	}
+	return eval.DrawPerClass(s, n, rand.New(rand.NewPCG(seed, 99)))
+}
+
+// paramsFor returns the options chosen for method on dataset by
+// cross-validation on the training samples of split 1, computing them once.
+func (r *run) paramsFor(dataset, method string, train eval.Set, perClass int) (eval.Params, error) {
+	key := dataset + "/" + method
+	if p, ok := r.chosen[key]; ok {
+		return p, nil
+	}
+	p := eval.Params{}
+	c, err := methods.New(method)
+	if err != nil {
+		return nil, err
+	}
+	grid := eval.DefaultGrid(c)
+	if r.cfg.Folds >= 2 && len(grid) > 0 {
+		tr, err := eval.DrawPerClass(train, perClass, rand.New(rand.NewPCG(r.seed, 0)))
+		if err != nil {
+			return nil, err
+		}
+		t := time.Now()
+		cv, err := eval.CrossValidate(r.ctx, r.newFunc(method, nil), tr.Y, tr.Labels, r.cfg.Folds, grid, r.seed)
+		if err != nil {
+			return nil, fmt.Errorf("cross-validation of %s on %s: %w", method, dataset, err)
+		}
+		p = cv.Best
+		logf("%s %s: CV chose %s in %v", dataset, method, p, time.Since(t).Round(time.Second))
+	}
+	r.chosen[key] = p
+	return p, nil
+}
+
+func meanStd(x []float64) (m, s float64) {
+	for _, v := range x {
+		m += v / float64(len(x))
+	}
+	if len(x) > 1 {
+		for _, v := range x {
+			s += (v - m) * (v - m)
+		}
+		s = math.Sqrt(s / float64(len(x)-1))
+	}
+	return m, s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	k := make([]string, 0, len(m))
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}
+
+func log10(v float64) float64 { return math.Log10(v) }
+
+func flagsBackend() string { return lrsdl.Backend() }
