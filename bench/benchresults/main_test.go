@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+const sample = `goos: linux
+pkg: github.com/lrsdl/lrsdl/blas
+BenchmarkMulM_K1000N2000-2        	       2	 500000000 ns/op	         8.000 GFLOP/s	       0 B/op	       0 allocs/op
+BenchmarkDgemm_K1000K1000N2000-2  	       2	1000000000 ns/op	         4.000 GFLOP/s
+pkg: github.com/lrsdl/lrsdl/methods
+BenchmarkDLSIUpdateD_Original   	       1	3000000 ns/op
+BenchmarkDLSIUpdateD_Efficient-2	       1	1000000 ns/op
+PASS
+`
+
+func TestParse(t *testing.T) {
+	res := parse(bytes.NewBufferString(sample))
+	if len(res) != 4 {
+		t.Fatalf("parsed %d benchmarks, want 4: %v", len(res), res)
+	}
+	m := res["BenchmarkMulM_K1000N2000"]
+	if m.Pkg != "blas" || m.NsPerOp != 5e8 || m.Metrics["GFLOP/s"] != 8 || m.Metrics["allocs/op"] != 0 {
+		t.Errorf("MulM parsed as %+v", m)
+	}
+	if r := res["BenchmarkDLSIUpdateD_Original"]; r.Pkg != "methods" || r.NsPerOp != 3e6 {
+		t.Errorf("DLSI original parsed as %+v", r)
+	}
+}
+
+func TestRender(t *testing.T) {
+	res := parse(bytes.NewBufferString(sample))
+	md := render(map[string]map[string]result{"gonum": res}, []string{"gonum"}, []string{"go test"}, nil, "1x", 0)
+	for _, want := range []string{
+		"| MulM_K1000N2000 / Dgemm_K1000K1000N2000 | 0.5 |",        // kernel / Dgemm
+		"| DLSIUpdateD_Efficient / DLSIUpdateD_Original | 0.333 |", // efficient / original
+		"| AtB_d500K1000N2000 / DgemmAtB_d500K1000N2000 | missing |",
+		"`^BenchmarkFDDLUpdateD_Original`", // listed as missing
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("output lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "`^BenchmarkMulM`") {
+		t.Errorf("MulM reported missing:\n%s", md)
+	}
+}
