@@ -184,6 +184,11 @@ func TestTrainPredict(t *testing.T) {
 	if code != 1 || !strings.Contains(e, "nope.csv") {
 		t.Errorf("missing data: exit %d, stderr %q", code, e)
 	}
+	// A missing variable names the file and the variable.
+	code, _, e = runCmd(t, "train", "-data", "../../testdata/argender.mat", "-y-var", "nope", "-method", "FAKE", "-o", model)
+	if code != 1 || !strings.Contains(e, "argender.mat") || !strings.Contains(e, `"nope"`) {
+		t.Errorf("missing variable: exit %d, stderr %q", code, e)
+	}
 	// Cancellation stops cleanly, says so and writes nothing.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
