@@ -124,3 +124,20 @@ func TestODLArgender(t *testing.T) {
 		blFitPredict(t, &ODL{}, Ytr, ltr, Yte, lte, 88) // measured 91.29 on both backends
 	})
 }
+
+func TestODLBackendParity(t *testing.T) {
+	Y, l := blRandom(14, 12, 2, 20)
+	var ref *mat.Dense
+	blBackends(t, func(t *testing.T) {
+		m := &ODL{Options: ODLOptions{K: 4, Lambda: 0.05, Iters: 5}}
+		if err := m.Fit(context.Background(), Y, l); err != nil {
+			t.Fatal(err)
+		}
+		D, _, _ := m.Atoms()
+		if ref == nil {
+			ref = D
+		} else if !mat.EqualApprox(D, ref, 1e-6) {
+			t.Error("ODL dictionaries differ between backends")
+		}
+	})
+}
