@@ -323,3 +323,23 @@ func TestDefaultGridFilters(t *testing.T) {
 		t.Errorf("no grid: %v", g)
 	}
 }
+
+func TestFitTrace(t *testing.T) {
+	c := &fake{}
+	c.Options.Iters = 4
+	var n int
+	tr, err := FitTrace(context.Background(), c, mat.NewDense(1, 2, []float64{1, 2}), []int{0, 1}, func(lrsdl.Progress) { n++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr) != 4 || n != 4 || tr[3].Iter != 4 || tr[3].Cost.Total != 0.25 {
+		t.Errorf("trace %+v, %d calls", tr, n)
+	}
+	if c.Options.Progress != nil {
+		t.Error("progress function left set")
+	}
+	c.Options.Iters = 0
+	if _, err := FitTrace(context.Background(), c, mat.NewDense(1, 2, []float64{1, 2}), []int{0, 1}, nil); err == nil {
+		t.Error("no error without iterations")
+	}
+}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
 )
@@ -175,4 +178,27 @@ func CurrentParams(c lrsdl.Classifier) Params {
 		return nil
 	}
 	return p
+}
+
+// FitTrace trains c on (Y, labels) and returns the progress of every outer
+// iteration (cost terms and elapsed time), for cost-against-time curves.
+// It fails if c reports no progress.
+func FitTrace(ctx context.Context, c lrsdl.Classifier, Y mat.Matrix, labels []int, also lrsdl.ProgressFunc) ([]lrsdl.Progress, error) {
+	var trace []lrsdl.Progress
+	if !SetProgress(c, func(p lrsdl.Progress) {
+		trace = append(trace, p)
+		if also != nil {
+			also(p)
+		}
+	}) {
+		return nil, fmt.Errorf("method %s reports no progress", c.Name())
+	}
+	defer SetProgress(c, nil)
+	if err := c.Fit(ctx, Y, labels); err != nil {
+		return trace, err
+	}
+	if len(trace) == 0 {
+		return nil, fmt.Errorf("method %s reported no iteration", c.Name())
+	}
+	return trace, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/report"
@@ -125,22 +124,16 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		if err := eval.Configure(c, v.params); err != nil {
 			return err
 		}
-		s := report.Series{Name: v.name}
 		p := newProgress(e, *verbose, v.name, mf.iters)
-		if !eval.SetProgress(c, func(it lrsdl.Progress) {
-			s.X = append(s.X, it.Elapsed.Seconds())
-			s.Y = append(s.Y, it.Cost.Total)
-			p.iter(it)
-		}) {
-			return fmt.Errorf("method %s reports no progress", c.Name())
-		}
-		err = c.Fit(ctx, train.Y, train.Labels)
+		trace, err := eval.FitTrace(ctx, c, train.Y, train.Labels, p.iter)
 		p.done()
 		if err != nil {
 			return fmt.Errorf("%s: %w", v.name, err)
 		}
-		if len(s.X) == 0 {
-			return fmt.Errorf("%s: no iteration was reported", v.name)
+		s := report.Series{Name: v.name}
+		for _, it := range trace {
+			s.X = append(s.X, it.Elapsed.Seconds())
+			s.Y = append(s.Y, it.Cost.Total)
 		}
 		last := len(s.X) - 1
 		fmt.Fprintf(e.stdout, "%-20s %12.6g %9.3g %11.3g\n", v.name, s.Y[last], s.X[last], s.X[last]/float64(len(s.X)))
