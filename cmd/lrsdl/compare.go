@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -49,7 +50,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	df.register(fs, false)
 	mf.register(fs)
 	algo := fs.String("algo", "", "algorithm: `fddl`, dlsi or copar")
-	out := fs.String("out", ".", "`directory` for compare-ALGO.png")
+	out := fs.String("out", ".", "`directory` for compare-ALGO.png and compare-ALGO.csv")
 	classes := fs.Int("C", 100, "synthetic data: number of classes (the paper: 100)")
 	size := fs.Int("size", 17, "synthetic data: images of size×size pixels, d = size² (the paper: d=300 random faces; 17 gives 289)")
 	perClass := fs.Int("n", 7, "training samples per class (the paper: 7)")
@@ -105,6 +106,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		cmp.method, len(ds.Classes), d, *perClass, *k, mf.iters)
 	fmt.Fprintf(e.stdout, "%-20s %12s %9s %11s\n", "algorithm", "final cost", "total s", "s/iteration")
 	var series []report.Series
+	rows := [][]string{{"algorithm", "iteration", "seconds", "cost"}}
 	for _, v := range cmp.variants {
 		c, err := mf.newClassifier(cmp.method)()
 		if err != nil {
@@ -134,6 +136,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		for _, it := range trace {
 			s.X = append(s.X, it.Elapsed.Seconds())
 			s.Y = append(s.Y, it.Cost.Total)
+			rows = append(rows, []string{v.name, strconv.Itoa(it.Iter), fmt.Sprint(it.Elapsed.Seconds()), fmt.Sprint(it.Cost.Total)})
 		}
 		last := len(s.X) - 1
 		fmt.Fprintf(e.stdout, "%-20s %12.6g %9.3g %11.3g\n", v.name, s.Y[last], s.X[last], s.X[last]/float64(len(s.X)))
@@ -143,10 +146,13 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(*out, "compare-"+strings.ToLower(*algo)+".png")
-	if err := report.SavePNG(path, [][]*plot.Plot{{pl}}, 640, 480); err != nil {
+	base := filepath.Join(*out, "compare-"+strings.ToLower(*algo))
+	if err := report.SavePNG(base+".png", [][]*plot.Plot{{pl}}, 640, 480); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "\nwrote %s\n", path)
+	if err := writeCSV(base+".csv", rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\nwrote %s.png and %s.csv (cost after every iteration)\n", base, base)
 	return nil
 }

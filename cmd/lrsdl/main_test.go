@@ -349,6 +349,15 @@ func TestCompare(t *testing.T) {
 	if w, h := decodePNG(t, filepath.Join(dir, "compare-fddl.png")); w != 640 || h != 480 {
 		t.Errorf("compare-fddl.png is %d×%d", w, h)
 	}
+	f, err := os.Open(filepath.Join(dir, "compare-fddl.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(recs) != 1+4*3 || recs[12][0] != "E-FDDL" || recs[12][1] != "3" || recs[12][3] != fmt.Sprint(1.0/3) {
+		t.Errorf("compare-fddl.csv: %v, %v", recs, err)
+	}
 	if code, _, e := runCmd(t, "compare", "-algo", "copar", "-C", "3", "-out", dir); code != 2 || !strings.Contains(e, "COPAR") {
 		t.Errorf("unregistered method: exit %d, stderr %q", code, e)
 	}

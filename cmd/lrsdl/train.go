@@ -156,17 +156,20 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 }
 
 func writePredictions(path string, pred, truth []int) error {
+	rows := [][]string{{"sample", "predicted", "label"}}
+	for i, p := range pred {
+		rows = append(rows, []string{strconv.Itoa(i), strconv.Itoa(p), strconv.Itoa(truth[i])})
+	}
+	return writeCSV(path, rows)
+}
+
+// writeCSV writes rows to the file path.
+func writeCSV(path string, rows [][]string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"sample", "predicted", "label"})
-	for i, p := range pred {
-		w.Write([]string{strconv.Itoa(i), strconv.Itoa(p), strconv.Itoa(truth[i])})
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
+	if err := csv.NewWriter(f).WriteAll(rows); err != nil {
 		f.Close()
 		return fmt.Errorf("%s: %v", path, err)
 	}
