@@ -92,20 +92,23 @@ func ImagePlot(title string, img image.Image) *plot.Plot {
 	return p
 }
 
-// Series is one curve of a line plot.
+// Series is one curve of a line plot. Err, if not nil, holds the
+// half-height of an error bar at every point (e.g. the standard deviation
+// of accuracy over splits).
 type Series struct {
 	Name string
 	X, Y []float64
+	Err  []float64
 }
 
-// Lines returns a plot of the series as lines with points.
+// Lines returns a plot of the series as lines with points and error bars.
 func Lines(title, xLabel, yLabel string, series ...Series) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
 	p.Add(plotter.NewGrid())
 	for i, s := range series {
-		if len(s.X) != len(s.Y) {
-			return nil, fmt.Errorf("report: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
+		if len(s.X) != len(s.Y) || s.Err != nil && len(s.Err) != len(s.Y) {
+			return nil, fmt.Errorf("report: series %q has %d x, %d y and %d error values", s.Name, len(s.X), len(s.Y), len(s.Err))
 		}
 		xy := make(plotter.XYs, len(s.X))
 		for j := range s.X {
@@ -119,6 +122,18 @@ func Lines(title, xLabel, yLabel string, series ...Series) (*plot.Plot, error) {
 		pts.Shape = plotutil.Shape(i)
 		p.Add(l, pts)
 		p.Legend.Add(s.Name, l, pts)
+		if s.Err != nil {
+			e := make(errPoints, len(xy))
+			for j := range xy {
+				e[j] = errPoint{xy[j], s.Err[j]}
+			}
+			bars, err := plotter.NewYErrorBars(e)
+			if err != nil {
+				return nil, fmt.Errorf("report: series %q: %v", s.Name, err)
+			}
+			bars.Color = plotutil.Color(i)
+			p.Add(bars)
+		}
 	}
 	p.Legend.Top = true
 	return p, nil
@@ -163,4 +178,18 @@ func SavePNG(path string, plots [][]*plot.Plot, width, height int) error {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	return f.Close()
+}
+
+type errPoint struct {
+	plotter.XY
+	err float64
+}
+
+// errPoints implement plotter.XYer and plotter.YErrorer.
+type errPoints []errPoint
+
+func (e errPoints) Len() int                    { return len(e) }
+func (e errPoints) XY(i int) (float64, float64) { return e[i].X, e[i].Y }
+func (e errPoints) YError(i int) (float64, float64) {
+	return e[i].err, e[i].err
 }

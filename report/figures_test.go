@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"image"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -68,7 +70,7 @@ func TestSavePNG(t *testing.T) {
 		t.Fatal(err)
 	}
 	lp, err := Lines("cost", "time (s)", "cost", Series{Name: "O", X: []float64{0, 1, 2}, Y: []float64{3, 2, 1}},
-		Series{Name: "E", X: []float64{0, 0.5}, Y: []float64{3, 1}})
+		Series{Name: "E", X: []float64{0, 0.5}, Y: []float64{3, 1}, Err: []float64{0.1, 0.2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,5 +92,27 @@ func TestSavePNG(t *testing.T) {
 	}
 	if _, err := Lines("", "", "", Series{X: []float64{1}, Y: nil}); err == nil {
 		t.Error("no error for mismatched series")
+	}
+	if _, err := Lines("", "", "", Series{X: []float64{1}, Y: []float64{1}, Err: []float64{}}); err == nil {
+		t.Error("no error for mismatched error bars")
+	}
+}
+
+// Error bars change the picture.
+func TestLinesErrorBars(t *testing.T) {
+	draw := func(err []float64) []uint8 {
+		p, e := Lines("", "x", "y", Series{Name: "a", X: []float64{0, 1, 2}, Y: []float64{1, 2, 1}, Err: err})
+		if e != nil {
+			t.Fatal(e)
+		}
+		p.Y.Min, p.Y.Max = 0, 3
+		img, e := Render([][]*plot.Plot{{p}}, 200, 150)
+		if e != nil {
+			t.Fatal(e)
+		}
+		return img.(*image.RGBA).Pix
+	}
+	if bytes.Equal(draw(nil), draw([]float64{0.5, 0.5, 0.5})) {
+		t.Error("error bars are not drawn")
 	}
 }
