@@ -16,6 +16,7 @@ type evalResult struct {
 	Dataset              string        `json:"dataset"`
 	Splits               int           `json:"splits"`
 	TrainPerClass        int           `json:"train_per_class"`
+	TestSamples          int           `json:"test_samples"` // per split
 	MeanAcc              float64       `json:"mean_acc"`
 	StdAcc               float64       `json:"std_acc"`
 	TrainSeconds         float64       `json:"train_seconds"`
@@ -115,7 +116,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		}
 		res := evalResult{Method: c.Name(), Dataset: ds.Name, Splits: *splits, TrainPerClass: *perClass,
 			MeanAcc: s.MeanAcc, StdAcc: s.StdAcc, TrainSeconds: s.TrainSeconds, TestSecondsPerSample: s.TestSecondsPerSample,
-			Params: eval.CurrentParams(c)}
+			Params: eval.CurrentParams(c), TestSamples: s.Runs[0].NTest}
 		if opts.Folds > 0 && opts.Grid != nil {
 			res.CVFolds, res.CVGrid = opts.Folds, opts.Grid
 			for _, r := range s.Runs {

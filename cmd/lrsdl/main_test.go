@@ -269,6 +269,14 @@ func TestEvalJSON(t *testing.T) {
 	} else if acc := f[1]; acc == "" {
 		t.Error("no accuracy")
 	}
+	if r.TestSamples != 10*20 {
+		t.Errorf("%d test samples, want 20 of each of 10 classes", r.TestSamples)
+	}
+	// A file with a test set is tested on all of it.
+	code, o, e = runCmd(t, "eval", "-data", splitMAT(t), "-method", "FAKE", "-train-per-class", "5", "-json")
+	if err := json.Unmarshal([]byte(o), &r2); code != 0 || err != nil || r2.TestSamples != 60 || r2.MeanAcc < 0.5 {
+		t.Errorf("split file: exit %d, %v, %+v, stderr %s", code, err, r2, e)
+	}
 	// Without -train-per-class a file without a test set is a usage error.
 	if code, _, e := runCmd(t, "eval", "-data", digits, "-method", "FAKE"); code != 2 || !strings.Contains(e, "no test set") {
 		t.Errorf("exit %d, stderr %q", code, e)
