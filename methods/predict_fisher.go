@@ -176,7 +176,7 @@ func (f *fisherDL) argmin(e []float64) []int {
 // The zero value means the defaults.
 type TuneOptions struct {
 	Folds  int       // stratified folds of the training set; zero means 3
-	W      []float64 // GC weights tried; nil means 0.25, 0.5, 0.75, 1
+	W      []float64 // GC weights tried; nil means 0.25, 0.5, 0.75, 1; empty tries LC only
 	Lambda []float64 // coding ℓ1 weights tried; nil means λ1·{0.25, 0.5, 1, 3}
 }
 
