@@ -51,7 +51,7 @@ func dlsiIncoherentObjective(D, E, F *mat.Dense, AtA *mat.SymDense, eta float64)
 //	Z = argmin_Z η‖AZ‖² + ρ/2‖Z − V‖² = ρ(2ηAᵀA + ρI)⁻¹V,
 //
 // with 2ηAᵀA + ρI factorised and inverted once per call (the paper omits
-// the factor ρ).
+// the factor ρ), and ρ = tr(F)/k, the mean curvature of the data term.
 // The result is kept only if it lowers the objective of (P), so the update
 // never increases the cost even when ADMM stops early.
 func dlsiUpdateIncoherent(ctx context.Context, D, E, F *mat.Dense, AtA *mat.SymDense, eta float64, original bool) error {
