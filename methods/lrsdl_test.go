@@ -479,3 +479,118 @@ func TestLRSDLXSparsePath(t *testing.T) {
 		t.Log("sparse and dense gradients are bit-identical")
 	}
 }
+
+// TestLRSDLTransformOptimal checks the optimality conditions of the codes of
+// eq. findcodebarx: with r = ∇(½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖²), r_i = −λ·sgn(x_i)
+// where x_i ≠ 0 and |r_i| ≤ λ where x_i = 0.
+func TestLRSDLTransformOptimal(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 10, 20, 8)
+	m := &LRSDL{Options: LRSDLOptions{K0: 2, FDDLOptions: FDDLOptions{K: 3, Iters: 3, Lambda: 0.02}}}
+	if err := m.Fit(context.Background(), Y, labels); err != nil {
+		t.Fatal(err)
+	}
+	X, X0, err := m.Transform(Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	D, _, D0 := m.Atoms()
+	_, m0 := m.Means()
+	var Xb mat.Dense
+	Xb.Stack(X, X0)
+	var Db mat.Dense
+	Db.Augment(D, D0)
+	var R, G mat.Dense
+	R.Mul(&Db, &Xb)
+	R.Sub(&R, Y)
+	G.Mul(Db.T(), &R)
+	K, _ := X.Dims()
+	kb, n := Xb.Dims()
+	l2, lam := 0.01, 0.02
+	for i := 0; i < kb; i++ {
+		for j := 0; j < n; j++ {
+			g, x := G.At(i, j), Xb.At(i, j)
+			if i >= K {
+				g += l2 * (x - m0[i-K])
+			}
+			if x != 0 && math.Abs(g+lam*math.Copysign(1, x)) > 1e-4 || x == 0 && math.Abs(g) > lam+1e-4 {
+				t.Fatalf("code (%d,%d) = %v violates optimality: gradient %v, λ %v", i, j, x, g, lam)
+			}
+		}
+	}
+}
+
+// TestFDDLIsLRSDLWithoutShared checks that FDDL is LRSDL with k0 = 0.
+func TestFDDLIsLRSDLWithoutShared(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 10, 20, 9)
+	o := FDDLOptions{K: 3, Iters: 4, Seed: 3}
+	f := &FDDL{Options: o}
+	l := &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: -1}}
+	if err := f.Fit(context.Background(), Y, labels); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Fit(context.Background(), Y, labels); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(f.dl.Db, l.dl.Db) {
+		t.Error("FDDL and LRSDL with k0 = 0 learned different dictionaries")
+	}
+	c, err := f.Cost(Y, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Term("shared") != 0 || c.Term("nuclear") != 0 || c.Term("fisher") == 0 {
+		t.Errorf("FDDL cost terms %+v", c.Terms)
+	}
+	if _, _, D0 := f.Atoms(); D0 != nil {
+		t.Error("FDDL has a shared dictionary")
+	}
+}
+
+// TestLRSDLOriginalAlgorithms trains with O-FDDL-X and O-FDDL-D and checks
+// that the reported cost never rises and the result classifies.
+func TestLRSDLOriginalAlgorithms(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 20, 30, 10)
+	for _, o := range []FDDLOptions{{OriginalX: true}, {OriginalD: true}, {OriginalX: true, OriginalD: true}} {
+		var costs []float64
+		o.K, o.Iters, o.Tol = 4, 5, -1
+		o.Progress = func(p lrsdl.Progress) { costs = append(costs, p.Cost.Total) }
+		m := &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: 2}}
+		if err := m.Fit(context.Background(), Y, labels); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(costs); i++ {
+			if costs[i] > costs[i-1]*(1+1e-12) {
+				t.Errorf("%+v: cost rose from %v to %v", o, costs[i-1], costs[i])
+			}
+		}
+		pred, err := m.Predict(Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc := accuracy(pred, labels); acc < 0.9 {
+			t.Errorf("original_x=%v original_d=%v: training accuracy %.3f", o.OriginalX, o.OriginalD, acc)
+		}
+	}
+}
+
+// TestLRSDLTune checks the cross-validation of the prediction parameters.
+func TestLRSDLTune(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 12, 20, 11)
+	m := &LRSDL{Options: LRSDLOptions{K0: 2, FDDLOptions: FDDLOptions{K: 3, Iters: 3}}}
+	r, err := m.Tune(context.Background(), Y, labels, TuneOptions{W: []float64{0.3, 0.7}, Lambda: []float64{0.001, 0.05}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Accuracy < 0.8 || (r.Lambda != 0.001 && r.Lambda != 0.05) || (!r.LC && r.W != 0.3 && r.W != 0.7) {
+		t.Errorf("Tune result %+v", r)
+	}
+	if m.Options.Lambda != r.Lambda || m.Options.LC != r.LC || !r.LC && m.Options.W != r.W {
+		t.Errorf("options %+v do not hold the choice %+v", m.Options, r)
+	}
+	if _, err := m.Tune(context.Background(), Y, labels, TuneOptions{Folds: 10}); err == nil {
+		t.Error("Tune with more folds than samples allow returned no error")
+	}
+	if _, err := m.Tune(context.Background(), Y, labels, TuneOptions{W: []float64{2}}); err == nil {
+		t.Error("Tune with w = 2 returned no error")
+	}
+}
