@@ -8,13 +8,14 @@ import (
 // MulM sets dst = M(A)·X for a square K×K matrix A whose diagonal blocks are
 // A[p[c]:p[c+1], p[c]:p[c+1]] and a K×N matrix X:
 //
-//	dst = A·X + diag(A₁₁, …, A_CC)·X
+//	dst = M(A)·X = A·X + diag(A₁₁, …, A_CC)·X
 //
-// M(A), A with its diagonal blocks doubled, is never formed: one Gemm with
-// A is followed by one accumulating Gemm per block, 2(K² + Σ k_c²)N flops.
-// p has C+1 non-decreasing entries, p[0] = 0, p[C] = K. dst must not
-// overlap a or x. When M(A) multiplies many matrices, form it once with
-// DoubleDiagBlocks instead and use a single Gemm per product.
+// M(A), A with its diagonal blocks doubled, is formed once in a pooled
+// buffer (K² copies) and multiplied with one Gemm, 2K²N flops; the result
+// equals DoubleDiagBlocks followed by Gemm bit for bit. p has C+1
+// non-decreasing entries, p[0] = 0, p[C] = K. dst must not overlap a or x.
+// When M(A) (or M(A)+cI) multiplies many matrices, as in FISTA, form it
+// once with DoubleDiagBlocks instead and use a single Gemm per product.
 func MulM(dst, a, x blas64.General, p []int) {
 	K, N := x.Rows, x.Cols
 	if a.Rows != K || a.Cols != K || dst.Rows != K || dst.Cols != N {
@@ -31,14 +32,21 @@ func MulM(dst, a, x blas64.General, p []int) {
 	if K == 0 || N == 0 {
 		return
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
-	for c := 0; c+1 < len(p); c++ {
-		lo, hi := p[c], p[c+1]
-		if hi > lo {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, view(a, lo, hi, lo, hi), view(x, lo, hi, 0, N), 1, view(dst, lo, hi, 0, N))
-		}
+	buf := mBufs.get()
+	if cap(*buf) < K*K {
+		*buf = make([]float64, K*K)
 	}
+	m := blas64.General{Rows: K, Cols: K, Stride: K, Data: (*buf)[:K*K]}
+	for i := 0; i < K; i++ {
+		copy(m.Data[i*K:(i+1)*K], a.Data[i*a.Stride:i*a.Stride+K])
+	}
+	DoubleDiagBlocks(m, p, p)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, m, x, 0, dst)
+	mBufs.put(buf)
 }
+
+// mBufs holds MulM's buffers for M(A).
+var mBufs = make(freeList[[]float64], 2)
 
 // AtB sets dst = Aᵀ·B for a d×K matrix A and a d×N matrix B with one Gemm,
 // 2dKN flops: DᵀY for dense samples Y. See SparseAtB for sparse Y.
