@@ -151,7 +151,8 @@ const (
 )
 
 // DensityCrossover returns the crossover density for the BLAS that blas64
-// currently uses.
+// currently uses: DensityCrossoverGonum for gonum's, DensityCrossoverOpenBLAS
+// for any other.
 func DensityCrossover() float64 {
 	if _, ok := blas64.Implementation().(gonum.Implementation); ok {
 		return DensityCrossoverGonum
