@@ -14,7 +14,7 @@ import (
 //
 // at a cost of 2·K·nnz(B) flops. Within each column B's entries are added in
 // storage order, so with sorted indices the result equals SparseAtBCSR's
-// bit for bit. Columns are shared between both cores.
+// bit for bit. Columns are shared between the cores.
 func SparseAtB(dst, a blas64.General, b *sparse.CSC) {
 	r := b.RawMatrix() // r.I = N columns, r.J = d rows
 	if a.Rows != r.J || dst.Rows != a.Cols || dst.Cols != r.I || len(r.Indptr) != r.I+1 {
@@ -24,7 +24,7 @@ func SparseAtB(dst, a blas64.General, b *sparse.CSC) {
 }
 
 // SparseAtBCSR is SparseAtB for B in CSR form (d×N, one row per feature).
-// Rows of dst are shared between both cores.
+// Rows of dst are shared between the cores.
 func SparseAtBCSR(dst, a blas64.General, b *sparse.CSR) {
 	r := b.RawMatrix() // r.I = d rows, r.J = N columns
 	if a.Rows != r.I || dst.Rows != a.Cols || dst.Cols != r.J || len(r.Indptr) != r.I+1 {
@@ -204,7 +204,7 @@ func newSparseWorkspace(K, N, capacity int) *SparseWorkspace {
 //
 //	dst[i, j] = Σ_{k: X_kj ≠ 0} A[i, k] · X[k, j]   (k increasing)
 //
-// sharing tiles of dst between both cores; otherwise it calls Gemm. It
+// sharing tiles of dst between the cores; otherwise it calls Gemm. It
 // reports whether the sparse path was taken. dst must not overlap a or x.
 func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
 	m, K, N := a.Rows, x.Rows, x.Cols
