@@ -425,9 +425,16 @@ func lrsdlCost(p dlParams, Y *mat.Dense, sp, ap core.Partition, Db, Xb *mat.Dens
 	return lrsdl.Cost{Total: tot, Terms: terms}
 }
 
+// sq returns ‖a‖²_F for a dense matrix or view.
 func sq(a mat.Matrix) float64 {
-	n := mat.Norm(a, 2)
-	return n * n
+	r := a.(mat.RawMatrixer).RawMatrix()
+	var s float64
+	for i := 0; i < r.Rows; i++ {
+		for _, v := range r.Data[i*r.Stride : i*r.Stride+r.Cols] {
+			s += v * v
+		}
+	}
+	return s
 }
 
 // xstep holds the precomputed matrices of LRSDL-X (Algorithm 1). With
