@@ -5,7 +5,10 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+
+	"github.com/james-bowman/sparse"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -592,5 +595,55 @@ func TestLRSDLTune(t *testing.T) {
 	}
 	if _, err := m.Tune(context.Background(), Y, labels, TuneOptions{W: []float64{2}}); err == nil {
 		t.Error("Tune with w = 2 returned no error")
+	}
+}
+
+// toCSC returns Y in compressed sparse column form.
+func toCSC(Y *mat.Dense) *sparse.CSC {
+	r, c := Y.Dims()
+	ptr := []int{0}
+	var ind []int
+	var val []float64
+	for j := 0; j < c; j++ {
+		for i := 0; i < r; i++ {
+			if v := Y.At(i, j); v != 0 {
+				ind = append(ind, i)
+				val = append(val, v)
+			}
+		}
+		ptr = append(ptr, len(ind))
+	}
+	return sparse.NewCSC(r, c, ptr, ind, val)
+}
+
+// TestLRSDLSparseInputAndProcs checks that sparse input trains and predicts
+// like dense input and that the model does not depend on GOMAXPROCS.
+func TestLRSDLSparseInputAndProcs(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 10, 20, 13)
+	fit := func(Y mat.Matrix, procs int) (*LRSDL, []int) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		m := &LRSDL{Options: LRSDLOptions{K0: 2, FDDLOptions: FDDLOptions{K: 3, Iters: 3}}}
+		if err := m.Fit(context.Background(), Y, labels); err != nil {
+			t.Fatal(err)
+		}
+		p, err := m.Predict(Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, p
+	}
+	a, pa := fit(Y, 2)
+	b, pb := fit(toCSC(Y), 2)
+	c, _ := fit(Y, 1)
+	if !mat.EqualApprox(a.dl.Db, b.dl.Db, 1e-10) {
+		t.Error("sparse and dense input gave different dictionaries")
+	}
+	for i := range pa {
+		if pa[i] != pb[i] {
+			t.Fatalf("sparse input predicts %d at %d, dense %d", pb[i], i, pa[i])
+		}
+	}
+	if !mat.Equal(a.dl.Db, c.dl.Db) {
+		t.Error("GOMAXPROCS=1 and 2 gave different dictionaries")
 	}
 }
