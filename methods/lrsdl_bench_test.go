@@ -140,3 +140,42 @@ func BenchmarkLRSDLTrainARGender700(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLRSDLXSolve100_C100n20k10k0_10d500 runs one LRSDL-X call of 100
+// FISTA iterations (no early stop) from X̄ = 0 on data generated from the
+// dictionary with 5 random atoms per sample, as the codes of a trained model
+// would be: the codes turn sparse and the sparse kernel takes over.
+func BenchmarkLRSDLXSolve100_C100n20k10k0_10d500(b *testing.B) {
+	t := benchTrain(100, 20, 10, 10, 500, 0)
+	rng := rand.New(rand.NewPCG(7, 7))
+	d, N := t.Y.Dims()
+	_, kb := t.Db.Dims()
+	Xt := mat.NewDense(kb, N, nil)
+	for j := 0; j < N; j++ {
+		for _, i := range rng.Perm(kb)[:5] {
+			Xt.Set(i, j, rng.NormFloat64())
+		}
+	}
+	t.Y.Mul(t.Db, Xt)
+	for i := 0; i < d; i++ {
+		for j := 0; j < N; j++ {
+			t.Y.Set(i, j, t.Y.At(i, j)+0.01*rng.NormFloat64())
+		}
+	}
+	t.p.xIters, t.p.xTol = 100, -1
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t.Xb.Zero()
+		if err := t.solveX(context.Background(), t.Xb); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	nz := 0
+	for _, v := range t.Xb.RawMatrix().Data {
+		if v != 0 {
+			nz++
+		}
+	}
+	b.ReportMetric(float64(nz)/float64(kb*N), "density")
+}
