@@ -2,8 +2,9 @@
 // row-major storage (gonum's blas64.General) that run in place on
 // preallocated buffers and never allocate once warm.
 //
-//   - MulM: M(A)·X, A plus its diagonal blocks, without forming M(A)
-//     (DoubleDiagBlocks forms it once when it is reused).
+//   - MulM: M(A)·X, A with its diagonal blocks doubled, formed once per
+//     call in a pooled buffer (when M(A) is reused, form it once with
+//     DoubleDiagBlocks and call Gemm).
 //   - AtB, SparseAtB, SparseAtBCSR: DᵀY for dense Y and for sparse Y in
 //     github.com/james-bowman/sparse CSC or CSR form, read through the raw
 //     arrays.
