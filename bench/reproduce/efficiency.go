@@ -100,7 +100,7 @@ func (r *run) efficiency() error {
 		{Name: "E-COPAR", Method: "COPAR", Params: with("k0", float64(c.EffK))},
 		{Name: "LRSDL", Method: "LRSDL", Params: with("k0", float64(c.EffK))},
 	}
-	budget := 4 * time.Minute
+	budget := 3 * time.Minute
 	if c.Mode == "quick" {
 		budget = 15 * time.Second
 	}
