@@ -647,3 +647,47 @@ func TestLRSDLSparseInputAndProcs(t *testing.T) {
 		t.Error("GOMAXPROCS=1 and 2 gave different dictionaries")
 	}
 }
+
+func TestLRSDLSetStateErrors(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 6, 10, 1)
+	m := &LRSDL{Options: LRSDLOptions{FDDLOptions: FDDLOptions{K: 2, Iters: 1}}}
+	if err := m.Fit(context.Background(), Y, labels); err != nil {
+		t.Fatal(err)
+	}
+	good, err := m.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := func(edit func(s *lrsdl.State)) *lrsdl.State {
+		s := *good
+		s.Matrices = map[string]*mat.Dense{}
+		for k, v := range good.Matrices {
+			s.Matrices[k] = mat.DenseCopyOf(v)
+		}
+		edit(&s)
+		return &s
+	}
+	cases := map[string]*lrsdl.State{
+		"nil":         nil,
+		"method":      bad(func(s *lrsdl.State) { s.Method = "FDDL" }),
+		"options":     bad(func(s *lrsdl.State) { s.Options = []byte("{") }),
+		"missing":     bad(func(s *lrsdl.State) { delete(s.Matrices, "Mc") }),
+		"classes":     bad(func(s *lrsdl.State) { s.Classes = s.Classes[:2] }),
+		"means shape": bad(func(s *lrsdl.State) { s.Matrices["Mc"] = mat.NewDense(1, 3, nil) }),
+		"partition":   bad(func(s *lrsdl.State) { s.Matrices["part"].Set(0, 1, 5) }),
+	}
+	for name, s := range cases {
+		var r LRSDL
+		if err := r.SetState(s); err == nil {
+			t.Errorf("%s: SetState returned no error", name)
+		}
+	}
+	var f FDDL
+	if err := f.SetState(good); err == nil {
+		t.Error("FDDL accepted an LRSDL state")
+	}
+	var u LRSDL
+	if _, err := u.State(); err == nil {
+		t.Error("State of an untrained model returned no error")
+	}
+}
