@@ -79,6 +79,10 @@ func TestCOPARUpdatesLowerCost(t *testing.T) {
 		if !(last < 0.95*first) {
 			t.Errorf("original=%v: J barely moved: %v -> %v", original, first, last)
 		}
+		if !original {
+			lo, hi := part.Block(3) // D_0, updated last
+			dlsiCheckBlockOptimal(t, D, lo, hi, func() float64 { return coparCost(D, part, X, Ys, sp, o).Total })
+		}
 	}
 }
 
