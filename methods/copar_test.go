@@ -2,6 +2,7 @@ package methods
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -317,6 +318,33 @@ func TestCOPARBackends(t *testing.T) {
 			}
 			if same < len(pred)*99/100 {
 				t.Errorf("%s run %d: %d of %d predictions agree with the reference", name, run, same, len(pred))
+			}
+		}
+	}
+}
+
+// TestDLSICOPARRegistry checks that both methods are registered and take
+// their options as JSON through Config.
+func TestDLSICOPARRegistry(t *testing.T) {
+	for _, c := range []struct{ name, cfg string }{
+		{"dlsi", `{"k":5,"lambda":0.01,"eta":0.1,"iters":3,"original_d":true,"seed":2}`},
+		{"COPAR", `{"k":5,"k0":2,"lambda":0.01,"eta":0.1,"iters":3,"original_d":true,"coding":"gc","seed":2}`},
+	} {
+		m, err := New(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := m.(interface{ Config() any }).Config()
+		if err := json.Unmarshal([]byte(c.cfg), cfg); err != nil {
+			t.Fatal(err)
+		}
+		back, _ := json.Marshal(cfg)
+		var a, b map[string]any
+		json.Unmarshal([]byte(c.cfg), &a)
+		json.Unmarshal(back, &b)
+		for k, v := range a {
+			if b[k] != v {
+				t.Errorf("%s: option %q is %v after the round trip, want %v", c.name, k, b[k], v)
 			}
 		}
 	}
