@@ -78,6 +78,9 @@ func (r *run) evaluate(dataset, method string, p eval.Params, opts eval.SplitOpt
 	if why, ok := slow[dataset+"/"+method]; ok && !r.slow {
 		return nil, errors.New(why)
 	}
+	if !contains(r.datasets, dataset) {
+		return nil, errors.New("not run: not in -datasets")
+	}
 	train, test, err := r.dataset(dataset)
 	if err != nil {
 		return nil, err
@@ -104,7 +107,7 @@ func (r *run) evaluate(dataset, method string, p eval.Params, opts eval.SplitOpt
 // chosenParams returns the cross-validated options of method on dataset, or
 // the defaults when cross-validation fails or runs out of budget.
 func (r *run) chosenParams(dataset, method string, perClass int) (eval.Params, string) {
-	if _, ok := slow[dataset+"/"+method]; ok && !r.slow {
+	if _, ok := slow[dataset+"/"+method]; (ok && !r.slow) || !contains(r.datasets, dataset) {
 		return eval.Params{}, ""
 	}
 	train, _, err := r.dataset(dataset)

@@ -88,6 +88,7 @@ type run struct {
 	deadline time.Time // zero: none; quick mode skips evaluations after it
 	finished bool      // all sections ran
 	slow     bool      // include the runs of the slow list
+	datasets []string  // data sets of the accuracy sections
 	sections map[string]bool
 	md       map[string]string        // rendered markdown by section
 	took     map[string]time.Duration // wall time by section
@@ -106,6 +107,7 @@ func main() {
 	meths := flag.String("methods", "", "comma-separated methods (default: all registered)")
 	seed := flag.Uint64("seed", 1, "seed of data, splits and initialisations")
 	slowFlag := flag.Bool("slow", false, "also run DLSI and COPAR on Oxford Flower (hours: d×d factorisations with d=10000)")
+	dsets := flag.String("datasets", arGender+","+flower, "comma-separated data sets of the accuracy sections")
 	flag.Parse()
 
 	r := &run{cfg: full(), out: *out, dataDir: *dataDir, seed: *seed, ctx: context.Background(),
@@ -113,6 +115,7 @@ func main() {
 		took: map[string]time.Duration{}, chosen: map[string]eval.Params{},
 		sets: map[string][2]eval.Set{}, flower: map[string]*eval.Summary{}}
 	r.slow = *slowFlag
+	r.datasets = strings.Split(*dsets, ",")
 	if *quickFlag {
 		r.cfg = quick()
 		r.deadline = r.start.Add(4 * time.Minute)
@@ -225,7 +228,8 @@ func (r *run) write() error {
 	fmt.Fprintf(&b, "| Go | %s |\n", runtime.Version())
 	fmt.Fprintf(&b, "| commit | `%s` |\n", commit())
 	fmt.Fprintf(&b, "| seed | %d |\n", r.seed)
-	fmt.Fprintf(&b, "| methods | %s |\n\n", strings.Join(r.methods, ", "))
+	fmt.Fprintf(&b, "| methods | %s |\n", strings.Join(r.methods, ", "))
+	fmt.Fprintf(&b, "| data sets | %s (from %s) |\n\n", strings.Join(r.datasets, ", "), r.dataDir)
 	fmt.Fprintf(&b, "%s\n", r.protocol())
 	titles := map[string]string{
 		"complexity": "1. Complexity: the paper's Tables 1 and 2 against the clock",
