@@ -460,6 +460,10 @@ type xstep struct {
 	other []float64
 	c0    int                   // first class of the block
 	sw    *blas.SparseWorkspace // A·X for sparse X over all N columns
+	// With d < K/2, M(DᵀD)X is computed as Dᵀ(DX) + diag(D_cᵀD_c)X
+	// through T (d×N).
+	D blas64.General
+	T *mat.Dense
 }
 
 // setup precomputes the Gram matrices and B for D̄ and Y.
@@ -497,6 +501,35 @@ func (s *xstep) setup(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda
 	s.mc = mat.NewDense(K, sp.Blocks(), nil)
 	s.m = make([]float64, kb)
 	s.other = make([]float64, kb)
+	if d, _ := Db.Dims(); 2*d < K {
+		s.D = Db.Slice(0, d, 0, K).(*mat.Dense).RawMatrix()
+		s.T = mat.NewDense(d, N, nil)
+	}
+}
+
+// factoredMul sets gx = Dᵀ(D·wx) + diag(D_cᵀD_c)·wx + 2λ2·wx, which costs
+// 2dKn + Σk_c²n instead of K²n multiply-adds when d < K/2.
+func (s *xstep) factoredMul(gx, wx blas64.General, full bool) {
+	t := s.T.RawMatrix()
+	t.Cols = wx.Cols
+	if full {
+		s.sw.Mul(t, s.D, wx)
+	} else {
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.D, wx, 0, t)
+	}
+	blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, s.D, t, 0, gx)
+	gr := s.gram.RawMatrix()
+	for c := 0; c < s.ap.Blocks(); c++ {
+		a0, a1 := s.ap.Block(c)
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, sub(gr, a0, a1, a0, a1), sub(wx, a0, a1, 0, wx.Cols), 1, sub(gx, a0, a1, 0, wx.Cols))
+	}
+	l := 2 * s.lambda2
+	for i := 0; i < gx.Rows; i++ {
+		row, wr := gx.Data[i*gx.Stride:i*gx.Stride+gx.Cols], wx.Data[i*wx.Stride:i*wx.Stride+wx.Cols]
+		for j, v := range wr {
+			row[j] += l * v
+		}
+	}
 }
 
 // lipschitz returns an upper bound of the Lipschitz constant of the
@@ -545,8 +578,12 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	gx, wx := sub(g, 0, K, 0, n), sub(w, 0, K, 0, n)
 	A := s.A.RawMatrix()
 	b := sub(s.B.RawMatrix(), 0, kb, s.col0, s.col0+n)
-	// Gx = A·Wx (sparse kernel when Wx is sparse enough), then G = H·W − B.
-	if s.sw != nil && n == s.N {
+	// Gx = M(DᵀD)·Wx + 2λ2·Wx (sparse kernel when Wx is sparse enough),
+	// then G = H·W − B.
+	full := s.sw != nil && n == s.N
+	if s.T != nil {
+		s.factoredMul(gx, wx, full)
+	} else if full {
 		s.sw.Mul(gx, A, wx)
 	} else {
 		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A, wx, 0, gx)

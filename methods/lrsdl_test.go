@@ -104,10 +104,11 @@ func testParams() dlParams {
 // with the paper's typos corrected) against central finite differences of the
 // cost, for the full problem and for a column block (O-FDDL-X).
 func TestLRSDLXGradient(t *testing.T) {
-	for _, k0 := range []int{0, 3} {
+	for _, c := range []struct{ k0, d int }{{0, 12}, {3, 12}, {0, 5}, {3, 5}} { // d = 5: Dᵀ(DX) path
+		k0 := c.k0
 		p := testParams()
 		p.k0 = k0
-		tr := smallTrain(t, p, 3, 5, 12, 7)
+		tr := smallTrain(t, p, 3, 5, c.d, 7)
 		rng := rand.New(rand.NewPCG(3, 3))
 		for _, v := range tr.Xb.RawMatrix().Data {
 			_ = v
@@ -122,6 +123,9 @@ func TestLRSDLXGradient(t *testing.T) {
 		}
 		var s xstep
 		s.setup(tr.Db, tr.Y, tr.sp, tr.ap, p.lambda2)
+		if (s.T != nil) != (c.d == 5) {
+			t.Fatalf("d=%d: factored product used: %v", c.d, s.T != nil)
+		}
 		kb, N := tr.Xb.Dims()
 		G := mat.NewDense(kb, N, nil)
 		s.grad(G, tr.Xb)
@@ -454,7 +458,13 @@ func TestLRSDLXAllocs(t *testing.T) {
 // TestLRSDLXSparsePath checks that the gradient through the sparse kernel
 // (codes mostly zero) equals the dense one and allocates nothing.
 func TestLRSDLXSparsePath(t *testing.T) {
-	tr := smallTrain(t, testParams(), 3, 30, 20, 2)
+	for _, d := range []int{20, 5} {
+		testLRSDLXSparsePath(t, d)
+	}
+}
+
+func testLRSDLXSparsePath(t *testing.T, d int) {
+	tr := smallTrain(t, testParams(), 3, 30, d, 2)
 	raw := tr.Xb.RawMatrix().Data
 	rng := rand.New(rand.NewPCG(5, 5))
 	for i := range raw {
