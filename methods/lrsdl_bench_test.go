@@ -53,6 +53,17 @@ func benchTrain(C, n, k, k0, d int, density float64) *train {
 	return t
 }
 
+// cpuMetric resets the timer and returns a function that reports the
+// process's CPU time per operation (cpu-ms/op; both cores count).
+func cpuMetric(b *testing.B) func() {
+	b.ResetTimer()
+	t := lrsdlCPUTime()
+	return func() {
+		b.StopTimer()
+		b.ReportMetric(float64(lrsdlCPUTime()-t)/1e6/float64(b.N), "cpu-ms/op")
+	}
+}
+
 // gradFlops is the multiply-add count of one LRSDL-X gradient (×2 flops).
 func gradFlops(t *train) float64 {
 	_, N := t.Xb.Dims()
@@ -83,7 +94,7 @@ func benchX(b *testing.B, t *train) {
 	var s xstep
 	s.setup(t.Db, t.Y, t.sp, t.ap, t.p.lambda2)
 	G := mat.NewDense(t.K+t.k0, t.Xb.RawMatrix().Cols, nil)
-	b.ResetTimer()
+	defer cpuMetric(b)()
 	for i := 0; i < b.N; i++ {
 		s.grad(G, t.Xb)
 	}
@@ -100,7 +111,7 @@ func BenchmarkDgemm_1000x1000x2000(b *testing.B) {
 	for i := range B.RawMatrix().Data {
 		B.RawMatrix().Data[i] = float64(i%5) - 2
 	}
-	b.ResetTimer()
+	defer cpuMetric(b)()
 	for i := 0; i < b.N; i++ {
 		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix())
 	}
@@ -112,7 +123,7 @@ func BenchmarkDgemm_1000x1000x2000(b *testing.B) {
 func BenchmarkLRSDLOuter_C100n7k7k0_7d300(b *testing.B) {
 	t := benchTrain(100, 7, 7, 7, 300, 0.1)
 	ctx := context.Background()
-	b.ResetTimer()
+	defer cpuMetric(b)()
 	for i := 0; i < b.N; i++ {
 		if err := t.stepX(ctx); err != nil {
 			b.Fatal(err)
@@ -133,6 +144,7 @@ func BenchmarkLRSDLTrainARGender700(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer cpuMetric(b)()
 	for i := 0; i < b.N; i++ {
 		m := &LRSDL{Options: LRSDLOptions{K0: 10, Eta: 0.1, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01, Lambda2: 0.01, Iters: 30, Tol: -1}}}
 		if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {

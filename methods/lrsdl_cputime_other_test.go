@@ -1,0 +1,7 @@
+//go:build !unix
+
+package methods
+
+import "time"
+
+func lrsdlCPUTime() time.Duration { return 0 }
