@@ -507,6 +507,32 @@ func (s *xstep) setup(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda
 	}
 }
 
+// addMul adds op(a)·b to dst, op(a) = aᵀ if trans, in plain loops: the
+// per-class blocks are too small to pay for a BLAS call.
+func addMul(dst, a, b blas64.General, trans bool) {
+	inner := a.Cols
+	if trans {
+		inner = a.Rows
+	}
+	for i := 0; i < dst.Rows; i++ {
+		dr := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
+		for p := 0; p < inner; p++ {
+			var v float64
+			if trans {
+				v = a.Data[p*a.Stride+i]
+			} else {
+				v = a.Data[i*a.Stride+p]
+			}
+			if v == 0 {
+				continue
+			}
+			for j, x := range b.Data[p*b.Stride : p*b.Stride+b.Cols] {
+				dr[j] += v * x
+			}
+		}
+	}
+}
+
 // factoredMul sets gx = Dᵀ(D·wx) + diag(D_cᵀD_c)·wx + 2λ2·wx, which costs
 // 2dKn + Σk_c²n instead of K²n multiply-adds when d < K/2.
 func (s *xstep) factoredMul(gx, wx blas64.General, full bool) {
@@ -521,7 +547,7 @@ func (s *xstep) factoredMul(gx, wx blas64.General, full bool) {
 	gr := s.gram.RawMatrix()
 	for c := 0; c < s.ap.Blocks(); c++ {
 		a0, a1 := s.ap.Block(c)
-		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, sub(gr, a0, a1, a0, a1), sub(wx, a0, a1, 0, wx.Cols), 1, sub(gx, a0, a1, 0, wx.Cols))
+		addMul(sub(gx, a0, a1, 0, wx.Cols), sub(gr, a0, a1, a0, a1), sub(wx, a0, a1, 0, wx.Cols), false)
 	}
 	l := 2 * s.lambda2
 	for i := 0; i < gx.Rows; i++ {
@@ -618,8 +644,8 @@ func (s *xstep) grad(G, W *mat.Dense) {
 		cls(func(c, lo, hi int) {
 			a0, a1 := s.ap.Block(c)
 			Qc := sub(gr, a0, a1, K, kb)
-			blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, Qc, sub(w, K, kb, lo, hi), 1, sub(g, a0, a1, lo, hi))
-			blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, Qc, sub(w, a0, a1, lo, hi), 1, sub(g, K, kb, lo, hi))
+			addMul(sub(g, a0, a1, lo, hi), Qc, sub(w, K, kb, lo, hi), false)
+			addMul(sub(g, K, kb, lo, hi), Qc, sub(w, a0, a1, lo, hi), true)
 		})
 	}
 	// Mean terms: λ2(M − 2M̂) on X, −λ2M0 on X0.
