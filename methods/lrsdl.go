@@ -449,8 +449,7 @@ type xstep struct {
 	lambda2  float64
 	sp, ap   core.Partition
 	gram     *mat.Dense // D̄ᵀD̄
-	A        *mat.Dense // M(P) + 2λ2I
-	Bm       *mat.Dense // 2R + λ2I
+	H        *mat.Dense // [M(P)+2λ2I, Q; Qᵀ, 2R+λ2I]
 	B        *mat.Dense // [M(DᵀY); 2D0ᵀY]
 	mc       *mat.Dense // K×C means workspace
 	m        []float64
@@ -459,9 +458,8 @@ type xstep struct {
 	col0  int
 	other []float64
 	c0    int                   // first class of the block
-	sw    *blas.SparseWorkspace // A·X for sparse X over all N columns
-	// With d < K/2, M(DᵀD)X is computed as Dᵀ(DX) + diag(D_cᵀD_c)X
-	// through T (d×N).
+	sw    *blas.SparseWorkspace // H·W̄ for sparse W̄ over all N columns
+	// With d < K/2, H·W̄ is computed through T = D̄W̄ (d×N).
 	D blas64.General
 	T *mat.Dense
 }
@@ -473,23 +471,25 @@ func (s *xstep) setup(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda
 	K := ap.Len()
 	k0 := kb - K
 	sw := s.sw
-	if sw == nil || s.K != K || s.N != N {
-		sw = blas.NewSparseWorkspace(K, N)
+	if sw == nil || s.K != K || s.k0 != k0 || s.N != N {
+		sw = blas.NewSparseWorkspace(kb, N)
 	}
 	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap, sw: sw}
 	s.gram = mat.NewDense(kb, kb, nil)
 	s.gram.Mul(Db.T(), Db)
-	s.A = mat.DenseCopyOf(s.gram.Slice(0, K, 0, K))
-	blas.DoubleDiagBlocks(s.A.RawMatrix(), ap, ap)
-	for i := 0; i < K; i++ {
-		s.A.Set(i, i, s.A.At(i, i)+2*lambda2)
-	}
-	if k0 > 0 {
-		s.Bm = mat.DenseCopyOf(s.gram.Slice(K, kb, K, kb))
-		s.Bm.Scale(2, s.Bm)
-		for i := 0; i < k0; i++ {
-			s.Bm.Set(i, i, s.Bm.At(i, i)+lambda2)
+	s.H = mat.DenseCopyOf(s.gram)
+	blas.DoubleDiagBlocks(s.H.RawMatrix(), ap, ap)
+	for i := 0; i < kb; i++ {
+		if i >= K {
+			s.H.Set(i, i, 2*s.H.At(i, i)+lambda2)
+			for j := K; j < kb; j++ {
+				if j != i {
+					s.H.Set(i, j, 2*s.H.At(i, j))
+				}
+			}
+			continue
 		}
+		s.H.Set(i, i, s.H.At(i, i)+2*lambda2)
 	}
 	s.B = mat.NewDense(kb, N, nil)
 	s.B.Mul(Db.T(), Y)
@@ -502,7 +502,7 @@ func (s *xstep) setup(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda
 	s.m = make([]float64, kb)
 	s.other = make([]float64, kb)
 	if d, _ := Db.Dims(); 2*d < K {
-		s.D = Db.Slice(0, d, 0, K).(*mat.Dense).RawMatrix()
+		s.D = Db.RawMatrix()
 		s.T = mat.NewDense(d, N, nil)
 	}
 }
@@ -533,25 +533,33 @@ func addMul(dst, a, b blas64.General, trans bool) {
 	}
 }
 
-// factoredMul sets gx = Dᵀ(D·wx) + diag(D_cᵀD_c)·wx + 2λ2·wx, which costs
-// 2dKn + Σk_c²n instead of K²n multiply-adds when d < K/2.
-func (s *xstep) factoredMul(gx, wx blas64.General, full bool) {
+// factoredMul sets g = H·w as D̄ᵀ(D̄·w) + diag(D_cᵀD_c)·X + 2λ2·X on the
+// upper rows and + R·X0 + λ2·X0 on the lower ones, which costs about
+// 2dK̄n instead of K̄²n multiply-adds: fewer when d < K/2.
+func (s *xstep) factoredMul(g, w blas64.General, full bool) {
 	t := s.T.RawMatrix()
-	t.Cols = wx.Cols
+	t.Cols = w.Cols
 	if full {
-		s.sw.Mul(t, s.D, wx)
+		s.sw.Mul(t, s.D, w)
 	} else {
-		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.D, wx, 0, t)
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.D, w, 0, t)
 	}
-	blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, s.D, t, 0, gx)
+	blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, s.D, t, 0, g)
 	gr := s.gram.RawMatrix()
+	K, kb, n := s.K, s.K+s.k0, w.Cols
 	for c := 0; c < s.ap.Blocks(); c++ {
 		a0, a1 := s.ap.Block(c)
-		addMul(sub(gx, a0, a1, 0, wx.Cols), sub(gr, a0, a1, a0, a1), sub(wx, a0, a1, 0, wx.Cols), false)
+		addMul(sub(g, a0, a1, 0, n), sub(gr, a0, a1, a0, a1), sub(w, a0, a1, 0, n), false)
 	}
-	l := 2 * s.lambda2
-	for i := 0; i < gx.Rows; i++ {
-		row, wr := gx.Data[i*gx.Stride:i*gx.Stride+gx.Cols], wx.Data[i*wx.Stride:i*wx.Stride+wx.Cols]
+	if s.k0 > 0 {
+		addMul(sub(g, K, kb, 0, n), sub(gr, K, kb, K, kb), sub(w, K, kb, 0, n), false)
+	}
+	for i := 0; i < kb; i++ {
+		l := 2 * s.lambda2
+		if i >= K {
+			l = s.lambda2
+		}
+		row, wr := g.Data[i*g.Stride:i*g.Stride+n], w.Data[i*w.Stride:i*w.Stride+n]
 		for j, v := range wr {
 			row[j] += l * v
 		}
@@ -601,27 +609,23 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	K, k0 := s.K, s.k0
 	kb, n := W.Dims()
 	g, w := G.RawMatrix(), W.RawMatrix()
-	gx, wx := sub(g, 0, K, 0, n), sub(w, 0, K, 0, n)
-	A := s.A.RawMatrix()
 	b := sub(s.B.RawMatrix(), 0, kb, s.col0, s.col0+n)
-	// Gx = M(DᵀD)·Wx + 2λ2·Wx (sparse kernel when Wx is sparse enough),
-	// then G = H·W − B.
+	// G = H·W − B with H = [M(P)+2λ2I, Q; Qᵀ, 2R+λ2I] except for the
+	// diagonal blocks of M(Q·X0) and Qᵀ·M(X), added per class below. The
+	// product takes the sparse kernel when W is sparse enough.
 	full := s.sw != nil && n == s.N
 	if s.T != nil {
-		s.factoredMul(gx, wx, full)
+		s.factoredMul(g, w, full)
 	} else if full {
-		s.sw.Mul(gx, A, wx)
+		s.sw.Mul(g, s.H.RawMatrix(), w)
 	} else {
-		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A, wx, 0, gx)
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
 	}
-	for i := 0; i < K; i++ {
+	for i := 0; i < kb; i++ {
 		gr, br := g.Data[i*g.Stride:i*g.Stride+n], b.Data[i*b.Stride:i*b.Stride+n]
 		for j, v := range br {
 			gr[j] -= v
 		}
-	}
-	for i := K; i < kb; i++ {
-		copy(g.Data[i*g.Stride:i*g.Stride+n], b.Data[i*b.Stride:i*b.Stride+n])
 	}
 	// classes of the block and their column ranges relative to W
 	cls := func(fn func(c, lo, hi int)) {
@@ -636,11 +640,6 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	}
 	if k0 > 0 {
 		gr := s.gram.RawMatrix()
-		Q := sub(gr, 0, K, K, kb)
-		g0, w0 := sub(g, K, kb, 0, n), sub(w, K, kb, 0, n)
-		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, Q, w0, 1, gx)
-		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.Bm.RawMatrix(), w0, -1, g0)
-		blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, Q, wx, 1, g0)
 		cls(func(c, lo, hi int) {
 			a0, a1 := s.ap.Block(c)
 			Qc := sub(gr, a0, a1, K, kb)
