@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -55,9 +56,10 @@ var lineRE = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
 func main() {
 	out := flag.String("out", "bench/RESULTS.md", "output `file`")
 	backends := flag.String("backends", "gonum,openblas", "comma-separated backends")
-	benchtime := flag.String("benchtime", "2x", "go test -benchtime")
+	benchtime := flag.String("benchtime", "1x", "go test -benchtime")
 	bench := flag.String("bench", ".", "go test -bench pattern")
 	pkgs := flag.String("pkgs", "./blas/,./core/,./methods/", "comma-separated packages")
+	timeout := flag.String("timeout", "40m", "go test -timeout of each package")
 	flag.Parse()
 
 	start := time.Now()
@@ -65,28 +67,33 @@ func main() {
 	var cmds, failures []string
 	bes := strings.Split(*backends, ",")
 	for _, be := range bes {
-		args := []string{"test", "-run", "^$", "-bench", *bench, "-benchtime", *benchtime, "-count", "1", "-benchmem"}
-		env := append(os.Environ(), "CGO_ENABLED=0")
-		if be == "openblas" {
-			args = append(args, "-tags", "openblas")
-			env = append(os.Environ(), "CGO_ENABLED=1")
-		} else if be != "gonum" {
-			fatalf("unknown backend %q", be)
+		results[be] = map[string]result{}
+		// One go test per package, so that one failing or slow package
+		// keeps the results of the others.
+		for _, pkg := range strings.Split(*pkgs, ",") {
+			args := []string{"test", "-run", "^$", "-bench", *bench, "-benchtime", *benchtime, "-count", "1", "-benchmem", "-timeout", *timeout}
+			env := "CGO_ENABLED=0"
+			if be == "openblas" {
+				args = append(args, "-tags", "openblas")
+				env = "CGO_ENABLED=1"
+			} else if be != "gonum" {
+				fatalf("unknown backend %q", be)
+			}
+			args = append(args, pkg)
+			cmd := exec.Command("go", args...)
+			cmd.Env = append(os.Environ(), env)
+			var buf bytes.Buffer
+			cmd.Stdout, cmd.Stderr = io.MultiWriter(&buf, os.Stdout), os.Stderr
+			line := strings.Join(append([]string{env, "go"}, quote(args)...), " ")
+			cmds = append(cmds, line)
+			fmt.Fprintln(os.Stderr, line)
+			if err := cmd.Run(); err != nil {
+				failures = append(failures, fmt.Sprintf("`%s`: %v (results parsed before the failure are kept)", line, err))
+			}
+			for n, r := range parse(&buf) {
+				results[be][n] = r
+			}
 		}
-		args = append(args, strings.Split(*pkgs, ",")...)
-		cmd := exec.Command("go", args...)
-		cmd.Env = env
-		var buf bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &buf, os.Stderr
-		line := strings.Join(append([]string{env[len(env)-1], "go"}, quote(args)...), " ")
-		cmds = append(cmds, line)
-		fmt.Fprintln(os.Stderr, line)
-		err := cmd.Run()
-		os.Stdout.Write(buf.Bytes())
-		if err != nil {
-			failures = append(failures, fmt.Sprintf("`%s`: %v (results parsed so far are kept)", be, err))
-		}
-		results[be] = parse(&buf)
 	}
 	md := render(results, bes, cmds, failures, *benchtime, time.Since(start))
 	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
