@@ -171,6 +171,10 @@ func (r *run) overall() error {
 		}
 		row = append(row, strings.Join(opts, "; "))
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+		r.md["overall"] = b.String() + "\n(section still running: rows so far)\n"
+		if err := r.write(); err != nil {
+			return err
+		}
 	}
 	r.md["overall"] = b.String()
 	return nil
