@@ -47,3 +47,16 @@ func TestRender(t *testing.T) {
 		t.Errorf("MulM reported missing:\n%s", md)
 	}
 }
+
+func TestParseLog(t *testing.T) {
+	log := "CGO_ENABLED=0 go test -run '^$' -bench . ./methods/\n" + sample +
+		"CGO_ENABLED=1 go test -run '^$' -bench . -tags openblas ./methods/\n" +
+		"pkg: github.com/lrsdl/lrsdl/methods\nBenchmarkDLSIUpdateD_Efficient-2\t1\t500000 ns/op\n"
+	res, cmds := parseLog(log)
+	if len(cmds) != 2 || len(res["gonum"]) != 4 || len(res["openblas"]) != 1 {
+		t.Fatalf("got %d commands, %d gonum and %d openblas results", len(cmds), len(res["gonum"]), len(res["openblas"]))
+	}
+	if r := res["openblas"]["BenchmarkDLSIUpdateD_Efficient"]; r.NsPerOp != 5e5 {
+		t.Errorf("openblas DLSI efficient parsed as %+v", r)
+	}
+}
