@@ -38,12 +38,7 @@ var paperTime = map[string][2]string{
 
 // budget bounds the work on one method and data set (cross-validation and
 // all splits each), so that a slow method cannot stall the run.
-func (r *run) budget() time.Duration {
-	if r.cfg.Mode == "quick" {
-		return 20 * time.Second
-	}
-	return 6 * time.Minute
-}
+func (r *run) budget() time.Duration { return r.cfg.Budget }
 
 // context returns a context ending after the budget or at the run's
 // deadline, or an error when the deadline has passed.

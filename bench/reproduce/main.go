@@ -43,14 +43,15 @@ type config struct {
 	EffC, EffD, EffN, EffK, EffIters int
 
 	// Accuracy experiments.
-	Splits      int   // random splits of the overall table
-	Folds       int   // cross-validation folds (on split 1's training data); <2: no CV
-	Iters       int   // outer iterations of every method; 0: method defaults
-	FlClasses   int   // Oxford Flower restricted to its first classes; 0: all 17
-	TestCap     int   // test samples per class at most; 0: all
-	ArPerClass  int   // AR gender training samples per class
-	FlPerClass  int   // Oxford Flower training samples per class
-	ArSizes     []int // training sizes of the ntrain figure
+	Budget      time.Duration // time budget of one method on one data set (CV and splits each)
+	Splits      int           // random splits of the overall table
+	Folds       int           // cross-validation folds (on split 1's training data); <2: no CV
+	Iters       int           // outer iterations of every method; 0: method defaults
+	FlClasses   int           // Oxford Flower restricted to its first classes; 0: all 17
+	TestCap     int           // test samples per class at most; 0: all
+	ArPerClass  int           // AR gender training samples per class
+	FlPerClass  int           // Oxford Flower training samples per class
+	ArSizes     []int         // training sizes of the ntrain figure
 	FlSizes     []int
 	NTrainSplit int // splits per point of the ntrain figure
 	SharedK0    []int
@@ -61,7 +62,7 @@ type config struct {
 func full() config {
 	return config{Mode: "full",
 		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15,
-		Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60,
+		Budget: 6 * time.Minute, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60,
 		ArSizes: []int{50, 100, 150, 200, 250, 300, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
 		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 3,
 		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
@@ -71,7 +72,7 @@ func full() config {
 func quick() config {
 	return config{Mode: "quick",
 		EffC: 20, EffD: 100, EffN: 7, EffK: 7, EffIters: 4,
-		Splits: 2, Folds: 0, Iters: 3, FlClasses: 4, TestCap: 50, ArPerClass: 250, FlPerClass: 25,
+		Budget: 20 * time.Second, Splits: 2, Folds: 0, Iters: 3, FlClasses: 4, TestCap: 50, ArPerClass: 250, FlPerClass: 25,
 		ArSizes: []int{50, 150, 350}, FlSizes: []int{25, 40}, NTrainSplit: 1,
 		SharedK0: []int{10, 40, 80}, SharedSplit: 1,
 		ParamValues: []float64{1e-4, 3e-3, 0.3},
@@ -107,6 +108,9 @@ func main() {
 	meths := flag.String("methods", "", "comma-separated methods (default: all registered)")
 	seed := flag.Uint64("seed", 1, "seed of data, splits and initialisations")
 	slowFlag := flag.Bool("slow", false, "also run DLSI and COPAR on Oxford Flower (hours: d×d factorisations with d=10000)")
+	splits := flag.Int("splits", 0, "random splits of the overall table (0: the mode's)")
+	folds := flag.Int("folds", -1, "cross-validation folds, 0 for none (-1: the mode's)")
+	budget := flag.Duration("budget", 0, "time budget of one method on one data set (0: the mode's)")
 	dsets := flag.String("datasets", arGender+","+flower, "comma-separated data sets of the accuracy sections")
 	flag.Parse()
 
@@ -115,11 +119,20 @@ func main() {
 		took: map[string]time.Duration{}, chosen: map[string]eval.Params{},
 		sets: map[string][2]eval.Set{}, flower: map[string]*eval.Summary{}}
 	r.slow = *slowFlag
-	r.datasets = strings.Split(*dsets, ",")
 	if *quickFlag {
 		r.cfg = quick()
 		r.deadline = r.start.Add(4 * time.Minute)
 	}
+	if *splits > 0 {
+		r.cfg.Splits = *splits
+	}
+	if *folds >= 0 {
+		r.cfg.Folds = *folds
+	}
+	if *budget > 0 {
+		r.cfg.Budget = *budget
+	}
+	r.datasets = strings.Split(*dsets, ",")
 	for _, s := range strings.Split(*secs, ",") {
 		s = strings.TrimSpace(s)
 		if !contains(allSections, s) {
@@ -267,7 +280,8 @@ func (r *run) tookList() string {
 func (r *run) protocol() string {
 	c := r.cfg
 	var b strings.Builder
-	fmt.Fprintf(&b, "Protocol of this mode: %d random splits for the overall table; ", c.Splits)
+	fmt.Fprintf(&b, "Protocol of this run: %d random splits for the overall table; a time budget of %v for each method on each data set "+
+		"(cross-validation and the splits each; runs stopped by it are marked); ", c.Splits, c.Budget)
 	if c.Folds >= 2 {
 		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids` on the training samples of split 1 only "+
 			"(the paper cross-validates every split; one CV per method and data set keeps the run within the hour) and reused for all splits and sections; ", c.Folds)
