@@ -195,6 +195,9 @@ func (r *run) ntrain() error {
 		sizes       []int
 		perClass    int
 	}{{arGender, "AR gender", r.cfg.ArSizes, r.cfg.ArPerClass}, {flower, "Oxford Flower", r.cfg.FlSizes, r.cfg.FlPerClass}} {
+		if !contains(r.datasets, ds.name) {
+			continue
+		}
 		fmt.Fprintf(&b, "**%s**\n\n| method |", ds.title)
 		for _, n := range ds.sizes {
 			fmt.Fprintf(&b, " %d |", n)
