@@ -233,7 +233,7 @@ func (r *run) write() error {
 	}
 	fmt.Fprintf(&b, "| status | %s |\n", status)
 	fmt.Fprintf(&b, "| command | `%s` |\n", commandLine())
-	fmt.Fprintf(&b, "| wall time | %v (so far: %s) |\n", time.Since(r.start).Round(time.Second), r.tookList())
+	fmt.Fprintf(&b, "| wall time | %v (by section: %s) |\n", time.Since(r.start).Round(time.Second), r.tookList())
 	fmt.Fprintf(&b, "| date (UTC) | %s |\n", r.start.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "| machine | %s, %d CPUs, %s/%s |\n", cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&b, "| backend | `%s` (lrsdl.Backend()) |\n", lrsdl.Backend())
