@@ -3,8 +3,10 @@ module github.com/lrsdl/lrsdl
 go 1.26.8
 
 require (
+	github.com/james-bowman/sparse v0.0.0-20260216202247-495ee4f84d35
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/netlib v0.0.0-20230729102104-8b8060e7531f
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -14,8 +16,6 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/james-bowman/sparse v0.0.0-20260216202247-495ee4f84d35 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )
