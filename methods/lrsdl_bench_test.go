@@ -191,3 +191,26 @@ func BenchmarkLRSDLXSolve100_C100n20k10k0_10d500(b *testing.B) {
 	}
 	b.ReportMetric(float64(nz)/float64(kb*N), "density")
 }
+
+// BenchmarkFDDLUpdateD_Original and _Efficient time one FDDL dictionary
+// step, O-FDDL-D (sub-dictionary by sub-dictionary) against E-FDDL-D (one
+// ODL problem on E = Y·M(X)ᵀ, F = M(XXᵀ)), at the paper's efficiency
+// setting C=100, d=300, n=k=7; "cost" is J after the step.
+func BenchmarkFDDLUpdateD_Original(b *testing.B)  { benchFDDLUpdateD(b, true) }
+func BenchmarkFDDLUpdateD_Efficient(b *testing.B) { benchFDDLUpdateD(b, false) }
+
+func benchFDDLUpdateD(b *testing.B, original bool) {
+	t := benchTrain(100, 7, 7, 0, 300, 0.1)
+	t.p.origD = original
+	D0 := mat.DenseCopyOf(t.Db)
+	ctx := context.Background()
+	done := cpuMetric(b)
+	for i := 0; i < b.N; i++ {
+		t.Db.Copy(D0)
+		if err := t.stepD(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	done()
+	b.ReportMetric(t.cost().Total, "cost")
+}
