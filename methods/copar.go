@@ -2,7 +2,6 @@ package methods
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -435,17 +434,7 @@ func (m *COPAR) State() (*lrsdl.State, error) {
 	if err := m.trained(); err != nil {
 		return nil, err
 	}
-	opts, err := json.Marshal(m.Options)
-	if err != nil {
-		return nil, err
-	}
-	return &lrsdl.State{
-		Method:   m.Name(),
-		Options:  opts,
-		Classes:  append([]int(nil), m.classes.Labels...),
-		Names:    []string{"D"},
-		Matrices: map[string]*mat.Dense{"D": mat.DenseCopyOf(m.D)},
-	}, nil
+	return newState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
 }
 
 // SetState restores a model returned by State.

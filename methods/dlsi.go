@@ -291,17 +291,7 @@ func (m *DLSI) State() (*lrsdl.State, error) {
 	if err := m.trained(); err != nil {
 		return nil, err
 	}
-	opts, err := json.Marshal(m.Options)
-	if err != nil {
-		return nil, err
-	}
-	return &lrsdl.State{
-		Method:   m.Name(),
-		Options:  opts,
-		Classes:  append([]int(nil), m.classes.Labels...),
-		Names:    []string{"D"},
-		Matrices: map[string]*mat.Dense{"D": mat.DenseCopyOf(m.D)},
-	}, nil
+	return newState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
 }
 
 // SetState restores a model returned by State.

@@ -893,25 +893,7 @@ func (f *fisherDL) state(name string, opts any) (*lrsdl.State, error) {
 	if err := f.trained(); err != nil {
 		return nil, err
 	}
-	o, err := json.Marshal(opts)
-	if err != nil {
-		return nil, err
-	}
-	part := mat.NewDense(1, len(f.part), nil)
-	for i, v := range f.part {
-		part.Set(0, i, float64(v))
-	}
-	m0 := mat.NewDense(1, max(len(f.m0), 1), nil)
-	for i, v := range f.m0 {
-		m0.Set(0, i, v)
-	}
-	return &lrsdl.State{
-		Method:   name,
-		Options:  o,
-		Classes:  append([]int(nil), f.classes.Labels...),
-		Names:    []string{"Dbar", "part", "Mc", "m0"},
-		Matrices: map[string]*mat.Dense{"Dbar": mat.DenseCopyOf(f.Db), "part": part, "Mc": mat.DenseCopyOf(f.mc), "m0": m0},
-	}, nil
+	return newState(name, opts, f.classes, []string{"Dbar", "part", "Mc", "m0"}, f.Db, rowOf(f.part), f.mc, rowOf(f.m0))
 }
 
 func (f *fisherDL) setState(name string, s *lrsdl.State, opts any) error {

@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -115,4 +116,33 @@ func testSet(Y mat.Matrix, d int) error {
 		return fmt.Errorf("methods: test data has dimension %d, the model was trained on %d", r, d)
 	}
 	return checkFinite("test data", Y)
+}
+
+// newState returns the State of a trained model: opts JSON-encoded, the
+// class labels, and copies of ms under the given names, in order.
+func newState(name string, opts any, cl *core.Classes, names []string, ms ...*mat.Dense) (*lrsdl.State, error) {
+	o, err := json.Marshal(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &lrsdl.State{
+		Method:   name,
+		Options:  o,
+		Classes:  append([]int(nil), cl.Labels...),
+		Names:    append([]string(nil), names...),
+		Matrices: make(map[string]*mat.Dense, len(names)),
+	}
+	for i, n := range names {
+		s.Matrices[n] = mat.DenseCopyOf(ms[i])
+	}
+	return s, nil
+}
+
+// rowOf returns v as a 1×len(v) matrix (at least 1×1).
+func rowOf[T int | float64](v []T) *mat.Dense {
+	r := mat.NewDense(1, max(len(v), 1), nil)
+	for i, x := range v {
+		r.Set(0, i, float64(x))
+	}
+	return r
 }

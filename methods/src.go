@@ -184,25 +184,11 @@ func (b *blModel) state(name string, opts any, extra map[string]*mat.Dense, extr
 	if b.D == nil {
 		return nil, fmt.Errorf("methods: %s is not trained", name)
 	}
-	o, err := json.Marshal(opts)
-	if err != nil {
-		return nil, err
-	}
-	part := mat.NewDense(1, len(b.part), nil)
-	for i, v := range b.part {
-		part.Set(0, i, float64(v))
-	}
-	s := &lrsdl.State{
-		Method:   name,
-		Options:  o,
-		Classes:  append([]int(nil), b.classes.Labels...),
-		Names:    append([]string{"D", "part"}, extraNames...),
-		Matrices: map[string]*mat.Dense{"D": mat.DenseCopyOf(b.D), "part": part},
-	}
+	ms := []*mat.Dense{b.D, rowOf(b.part)}
 	for _, n := range extraNames {
-		s.Matrices[n] = mat.DenseCopyOf(extra[n])
+		ms = append(ms, extra[n])
 	}
-	return s, nil
+	return newState(name, opts, b.classes, append([]string{"D", "part"}, extraNames...), ms...)
 }
 
 // setState decodes a state written by state into b and opts; the matrices
