@@ -23,14 +23,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/james-bowman/sparse"
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/methods"
+	"gonum.org/v1/gonum/mat"
 )
 
 var allSections = []string{"complexity", "efficiency", "overall", "ntrain", "shared", "time"}
@@ -43,15 +46,18 @@ type config struct {
 	EffC, EffD, EffN, EffK, EffIters int
 
 	// Accuracy experiments.
-	Budget      time.Duration // time budget of one method on one data set (CV and splits each)
-	Splits      int           // random splits of the overall table
-	Folds       int           // cross-validation folds (on split 1's training data); <2: no CV
-	Iters       int           // outer iterations of every method; 0: method defaults
-	FlClasses   int           // Oxford Flower restricted to its first classes; 0: all 17
-	TestCap     int           // test samples per class at most; 0: all
-	ArPerClass  int           // AR gender training samples per class
-	FlPerClass  int           // Oxford Flower training samples per class
-	ArSizes     []int         // training sizes of the ntrain figure
+	Budget      time.Duration                   // time budget of one method on one data set (CV and splits each)
+	Splits      int                             // random splits of the overall table
+	Folds       int                             // cross-validation folds (on split 1's training data); <2: no CV
+	Iters       int                             // outer iterations of every method; 0: method defaults
+	Deadline    time.Duration                   // evaluations starting after this run time are skipped; 0: none
+	FlClasses   int                             // Oxford Flower restricted to its first classes; 0: all 17
+	TestCap     int                             // test samples per class at most; 0: all
+	ArPerClass  int                             // AR gender training samples per class
+	FlPerClass  int                             // Oxford Flower training samples per class
+	FlTest      int                             // Oxford Flower test samples per class (of the 80 pooled)
+	Grids       map[string]map[string]eval.Grid // CV grids by data set and method; default eval.DefaultGrid
+	ArSizes     []int                           // training sizes of the ntrain figure
 	FlSizes     []int
 	NTrainSplit int // splits per point of the ntrain figure
 	SharedK0    []int
@@ -62,7 +68,7 @@ type config struct {
 func full() config {
 	return config{Mode: "full",
 		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15,
-		Budget: 6 * time.Minute, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60,
+		Budget: 6 * time.Minute, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60, FlTest: 20,
 		ArSizes: []int{50, 100, 150, 200, 250, 300, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
 		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 3,
 		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
@@ -72,7 +78,8 @@ func full() config {
 func quick() config {
 	return config{Mode: "quick",
 		EffC: 20, EffD: 100, EffN: 7, EffK: 7, EffIters: 4,
-		Budget: 20 * time.Second, Splits: 2, Folds: 0, Iters: 3, FlClasses: 4, TestCap: 50, ArPerClass: 250, FlPerClass: 25,
+		Budget: 20 * time.Second, Deadline: 4 * time.Minute, Splits: 2, Folds: 0, Iters: 3,
+		FlClasses: 4, TestCap: 50, ArPerClass: 250, FlPerClass: 25, FlTest: 20,
 		ArSizes: []int{50, 150, 350}, FlSizes: []int{25, 40}, NTrainSplit: 1,
 		SharedK0: []int{10, 40, 80}, SharedSplit: 1,
 		ParamValues: []float64{1e-4, 3e-3, 0.3},
@@ -95,7 +102,8 @@ type run struct {
 	took     map[string]time.Duration // wall time by section
 	methods  []string
 	chosen   map[string]eval.Params // CV-chosen options by dataset/method
-	sets     map[string][2]eval.Set // train, test by dataset
+	sets     map[string][2]eval.Set // train, test of split 1 by dataset
+	pools    map[string]eval.Set    // all samples of data sets split anew every time (Oxford Flower)
 	flower   map[string]*eval.Summary
 	variants []*variant
 }
@@ -111,17 +119,23 @@ func main() {
 	splits := flag.Int("splits", 0, "random splits of the overall table (0: the mode's)")
 	folds := flag.Int("folds", -1, "cross-validation folds, 0 for none (-1: the mode's)")
 	budget := flag.Duration("budget", 0, "time budget of one method on one data set (0: the mode's)")
+	deadline := flag.Duration("deadline", -1, "skip evaluations starting after this run time, 0 for none (-1: the mode's)")
 	dsets := flag.String("datasets", arGender+","+flower, "comma-separated data sets of the accuracy sections")
 	flag.Parse()
 
 	r := &run{cfg: full(), out: *out, dataDir: *dataDir, seed: *seed, ctx: context.Background(),
 		start: time.Now(), sections: map[string]bool{}, md: map[string]string{},
 		took: map[string]time.Duration{}, chosen: map[string]eval.Params{},
-		sets: map[string][2]eval.Set{}, flower: map[string]*eval.Summary{}}
+		sets: map[string][2]eval.Set{}, pools: map[string]eval.Set{}, flower: map[string]*eval.Summary{}}
 	r.slow = *slowFlag
 	if *quickFlag {
 		r.cfg = quick()
-		r.deadline = r.start.Add(4 * time.Minute)
+	}
+	if *deadline >= 0 {
+		r.cfg.Deadline = *deadline
+	}
+	if r.cfg.Deadline > 0 {
+		r.deadline = r.start.Add(r.cfg.Deadline)
 	}
 	if *splits > 0 {
 		r.cfg.Splits = *splits
@@ -298,9 +312,12 @@ func (r *run) protocol() string {
 	} else {
 		fmt.Fprintf(&b, "all test samples; ")
 	}
-	fmt.Fprintf(&b, "Oxford Flower with %d training samples per class", c.FlPerClass)
+	fmt.Fprintf(&b, "AR gender trains on samples drawn from Y_train (25 men, 25 women) and tests on Y_test (the other 25 and 25); "+
+		"Oxford Flower pools Y_train and Y_test of flower17-split1 (80 images per class, the paper's 60 training + 20 test) and draws "+
+		"%d training and %d test samples per class at random in every split (seeded: split i uses PCG(seed, i)), since the file's "+
+		"fixed split has exactly 60 training samples per class and would make all splits identical", c.FlPerClass, c.FlTest)
 	if c.FlClasses > 0 {
-		fmt.Fprintf(&b, ", restricted to its first %d of 17 classes", c.FlClasses)
+		fmt.Fprintf(&b, "; Oxford Flower restricted to its first %d of 17 classes", c.FlClasses)
 	}
 	b.WriteString(".\n")
 	if !r.deadline.IsZero() {
@@ -387,7 +404,11 @@ func configure(c lrsdl.Classifier, p eval.Params) error {
 }
 
 // dataset loads name.mat from the data directory as user-labelled sets,
-// samples scaled to unit norm, the test set capped per class.
+// samples scaled to unit norm, the test set capped per class. It returns the
+// sets of split 1. Oxford Flower's Y_train and Y_test are pooled (80 per
+// class, as the paper describes the data set) and every split draws FlPerClass
+// training and FlTest test samples per class from the pool: split 1 is split 0
+// of eval.RandomSplits on the pool.
 func (r *run) dataset(name string) (train, test eval.Set, err error) {
 	if s, ok := r.sets[name]; ok {
 		return s[0], s[1], nil
@@ -400,8 +421,15 @@ func (r *run) dataset(name string) (train, test eval.Set, err error) {
 		return train, test, fmt.Errorf("%s: no test set in the file", name)
 	}
 	train, test = eval.Set{Y: ds.Train.Y, Labels: ds.Train.Labels}, eval.Set{Y: ds.Test.Y, Labels: ds.Test.Labels}
-	if name == flower && r.cfg.FlClasses > 0 {
-		train, test = firstClasses(train, r.cfg.FlClasses), firstClasses(test, r.cfg.FlClasses)
+	if name == flower {
+		p := pool(train, test)
+		if r.cfg.FlClasses > 0 {
+			p = firstClasses(p, r.cfg.FlClasses)
+		}
+		r.pools[name] = p
+		if train, test, err = eval.SplitPerClass(p, r.cfg.FlPerClass, r.cfg.FlTest, rand.New(rand.NewPCG(r.seed, 0))); err != nil {
+			return train, test, err
+		}
 	}
 	if r.cfg.TestCap > 0 {
 		if test, err = capPerClass(test, r.cfg.TestCap, r.seed); err != nil {
@@ -410,6 +438,34 @@ func (r *run) dataset(name string) (train, test eval.Set, err error) {
 	}
 	r.sets[name] = [2]eval.Set{train, test}
 	return train, test, nil
+}
+
+// pool returns the samples of a followed by those of b, sparse if both are.
+func pool(a, b eval.Set) eval.Set {
+	labels := append(slices.Clone(a.Labels), b.Labels...)
+	d, na := a.Y.Dims()
+	_, nb := b.Y.Dims()
+	sa, okA := a.Y.(*sparse.CSC)
+	sb, okB := b.Y.(*sparse.CSC)
+	if okA && okB {
+		ptr := []int{0}
+		var ind []int
+		var val []float64
+		for _, s := range []*sparse.CSC{sa, sb} {
+			_, n := s.Dims()
+			for j := range n {
+				s.DoColNonZero(j, func(i, _ int, v float64) {
+					ind = append(ind, i)
+					val = append(val, v)
+				})
+				ptr = append(ptr, len(ind))
+			}
+		}
+		return eval.Set{Y: sparse.NewCSC(d, na+nb, ptr, ind, val), Labels: labels}
+	}
+	var y mat.Dense
+	y.Augment(a.Y, b.Y)
+	return eval.Set{Y: &y, Labels: labels}
 }
 
 // firstClasses keeps the samples of classes 0..n-1.
@@ -447,6 +503,9 @@ func (r *run) paramsFor(dataset, method string, train eval.Set, perClass int) (e
 		return nil, err
 	}
 	grid := eval.DefaultGrid(c)
+	if g, ok := r.cfg.Grids[dataset][method]; ok {
+		grid = g
+	}
 	if r.cfg.Folds >= 2 && len(grid) > 0 {
 		tr, err := eval.DrawPerClass(train, perClass, rand.New(rand.NewPCG(r.seed, 0)))
 		if err != nil {

@@ -1,10 +1,17 @@
 package main
 
 import (
+	"maps"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/james-bowman/sparse"
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/eval"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -50,5 +57,112 @@ func TestPerIter(t *testing.T) {
 	v := variant{Trace: []lrsdl.Progress{{Elapsed: 5e9}, {Elapsed: 7e9}, {Elapsed: 9e9}}}
 	if got := v.perIter(); got != 2e9 {
 		t.Errorf("perIter = %v, want 2s (initialisation excluded)", got)
+	}
+}
+
+func TestPool(t *testing.T) {
+	a := eval.Set{Y: mat.NewDense(3, 2, []float64{1, 0, 0, 2, 3, 0}), Labels: []int{0, 1}}
+	b := eval.Set{Y: mat.NewDense(3, 1, []float64{0, 4, 5}), Labels: []int{1}}
+	want := mat.NewDense(3, 3, []float64{1, 0, 0, 0, 2, 4, 3, 0, 5})
+	for _, sp := range []bool{false, true} {
+		x, y := a, b
+		if sp {
+			x.Y, y.Y = toCSC(a.Y), toCSC(b.Y)
+		}
+		p := pool(x, y)
+		if _, ok := p.Y.(*sparse.CSC); ok != sp {
+			t.Errorf("sparse inputs %v: pooled sparse %v", sp, ok)
+		}
+		if !mat.Equal(p.Y, want) || !slices.Equal(p.Labels, []int{0, 1, 1}) {
+			t.Errorf("sparse %v: pool = %v %v, want %v [0 1 1]", sp, mat.Formatted(p.Y), p.Labels, mat.Formatted(want))
+		}
+	}
+}
+
+func toCSC(m mat.Matrix) *sparse.CSC {
+	r, c := m.Dims()
+	ptr := []int{0}
+	var ind []int
+	var val []float64
+	for j := range c {
+		for i := range r {
+			if v := m.At(i, j); v != 0 {
+				ind, val = append(ind, i), append(val, v)
+			}
+		}
+		ptr = append(ptr, len(ind))
+	}
+	return sparse.NewCSC(r, c, ptr, ind, val)
+}
+
+// TestFlowerSplits checks that Oxford Flower's splits draw 60 training and
+// 20 test samples per class from the 80 pooled, disjoint, and differ.
+func TestFlowerSplits(t *testing.T) {
+	r := &run{cfg: full(), dataDir: "../../testdata", seed: 1, sets: map[string][2]eval.Set{}, pools: map[string]eval.Set{}}
+	train, test, err := r.dataset(flower)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// count counts the samples of s by class and by a weighted sum of their
+	// entries (the data holds exact duplicates, so a multiset).
+	type key struct {
+		h float64
+		l int
+	}
+	count := func(s eval.Set) (map[key]int, map[int]int) {
+		f, c := map[key]int{}, map[int]int{}
+		_, n := s.Y.Dims()
+		for j := range n {
+			var h float64
+			s.Y.(*sparse.CSC).DoColNonZero(j, func(i, _ int, v float64) { h += float64(i+1) * v })
+			f[key{h, s.Labels[j]}]++
+			c[s.Labels[j]]++
+		}
+		return f, c
+	}
+	all, _ := count(r.pools[flower])
+	ftr, ctr := count(train)
+	fte, cte := count(test)
+	for _, c := range []struct {
+		n    map[int]int
+		want int
+	}{{ctr, 60}, {cte, 20}} {
+		if len(c.n) != 17 {
+			t.Errorf("%d classes, want 17", len(c.n))
+		}
+		for l, n := range c.n {
+			if n != c.want {
+				t.Errorf("class %d: %d samples, want %d", l, n, c.want)
+			}
+		}
+	}
+	for k, n := range ftr {
+		if n+fte[k] > all[k] {
+			t.Fatalf("a sample occurs %d+%d times in training and test, %d in the pool", n, fte[k], all[k])
+		}
+	}
+	// Split 1 is not the file's split; split 2 of eval.RandomSplits draws
+	// other training samples.
+	ds, err := data.Load("../../testdata/"+flower+".mat", data.LoadOptions{Normalize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := count(eval.Set{Y: ds.Train.Y, Labels: ds.Train.Labels}); maps.Equal(f, ftr) {
+		t.Error("split 1 trains on the file's Y_train")
+	}
+	tr2, _, err := eval.SplitPerClass(r.pools[flower], 60, 20, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, _ := count(tr2)
+	if maps.Equal(f2, ftr) {
+		t.Error("splits 1 and 2 train on the same samples")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	s := summarize([]eval.Run{{Accuracy: 0.5, TrainTime: time.Second, TestTime: time.Second, NTest: 10}, {Accuracy: 0.7, TrainTime: 3 * time.Second, TestTime: 3 * time.Second, NTest: 10}})
+	if math.Abs(s.MeanAcc-0.6) > 1e-12 || math.Abs(s.StdAcc-math.Sqrt(0.02)) > 1e-12 || s.TrainSeconds != 2 || s.TestSecondsPerSample != 0.2 {
+		t.Errorf("summarize = mean %v std %v train %v test %v; want 0.6 0.1414 2 0.2", s.MeanAcc, s.StdAcc, s.TrainSeconds, s.TestSecondsPerSample)
 	}
 }
