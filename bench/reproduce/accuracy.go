@@ -179,15 +179,17 @@ func (r *run) overall() error {
 		"into %d training and %d test samples in every split (%s test samples). "+
 		"Paper: its Table \"overall results\". A cell without a number says why.\n\n",
 		r.cfg.Splits, r.cfg.ArPerClass, r.testSize(arGender), r.cfg.FlPerClass, r.cfg.FlTest, r.testSize(flower))
-	b.WriteString("| method | AR gender (ours) | AR gender (paper) | Flower (ours) | Flower (paper) | options (AR gender; Flower) |\n|---|---:|---:|---:|---:|---|\n")
+	b.WriteString("| method | AR gender (ours) | AR gender (paper) | Flower (ours) | Flower (paper) | CV + splits s (AR gender; Flower) | options (AR gender; Flower) |\n|---|---:|---:|---:|---:|---|---|\n")
 	for _, m := range r.methods {
 		row := []string{m}
-		var opts []string
+		var opts, times []string
 		for _, ds := range []struct {
 			name     string
 			perClass int
 		}{{arGender, r.cfg.ArPerClass}, {flower, r.cfg.FlPerClass}} {
-			p, note := r.chosenParams(ds.name, m, ds.perClass)
+			t := time.Now()
+			p, cvNote := r.chosenParams(ds.name, m, ds.perClass)
+			tCV := time.Since(t)
 			s, note, err := r.evaluate(nil, ds.name, m, p, eval.SplitOptions{Splits: r.cfg.Splits, PerClass: ds.perClass}, true)
 			cell := ""
 			if err != nil {
@@ -210,11 +212,13 @@ func (r *run) overall() error {
 			if o == "" {
 				o = "defaults"
 			}
-			if note != "" {
-				o += " (" + note + ")"
+			if cvNote != "" {
+				o += " (" + cvNote + ")"
 			}
 			opts = append(opts, o)
+			times = append(times, fmt.Sprintf("%.0f + %.0f", tCV.Seconds(), (time.Since(t)-tCV).Seconds()))
 		}
+		row = append(row, strings.Join(times, "; "))
 		row = append(row, strings.Join(opts, "; "))
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 		r.md["overall"] = b.String() + "\n(section still running: rows so far)\n"
