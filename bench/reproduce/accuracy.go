@@ -37,14 +37,20 @@ var paperTime = map[string][2]string{
 	"FDDL": {"9.2e2", "6.4e-3"}, "D2L2R2": {"> 1 day", "3.3e-2"}, "COPAR": {"1.8e4", "5.5e-3"}, "LRSDL": {"1.8e3", "2.4e-2"},
 }
 
-// budget bounds the work on one method and data set (cross-validation and
-// all splits each), so that a slow method cannot stall the run.
-func (r *run) budget() time.Duration { return r.cfg.Budget }
+// budget bounds the work on one method and data set (cross-validation, the
+// splits of the overall table and the training-size curve each), so that a
+// slow method cannot stall the run.
+func (r *run) budget(dataset string) time.Duration {
+	if b, ok := r.cfg.Budgets[dataset]; ok {
+		return b
+	}
+	return r.cfg.Budget
+}
 
-// context returns a context ending after the budget or at the run's
-// deadline, or an error when the deadline has passed.
-func (r *run) context() (context.Context, context.CancelFunc, error) {
-	end := time.Now().Add(r.budget())
+// context returns a context ending after the budget of dataset or at the
+// run's deadline, or an error when the deadline has passed.
+func (r *run) context(dataset string) (context.Context, context.CancelFunc, error) {
+	end := time.Now().Add(r.budget(dataset))
 	if !r.deadline.IsZero() {
 		if time.Now().After(r.deadline) {
 			return nil, nil, errSkipped
@@ -91,7 +97,7 @@ func (r *run) evaluate(ctx context.Context, dataset, method string, p eval.Param
 		opts.TestPerClass = r.cfg.FlTest
 	}
 	if ctx == nil {
-		c, cancel, err := r.context()
+		c, cancel, err := r.context(dataset)
 		if err != nil {
 			return nil, "", err
 		}
@@ -107,7 +113,7 @@ func (r *run) evaluate(ctx context.Context, dataset, method string, p eval.Param
 	s, err = eval.RandomSplits(ctx, r.newFunc(method, p), train, test, opts)
 	if errors.Is(err, context.DeadlineExceeded) {
 		if len(runs) == 0 {
-			err = fmt.Errorf("stopped by the time budget (%v per method, or the run's)", r.budget())
+			err = fmt.Errorf("stopped by the time budget (%v per method, or the run's)", r.budget(dataset))
 		} else {
 			s, err = summarize(runs), nil
 			note = fmt.Sprintf("%d of %d splits: the time budget stopped the rest", len(runs), max(opts.Splits, 1))
@@ -155,7 +161,7 @@ func (r *run) chosenParams(dataset, method string, perClass int) (eval.Params, s
 	if err != nil {
 		return nil, err.Error()
 	}
-	ctx, cancel, err := r.context()
+	ctx, cancel, err := r.context(dataset)
 	if err != nil {
 		return eval.Params{}, err.Error()
 	}
@@ -245,7 +251,7 @@ func (r *run) ntrain() error {
 	fmt.Fprintf(&b, "Accuracy (%%) against training samples per class, %d split(s) per point, options as in section 3 "+
 		"(cross-validated at the section-3 size, or defaults). The training samples are drawn from split 1's training set of "+
 		"section 3 (AR gender: Y_train; Oxford Flower: the %d per class of split 1 of the pool) and tested on its test set. "+
-		"One time budget of %v covers each method's curve.\n\n", r.cfg.NTrainSplit, r.cfg.FlPerClass, r.budget())
+		"One time budget covers each method's curve (%s).\n\n", r.cfg.NTrainSplit, r.cfg.FlPerClass, r.budgetList())
 	var plots []*plot.Plot
 	for _, ds := range []struct {
 		name, title string
@@ -265,7 +271,7 @@ func (r *run) ntrain() error {
 			p, _ := r.chosenParams(ds.name, m, ds.perClass)
 			s := report.Series{Name: m}
 			fmt.Fprintf(&b, "| %s |", m)
-			ctx, cancel, err := r.context()
+			ctx, cancel, err := r.context(ds.name)
 			for _, n := range ds.sizes {
 				if err != nil {
 					fmt.Fprintf(&b, " – (%v) |", err)

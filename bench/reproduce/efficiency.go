@@ -100,10 +100,7 @@ func (r *run) efficiency() error {
 		{Name: "E-COPAR", Method: "COPAR", Params: with("k0", float64(c.EffK))},
 		{Name: "LRSDL", Method: "LRSDL", Params: with("k0", float64(c.EffK))},
 	}
-	budget := 3 * time.Minute
-	if c.Mode == "quick" {
-		budget = 15 * time.Second
-	}
+	budget := c.EffBudget
 	for _, v := range r.variants {
 		m, err := methods.New(v.Method)
 		if err != nil {

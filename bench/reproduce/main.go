@@ -46,7 +46,9 @@ type config struct {
 	EffC, EffD, EffN, EffK, EffIters int
 
 	// Accuracy experiments.
-	Budget      time.Duration                   // time budget of one method on one data set (CV and splits each)
+	EffBudget   time.Duration                   // time budget of one algorithm of the efficiency experiment
+	Budget      time.Duration                   // time budget of one method on one data set (CV, splits, curve each)
+	Budgets     map[string]time.Duration        // Budget by data set
 	Splits      int                             // random splits of the overall table
 	Folds       int                             // cross-validation folds (on split 1's training data); <2: no CV
 	Iters       int                             // outer iterations of every method; 0: method defaults
@@ -67,7 +69,7 @@ type config struct {
 
 func full() config {
 	return config{Mode: "full",
-		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15,
+		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: 3 * time.Minute,
 		Budget: 6 * time.Minute, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60, FlTest: 20,
 		ArSizes: []int{50, 100, 150, 200, 250, 300, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
 		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 3,
@@ -77,7 +79,7 @@ func full() config {
 
 func quick() config {
 	return config{Mode: "quick",
-		EffC: 20, EffD: 100, EffN: 7, EffK: 7, EffIters: 4,
+		EffC: 20, EffD: 100, EffN: 7, EffK: 7, EffIters: 4, EffBudget: 15 * time.Second,
 		Budget: 20 * time.Second, Deadline: 4 * time.Minute, Splits: 2, Folds: 0, Iters: 3,
 		FlClasses: 4, TestCap: 50, ArPerClass: 250, FlPerClass: 25, FlTest: 20,
 		ArSizes: []int{50, 150, 350}, FlSizes: []int{25, 40}, NTrainSplit: 1,
@@ -144,7 +146,7 @@ func main() {
 		r.cfg.Folds = *folds
 	}
 	if *budget > 0 {
-		r.cfg.Budget = *budget
+		r.cfg.Budget, r.cfg.Budgets = *budget, nil
 	}
 	r.datasets = strings.Split(*dsets, ",")
 	for _, s := range strings.Split(*secs, ",") {
@@ -278,6 +280,15 @@ func (r *run) write() error {
 	return os.Rename(tmp, filepath.Join(r.out, "RESULTS.md"))
 }
 
+// budgetList describes the time budgets of the data sets.
+func (r *run) budgetList() string {
+	var s []string
+	for _, ds := range r.datasets {
+		s = append(s, fmt.Sprintf("%s %v", ds, r.budget(ds)))
+	}
+	return strings.Join(s, ", ")
+}
+
 func (r *run) tookList() string {
 	var s []string
 	for _, k := range allSections {
@@ -294,8 +305,8 @@ func (r *run) tookList() string {
 func (r *run) protocol() string {
 	c := r.cfg
 	var b strings.Builder
-	fmt.Fprintf(&b, "Protocol of this run: %d random splits for the overall table; a time budget of %v for each method on each data set "+
-		"(cross-validation and the splits each; runs stopped by it are marked); ", c.Splits, c.Budget)
+	fmt.Fprintf(&b, "Protocol of this run: %d random splits for the overall table; a time budget for each method on each data set (%s) "+
+		"for its cross-validation, its splits of the overall table and its training-size curve each (runs stopped by it are marked); ", c.Splits, r.budgetList())
 	if c.Folds >= 2 {
 		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids` on the training samples of split 1 only "+
 			"(the paper cross-validates every split; one CV per method and data set keeps the run within the hour) and reused for all splits and sections; ", c.Folds)
