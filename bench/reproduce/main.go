@@ -74,6 +74,17 @@ func full() config {
 		ArSizes: []int{50, 100, 150, 200, 250, 300, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
 		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 3,
 		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
+		// Oxford Flower fits take seconds to minutes (d = 10000): two
+		// grid points of the sparsity weight only, other options at the
+		// methods' defaults.
+		Grids: map[string]map[string]eval.Grid{flower: {
+			"LRSDL":   {"lambda1": {0.001, 0.01}},
+			"FDDL":    {"lambda1": {0.001, 0.01}},
+			"D2L2R2":  {"lambda1": {0.001, 0.01}},
+			"DLSI":    {"lambda": {0.001, 0.01}},
+			"COPAR":   {"lambda": {0.001, 0.01}},
+			"LCKSVD2": {"alpha": {0.001, 0.01}},
+		}},
 	}
 }
 
