@@ -291,6 +291,26 @@ func (r *run) write() error {
 	return os.Rename(tmp, filepath.Join(r.out, "RESULTS.md"))
 }
 
+// gridList describes the grids replacing eval.DefaultGrids.
+func (r *run) gridList() string {
+	var s []string
+	for _, ds := range r.datasets {
+		var g []string
+		for _, m := range r.methods {
+			if grid, ok := r.cfg.Grids[ds][m]; ok {
+				g = append(g, m+" "+grid.String())
+			}
+		}
+		if len(g) > 0 {
+			s = append(s, ds+": "+strings.Join(g, ", "))
+		}
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return " (except " + strings.Join(s, "; ") + ", other options at the defaults)"
+}
+
 // budgetList describes the time budgets of the data sets.
 func (r *run) budgetList() string {
 	var s []string
@@ -319,8 +339,9 @@ func (r *run) protocol() string {
 	fmt.Fprintf(&b, "Protocol of this run: %d random splits for the overall table; a time budget for each method on each data set (%s) "+
 		"for its cross-validation, its splits of the overall table and its training-size curve each (runs stopped by it are marked); ", c.Splits, r.budgetList())
 	if c.Folds >= 2 {
-		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids` on the training samples of split 1 only "+
-			"(the paper cross-validates every split; one CV per method and data set keeps the run within the hour) and reused for all splits and sections; ", c.Folds)
+		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids`%s on the training samples of split 1 only "+
+			"(the paper cross-validates every split; one CV per method and data set keeps the run within the hour) and reused for all splits and sections; ",
+			c.Folds, r.gridList())
 	} else {
 		fmt.Fprintf(&b, "no cross-validation (each method's default options); ")
 	}
