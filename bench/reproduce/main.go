@@ -259,7 +259,7 @@ func (r *run) write() error {
 		status = "**incomplete**: still running or interrupted; the sections below are those finished"
 	}
 	fmt.Fprintf(&b, "| status | %s |\n", status)
-	fmt.Fprintf(&b, "| command | `%s` |\n", commandLine())
+	fmt.Fprintf(&b, "| command | %s |\n", commandLine())
 	fmt.Fprintf(&b, "| wall time | %v (by section: %s) |\n", time.Since(r.start).Round(time.Second), r.tookList())
 	fmt.Fprintf(&b, "| date (UTC) | %s |\n", r.start.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "| machine | %s, %d CPUs, %s/%s |\n", cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
@@ -372,9 +372,18 @@ func (r *run) protocol() string {
 	return b.String()
 }
 
+// commandLine returns the command that reran this program, and the make
+// target that ran it if make did.
 func commandLine() string {
-	args := append([]string{"go run"}, flagsOf()...)
-	return strings.Join(args, " ")
+	c := "`" + strings.Join(append([]string{"go run"}, flagsOf()...), " ") + "`"
+	if os.Getenv("MAKELEVEL") == "" {
+		return c
+	}
+	m := "make reproduce"
+	if contains(os.Args[1:], "-quick") {
+		m += " QUICK=1"
+	}
+	return "`" + m + "`, which runs " + c
 }
 
 // flagsOf reconstructs the command: the build tag from the backend and the
