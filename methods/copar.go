@@ -76,6 +76,8 @@ func (o COPAROptions) resolved() (COPAROptions, error) {
 // where P_c keeps the rows of D_c and D_0. COPAR-D updates D_1..D_C and
 // then D_0, each solving min tr(F·D_bᵀD_b) − 2tr(E·D_bᵀ) + 4η‖A_bD_b‖² with
 // A_b the other atoms (twice J as a function of D_b) by O- or E-DLSI-D.
+// When d > 1.2·N, training runs on the N×N factor R of Y = QR and
+// D̄ = Q·D̄_r (the same model; see reduceSpan).
 //
 // Prediction codes a sample y by ℓ1 (½‖y − D̃x‖² + λ‖x‖₁) and picks the
 // class c with the smallest ‖y − D_cx^c − D_0x⁰‖². Global coding (GC) codes
@@ -126,7 +128,7 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 			return fmt.Errorf("methods: COPAR class %d (label %d) has %d samples, fewer than k=%d atoms", c, g.Classes.Labels[c], n, o.K)
 		}
 	}
-	d, N := Ys.Dims()
+	_, N := Ys.Dims()
 	if N < o.K0 {
 		return fmt.Errorf("methods: COPAR has %d samples, fewer than k0=%d shared atoms", N, o.K0)
 	}
@@ -136,6 +138,11 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	}
 	sizes[C] = o.K0
 	part := core.NewPartition(sizes...)
+	Q, Yr := reduceSpan(Ys)
+	if Q != nil {
+		Ys = Yr
+	}
+	d, _ := Ys.Dims()
 	D := mat.NewDense(d, part.Len(), nil)
 	rng := rand.New(rand.NewPCG(o.Seed, 0x434f504152))
 	for b := 0; b <= C; b++ {
@@ -165,6 +172,9 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		if o.Progress != nil {
 			o.Progress(lrsdl.Progress{Iter: it, Cost: coparCost(D, part, X, Ys, g.Part, o), Elapsed: time.Since(start)})
 		}
+	}
+	if Q != nil {
+		D = expand(Q, D)
 	}
 	o.Progress = m.Options.Progress
 	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
@@ -260,6 +270,9 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 	AtA := mat.NewSymDense(d, nil)
 	var Eb mat.Dense
 	for b := 0; b < part.Blocks(); b++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		lo, hi := part.Block(b)
 		if hi == lo {
 			continue

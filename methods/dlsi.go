@@ -57,7 +57,9 @@ func (o DLSIOptions) resolved() (DLSIOptions, error) {
 // is Ramirez et al.'s cost with η/2 in place of η. Training alternates
 // DLSI-X (C lasso problems) and DLSI-D (each D_c in turn solves
 // ‖Y_c − D_cX^c‖² + η‖A·D_c‖², A = [D_j]ᵀ_{j≠c}, by O- or E-DLSI-D; see
-// Options.OriginalD). D_c starts from ODL on Y_c.
+// Options.OriginalD). D_c starts from ODL on Y_c. When d > 1.2·N, training
+// runs on the N×N factor R of Y = QR and D = Q·D_r (the same model; see
+// reduceSpan); random atoms for zero samples are then drawn in that space.
 //
 // A sample y is coded on each D_c, x_c = argmin ‖y − D_cx‖² + λ‖x‖₁, and
 // assigned to the class with the smallest residual ‖y − D_cx_c‖².
@@ -104,6 +106,10 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 			return fmt.Errorf("methods: DLSI class %d (label %d) has %d samples, fewer than k=%d atoms", c, g.Classes.Labels[c], n, o.K)
 		}
 	}
+	Q, Yr := reduceSpan(Ys)
+	if Q != nil {
+		Ys = Yr
+	}
 	d, _ := Ys.Dims()
 	sizes := make([]int, C)
 	for c := range sizes {
@@ -136,6 +142,9 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 			o.Progress(lrsdl.Progress{Iter: it, Cost: dlsiCost(D, part, X, Ys, g.Part, o), Elapsed: time.Since(start)})
 		}
 	}
+	if Q != nil {
+		D = expand(Q, D)
+	}
 	m.Options.K, m.Options.Lambda, m.Options.Eta, m.Options.Iters = o.K, o.Lambda, o.Eta, o.Iters
 	m.classes, m.D, m.part = g.Classes, D, part
 	return nil
@@ -165,6 +174,9 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 	AtA := mat.NewSymDense(d, nil)
 	var E, F mat.Dense
 	for c := range X {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		a, b := part.Block(c)
 		lo, hi := sp.Block(c)
 		Dc := D.Slice(0, d, a, b).(*mat.Dense)

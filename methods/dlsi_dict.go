@@ -121,6 +121,9 @@ func dlsiColumnSweeps(ctx context.Context, D, E, F *mat.Dense, AtA *mat.SymDense
 			b.AddScaledVec(b, fjj, oldv)
 			mu := 0.0
 			for it := 0; it < 100; it++ {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 				M.CopySym(B)
 				for i := 0; i < dim; i++ {
 					M.SetSym(i, i, M.At(i, i)+fjj+mu)

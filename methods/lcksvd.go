@@ -67,7 +67,8 @@ func (o *LCKSVDOptions) validate() error {
 // alike) and the linear classifier W is fitted by ridge regression of the
 // label matrix H on the OMP codes of the training set:
 // W = H·Xᵀ(XXᵀ + ρI)⁻¹. Predict labels y by argmax W·x, x the OMP code of
-// y over D with sparsity T.
+// y over D with sparsity T. When d > 1.2·N, training runs on the N×N
+// factor R of Y = QR and D = Q·D_r (the same model; see reduceSpan).
 type LCKSVD1 struct {
 	Options LCKSVDOptions
 	lc      lcksvd
@@ -178,6 +179,10 @@ func (l *lcksvd) fit(ctx context.Context, o *LCKSVDOptions, two bool, Y mat.Matr
 		}
 	}
 	start := time.Now()
+	Qs, Yr := reduceSpan(Ys)
+	if Qs != nil {
+		Ys = Yr
+	}
 	d, N := Ys.Dims()
 	ap := core.NewPartition(blRepeat(k, C)...)
 	// D_c by K-SVD on class c, from k random samples of it.
@@ -255,6 +260,9 @@ func (l *lcksvd) fit(ctx context.Context, o *LCKSVDOptions, two bool, Y mat.Matr
 		if W, err = lcRidge(H, X, o.ridge()); err != nil {
 			return err
 		}
+	}
+	if Qs != nil {
+		D = expand(Qs, D)
 	}
 	l.m = blModel{classes: g.Classes, part: ap, D: D}
 	l.A, l.W = A, W

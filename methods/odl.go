@@ -45,7 +45,10 @@ func (o *ODLOptions) validate() error {
 //	½‖Y − DX‖²_F + λ‖X‖₁  subject to ‖dᵢ‖₂ ≤ 1
 //
 // by alternating the lasso in X (FISTA, warm-started) and the ODL column
-// update of D (core.UpdateDict), as core.LearnDict does.
+// update of D (core.UpdateDict), as core.LearnDict does. When d > 1.2·N,
+// training runs on the N×N factor R of Y = QR and D = Q·D_r (the same
+// model; see reduceSpan); random atoms for zero samples are then drawn in
+// that space.
 //
 // Learn fits one dictionary to unlabelled data, for Transform. Fit learns
 // one dictionary D_c of k atoms per class on that class's samples, and
@@ -108,6 +111,11 @@ func (m *ODL) learn(ctx context.Context, Y *mat.Dense, sp core.Partition, classe
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x0d1))
 	start := time.Now()
+	Q, Yr := reduceSpan(Y)
+	if Q != nil {
+		Y = Yr
+		d, _ = Y.Dims()
+	}
 	D := mat.NewDense(d, C*k, nil)
 	Ds := make([]*mat.Dense, C)
 	Yc := make([]*mat.Dense, C)
@@ -154,6 +162,9 @@ func (m *ODL) learn(ctx context.Context, Y *mat.Dense, sp core.Partition, classe
 		if o.Progress != nil {
 			o.Progress(lrsdl.Progress{Iter: it, Cost: cost, Elapsed: time.Since(start)})
 		}
+	}
+	if Q != nil {
+		D = expand(Q, D)
 	}
 	m.m = blModel{classes: classes, part: core.NewPartition(blRepeat(k, C)...), D: D}
 	return nil
