@@ -181,6 +181,7 @@ type train struct {
 	K     int
 	k0    int
 	xs    xstep
+	gc    gramCache
 	lv    []float64
 	fist  core.FISTA
 	cur   lrsdl.Cost // cost at the current point when curOK
@@ -210,7 +211,13 @@ func (f *fisherDL) fit(ctx context.Context, p dlParams, Y mat.Matrix, labels []i
 		}
 	}
 	start := time.Now()
-	t, err := newTrain(ctx, p, Ys, g.Part)
+	// Train in span(Y) on Yr = QᵀY (N×N) when d is well above N; D̄ = Q·D̄_r.
+	Q, Yr := reduceSpan(Ys)
+	Yt := Ys
+	if Q != nil {
+		Yt = Yr
+	}
+	t, err := newTrain(ctx, p, Yt, g.Part)
 	if err != nil {
 		return err
 	}
@@ -238,6 +245,9 @@ func (f *fisherDL) fit(ctx context.Context, p dlParams, Y mat.Matrix, labels []i
 	f.d, _ = Ys.Dims()
 	f.part = t.ap
 	f.Db = t.Db
+	if Q != nil {
+		f.Db = expand(Q, t.Db)
+	}
 	f.lv = t.lv
 	f.mc, f.m0 = t.means()
 	return nil
@@ -315,7 +325,48 @@ func (t *train) means() (*mat.Dense, []float64) {
 
 // cost evaluates J̄ at the current D̄, X̄.
 func (t *train) cost() lrsdl.Cost {
-	return lrsdlCost(t.p, t.Y, t.sp, t.ap, t.Db, t.Xb)
+	t.gc.update(t.Db, t.Y, t.sp)
+	return lrsdlCost(t.p, t.sp, t.ap, t.Db, t.Xb, &t.gc)
+}
+
+// gramCache holds the products of D̄ the cost needs: G = D̄ᵀD̄, B = D̄ᵀY and
+// ‖Y_c‖² per class, recomputed only when D̄ (compared by value) or Y changes.
+type gramCache struct {
+	Db   *mat.Dense // the D̄ they were computed for
+	y    *float64   // first element of the Y they were computed for
+	G, B *mat.Dense
+	ysq  []float64
+	W    *mat.Dense // kb×N workspace
+}
+
+func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition) {
+	d, N := Y.Dims()
+	_, kb := Db.Dims()
+	y := &Y.RawMatrix().Data[0]
+	if g.Db != nil && g.y == y && mat.Equal(g.Db, Db) {
+		return
+	}
+	if g.Db == nil || g.G.RawMatrix().Rows != kb || g.B.RawMatrix().Cols != N || g.Db.RawMatrix().Rows != d {
+		*g = gramCache{Db: mat.NewDense(d, kb, nil), G: mat.NewDense(kb, kb, nil),
+			B: mat.NewDense(kb, N, nil), W: mat.NewDense(kb, N, nil)}
+	}
+	g.Db.Copy(Db)
+	g.y = y
+	db := Db.RawMatrix()
+	blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, db, db, 0, g.G.RawMatrix())
+	blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, db, Y.RawMatrix(), 0, g.B.RawMatrix())
+	g.ysq = g.ysq[:0]
+	yr := Y.RawMatrix()
+	for c := 0; c < sp.Blocks(); c++ {
+		s0, s1 := sp.Block(c)
+		var s float64
+		for i := 0; i < d; i++ {
+			for _, v := range yr.Data[i*yr.Stride+s0 : i*yr.Stride+s1] {
+				s += v * v
+			}
+		}
+		g.ysq = append(g.ysq, s)
+	}
 }
 
 // lrsdlCost returns the terms of J̄_Y(D̄, X̄):
@@ -325,41 +376,57 @@ func (t *train) cost() lrsdl.Cost {
 //	fisher   λ2/2·(Σ_c ‖X_c − M_c‖² − ‖M_c − M‖² + ‖X‖²)
 //	shared   λ2/2·‖X0 − M0‖²
 //	nuclear  η‖D0‖_* + α Σ_c ‖D_c‖_*
-func lrsdlCost(p dlParams, Y *mat.Dense, sp, ap core.Partition, Db, Xb *mat.Dense) lrsdl.Cost {
-	d, N := Y.Dims()
+//
+// The fidelity comes from G = D̄ᵀD̄ and B = D̄ᵀY without forming residuals:
+// ‖Y − D̄X̄‖² = ‖Y‖² − 2⟨B, X̄⟩ + ⟨GX̄, X̄⟩, and likewise on the rows of
+// D_c, D0 and the columns of class c for the other two terms. Its rounding
+// error is about 1e-16·‖Y‖².
+func lrsdlCost(p dlParams, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCache) lrsdl.Cost {
+	d, _ := Db.Dims()
 	K := ap.Len()
-	kb, _ := Xb.Dims()
+	kb, N := Xb.Dims()
 	k0 := kb - K
 	C := sp.Blocks()
-	R := mat.NewDense(d, N, nil)
-	R.Mul(Db, Xb)
-	R.Sub(Y, R)
-	fid := sq(R)
-	// R2 = Y − D0X0, then subtract D_cX_c^c per class.
-	R.Copy(Y)
-	if k0 > 0 {
-		var t mat.Dense
-		t.Mul(Db.Slice(0, d, K, kb), Xb.Slice(K, kb, 0, N))
-		R.Sub(R, &t)
-	}
-	var P mat.Dense
-	for j := 0; j < C; j++ {
-		a0, a1 := ap.Block(j)
-		P.Reset()
-		P.Mul(Db.Slice(0, d, a0, a1), Xb.Slice(a0, a1, 0, N))
-		for c := 0; c < C; c++ {
-			s0, s1 := sp.Block(c)
-			blk := P.Slice(0, d, s0, s1)
-			if c == j {
-				r := R.Slice(0, d, s0, s1).(*mat.Dense)
-				r.Sub(r, blk)
-			} else {
-				fid += sq(blk)
+	x, G, B, W := Xb.RawMatrix(), gc.G.RawMatrix(), gc.B.RawMatrix(), gc.W.RawMatrix()
+	// dot returns ⟨a, b⟩ over rows [r0, r1) and columns [c0, c1).
+	dot := func(a, b blas64.General, r0, r1, c0, c1 int) float64 {
+		var s float64
+		for i := r0; i < r1; i++ {
+			ar, br := a.Data[i*a.Stride+c0:i*a.Stride+c1], b.Data[i*b.Stride+c0:i*b.Stride+c1]
+			for j, v := range ar {
+				s += v * br[j]
 			}
 		}
+		return s
 	}
-	fid = 0.5 * (fid + sq(R))
-
+	var ysq float64
+	for _, v := range gc.ysq {
+		ysq += v
+	}
+	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, G, x, 0, W)
+	fid := ysq - 2*dot(B, x, 0, kb, 0, N) + dot(W, x, 0, kb, 0, N)
+	// W = blockdiag(G_jj, G_00)·X̄; its diagonal blocks give ‖D_jX_c^j‖²
+	// and part of ‖D_cX_c^c + D0X0_c‖².
+	for j := 0; j < C; j++ {
+		a0, a1 := ap.Block(j)
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, sub(G, a0, a1, a0, a1), sub(x, a0, a1, 0, N), 0, sub(W, a0, a1, 0, N))
+	}
+	if k0 > 0 {
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, sub(G, K, kb, K, kb), sub(x, K, kb, 0, N), 0, sub(W, K, kb, 0, N))
+		fid += dot(W, x, K, kb, 0, N) - 2*dot(B, x, K, kb, 0, N)
+	}
+	fid += ysq
+	for j := 0; j < C; j++ {
+		a0, a1 := ap.Block(j)
+		fid += dot(W, x, a0, a1, 0, N)
+		s0, s1 := sp.Block(j)
+		fid -= 2 * dot(B, x, a0, a1, s0, s1)
+		if k0 > 0 {
+			// 2⟨D_jX_j^j, D0X0_j⟩ = 2⟨X_j^j, G_j0·X0_j⟩
+			fid += 2 * crossDot(sub(G, a0, a1, K, kb), sub(x, K, kb, s0, s1), sub(x, a0, a1, s0, s1))
+		}
+	}
+	fid *= 0.5
 	var l1 float64
 	for i := 0; i < kb; i++ {
 		for _, v := range Xb.RawRowView(i) {
@@ -425,13 +492,21 @@ func lrsdlCost(p dlParams, Y *mat.Dense, sp, ap core.Partition, Db, Xb *mat.Dens
 	return lrsdl.Cost{Total: tot, Terms: terms}
 }
 
-// sq returns ‖a‖²_F for a dense matrix or view.
-func sq(a mat.Matrix) float64 {
-	r := a.(mat.RawMatrixer).RawMatrix()
+// crossDot returns ⟨c, a·b⟩ for a small a (k×k0), b (k0×n), c (k×n).
+func crossDot(a, b, c blas64.General) float64 {
 	var s float64
-	for i := 0; i < r.Rows; i++ {
-		for _, v := range r.Data[i*r.Stride : i*r.Stride+r.Cols] {
-			s += v * v
+	for i := 0; i < a.Rows; i++ {
+		cr := c.Data[i*c.Stride : i*c.Stride+c.Cols]
+		for p := 0; p < a.Cols; p++ {
+			v := a.Data[i*a.Stride+p]
+			if v == 0 {
+				continue
+			}
+			var t float64
+			for j, bv := range b.Data[p*b.Stride : p*b.Stride+b.Cols] {
+				t += bv * cr[j]
+			}
+			s += v * t
 		}
 	}
 	return s
@@ -466,6 +541,12 @@ type xstep struct {
 
 // setup precomputes the Gram matrices and B for D̄ and Y.
 func (s *xstep) setup(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda2 float64) {
+	s.setupFrom(Db, Y, sp, ap, lambda2, nil, nil)
+}
+
+// setupFrom is setup with G = D̄ᵀD̄ and DtY = D̄ᵀY given (not modified), or
+// computed when nil.
+func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda2 float64, G, DtY *mat.Dense) {
 	_, kb := Db.Dims()
 	_, N := Y.Dims()
 	K := ap.Len()
@@ -475,8 +556,11 @@ func (s *xstep) setup(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda
 		sw = blas.NewSparseWorkspace(kb, N)
 	}
 	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap, sw: sw}
-	s.gram = mat.NewDense(kb, kb, nil)
-	s.gram.Mul(Db.T(), Db)
+	if G == nil {
+		G = mat.NewDense(kb, kb, nil)
+		G.Mul(Db.T(), Db)
+	}
+	s.gram = G
 	s.H = mat.DenseCopyOf(s.gram)
 	blas.DoubleDiagBlocks(s.H.RawMatrix(), ap, ap)
 	for i := 0; i < kb; i++ {
@@ -491,8 +575,12 @@ func (s *xstep) setup(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda
 		}
 		s.H.Set(i, i, s.H.At(i, i)+2*lambda2)
 	}
-	s.B = mat.NewDense(kb, N, nil)
-	s.B.Mul(Db.T(), Y)
+	if DtY != nil {
+		s.B = mat.DenseCopyOf(DtY)
+	} else {
+		s.B = mat.NewDense(kb, N, nil)
+		s.B.Mul(Db.T(), Y)
+	}
 	blas.DoubleDiagBlocks(s.B.Slice(0, K, 0, N).(*mat.Dense).RawMatrix(), ap, sp)
 	if k0 > 0 {
 		b0 := s.B.Slice(K, kb, 0, N).(*mat.Dense)
@@ -716,7 +804,8 @@ func (t *train) keepIfLower(old lrsdl.Cost, revert func()) {
 
 func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
 	s := &t.xs
-	s.setup(t.Db, t.Y, t.sp, t.ap, t.p.lambda2)
+	t.gc.update(t.Db, t.Y, t.sp)
+	s.setupFrom(t.Db, t.Y, t.sp, t.ap, t.p.lambda2, t.gc.G, t.gc.B)
 	if t.lv == nil {
 		t.lv = make([]float64, t.K+t.k0)
 	}
@@ -777,9 +866,9 @@ func (t *train) mx() *mat.Dense {
 // dictionary: D2L2R2); or, with origD, by O-FDDL-D class by class.
 func (t *train) stepD(ctx context.Context) error {
 	D, X := t.D(), t.X()
-	Yb := t.ybar()
 	uo := core.UpdateDictOptions{MaxIter: t.p.dIters}
 	if t.p.origD {
+		Yb := t.ybar()
 		d, N := Yb.Dims()
 		for c := 0; c < t.ap.Blocks(); c++ {
 			a0, a1 := t.ap.Block(c)
@@ -809,9 +898,16 @@ func (t *train) stepD(ctx context.Context) error {
 		return nil
 	}
 	MX := t.mx()
-	d, _ := Yb.Dims()
+	d, _ := t.Y.Dims()
 	E := mat.NewDense(d, t.K, nil)
-	E.Mul(Yb, MX.T())
+	E.Mul(t.Y, MX.T())
+	if t.k0 > 0 { // Ȳ·M(X)ᵀ = Y·M(X)ᵀ − D0·(X0·M(X)ᵀ), no d×N product
+		var XM mat.Dense
+		XM.Mul(t.X0(), MX.T())
+		var p mat.Dense
+		p.Mul(t.D0(), &XM)
+		E.Sub(E, &p)
+	}
 	F := mat.NewDense(t.K, t.K, nil)
 	F.Mul(X, X.T())
 	blas.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
@@ -858,14 +954,16 @@ func (t *train) stepD0(ctx context.Context) error {
 		return nil
 	}
 	D0, X0 := t.D0(), t.X0()
-	V := mat.DenseCopyOf(t.Y)
-	var p mat.Dense
-	p.Mul(t.D(), t.mx())
-	p.Scale(0.5, &p)
-	V.Sub(V, &p)
-	d, _ := V.Dims()
+	// E = Y·X0ᵀ − ½D·(M(X)·X0ᵀ), no d×N product.
+	d, _ := t.Y.Dims()
 	E := mat.NewDense(d, t.k0, nil)
-	E.Mul(V, X0.T())
+	E.Mul(t.Y, X0.T())
+	var MX0 mat.Dense
+	MX0.Mul(t.mx(), X0.T())
+	var p mat.Dense
+	p.Mul(t.D(), &MX0)
+	p.Scale(0.5, &p)
+	E.Sub(E, &p)
 	F := mat.NewDense(t.k0, t.k0, nil)
 	F.Mul(X0, X0.T())
 	Dn := mat.DenseCopyOf(D0)

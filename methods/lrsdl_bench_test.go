@@ -6,11 +6,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
 )
@@ -213,4 +215,27 @@ func benchFDDLUpdateD(b *testing.B, original bool) {
 	}
 	done()
 	b.ReportMetric(t.cost().Total, "cost")
+}
+
+// BenchmarkFlowerFit3_LRSDL and _FDDL train on Oxford Flower split 1
+// (d=10000, N=1020, 17 classes, default options) for 3 outer iterations;
+// the log gives the time of each iteration.
+func BenchmarkFlowerFit3_LRSDL(b *testing.B) { benchFlowerFit(b, 10) }
+func BenchmarkFlowerFit3_FDDL(b *testing.B)  { benchFlowerFit(b, -1) }
+
+func benchFlowerFit(b *testing.B, k0 int) {
+	ds, err := data.Load("../testdata/flower17-split1.mat", data.LoadOptions{Normalize: true})
+	if err != nil {
+		b.Skip(err)
+	}
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		o := FDDLOptions{Iters: 3, Tol: -1, Progress: func(p lrsdl.Progress) {
+			b.Logf("iter %d at %v cost %.10g", p.Iter, time.Since(start).Round(time.Millisecond), p.Cost.Total)
+		}}
+		m := &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: k0}}
+		if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

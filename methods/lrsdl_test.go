@@ -701,3 +701,113 @@ func TestLRSDLSetStateErrors(t *testing.T) {
 		t.Error("State of an untrained model returned no error")
 	}
 }
+
+// directFidelity returns ½f̄ of lrsdlCost from the residuals themselves.
+func directFidelity(Y *mat.Dense, sp, ap core.Partition, Db, Xb *mat.Dense) float64 {
+	d, N := Y.Dims()
+	K := ap.Len()
+	kb, _ := Xb.Dims()
+	var fid float64
+	for c := 0; c < sp.Blocks(); c++ {
+		s0, s1 := sp.Block(c)
+		Yc, Xc := Y.Slice(0, d, s0, s1), Xb.Slice(0, kb, s0, s1).(*mat.Dense)
+		var R, R2 mat.Dense
+		R.Mul(Db, Xc)
+		R.Sub(Yc, &R)
+		fid += mat.Norm(&R, 2) * mat.Norm(&R, 2)
+		R2.CloneFrom(Yc)
+		for j := 0; j < ap.Blocks(); j++ {
+			a0, a1 := ap.Block(j)
+			var P mat.Dense
+			P.Mul(Db.Slice(0, d, a0, a1), Xc.Slice(a0, a1, 0, s1-s0))
+			if j == c {
+				R2.Sub(&R2, &P)
+			} else {
+				fid += mat.Norm(&P, 2) * mat.Norm(&P, 2)
+			}
+		}
+		if kb > K {
+			var P mat.Dense
+			P.Mul(Db.Slice(0, d, K, kb), Xc.Slice(K, kb, 0, s1-s0))
+			R2.Sub(&R2, &P)
+		}
+		fid += mat.Norm(&R2, 2) * mat.Norm(&R2, 2)
+	}
+	_ = N
+	return fid / 2
+}
+
+// TestLRSDLCostFidelity checks the Gram form of the fidelity against the
+// residuals, with and without shared atoms, and that the cached products
+// follow changes of D̄.
+func TestLRSDLCostFidelity(t *testing.T) {
+	for _, k0 := range []int{0, 3} {
+		p := testParams()
+		p.k0 = k0
+		tr := smallTrain(t, p, 3, 6, 15, 4)
+		rng := rand.New(rand.NewPCG(5, uint64(k0)))
+		for rep := 0; rep < 2; rep++ {
+			for _, m := range []*mat.Dense{tr.Xb, tr.Db} {
+				raw := m.RawMatrix().Data
+				for i := range raw {
+					raw[i] = rng.NormFloat64()
+				}
+			}
+			got := tr.cost().Term("fidelity")
+			want := directFidelity(tr.Y, tr.sp, tr.ap, tr.Db, tr.Xb)
+			if math.Abs(got-want) > 1e-12*want {
+				t.Errorf("k0=%d rep %d: fidelity %v, direct %v", k0, rep, got, want)
+			}
+		}
+	}
+}
+
+// TestFisherDLSpanReduction trains LRSDL, FDDL and D2L2R2 on a d > N problem
+// in span(Y) and on the full data: same dictionaries and labels.
+func TestFisherDLSpanReduction(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 8, 60, 12)
+	Yt, _, _ := lrsdlSynth(3, 5, 60, 13)
+	if Q, _ := reduceSpan(Y); Q == nil {
+		t.Fatal("60×24 data not reduced")
+	}
+	o := FDDLOptions{K: 4, Iters: 4, Seed: 2}
+	for _, mk := range []func() lrsdl.Classifier{
+		func() lrsdl.Classifier { return &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: 3}} },
+		func() lrsdl.Classifier { return &FDDL{Options: o} },
+		func() lrsdl.Classifier { return &D2L2R2{Options: D2L2R2Options{FDDLOptions: o, Alpha: 0.05}} },
+	} {
+		var Db [2]*mat.Dense
+		var pred [2][]int
+		for i, off := range []bool{false, true} {
+			spanOff = off
+			m := mk()
+			err := m.Fit(context.Background(), Y, labels)
+			spanOff = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pred[i], err = m.Predict(Yt); err != nil {
+				t.Fatal(err)
+			}
+			switch m := m.(type) {
+			case *LRSDL:
+				Db[i] = m.dl.Db
+			case *FDDL:
+				Db[i] = m.dl.Db
+			case *D2L2R2:
+				Db[i] = m.dl.Db
+			}
+		}
+		var diff mat.Dense
+		diff.Sub(Db[0], Db[1])
+		if r := mat.Norm(&diff, 2) / mat.Norm(Db[1], 2); !(r <= 1e-8) {
+			t.Errorf("%s: ‖D̄_reduced − D̄‖/‖D̄‖ = %.3g", mk().Name(), r)
+		}
+		for j := range pred[0] {
+			if pred[0][j] != pred[1][j] {
+				t.Errorf("%s: sample %d predicted %d reduced, %d not", mk().Name(), j, pred[0][j], pred[1][j])
+				break
+			}
+		}
+	}
+}
