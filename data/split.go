@@ -37,18 +37,37 @@ func byClass(labels []int) (classes []int, members [][]int) {
 // SplitPerClass draws perClass samples of every class of s at random for
 // train and puts the other samples in rest. Both keep the samples sorted
 // by class and, within a class, in their order in s. rest is nil when no
-// sample remains. The draw depends only on seed and the labels.
+// sample remains. The draw depends only on seed and the labels; the
+// indices in s of the drawn samples are those of SplitPerClassIndices.
 // It is an error if perClass < 1 or a class has fewer than perClass samples.
 func SplitPerClass(s *Set, perClass int, seed uint64) (train, rest *Set, err error) {
-	if perClass < 1 {
-		return nil, nil, fmt.Errorf("data: %d samples per class requested, want at least 1", perClass)
-	}
 	if s.Len() == 0 {
 		return nil, nil, errors.New("data: split of an empty set")
 	}
+	tr, re, err := SplitPerClassIndices(s.Labels, perClass, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	train = Subset(s, tr)
+	if len(re) > 0 {
+		rest = Subset(s, re)
+	}
+	return train, rest, nil
+}
+
+// SplitPerClassIndices returns the indices into labels of the samples
+// SplitPerClass draws for train and leaves for rest, in the order of its
+// outputs: train[k] is the index in s of the k-th sample of train, so
+// per-sample data such as groups can follow the split.
+func SplitPerClassIndices(labels []int, perClass int, seed uint64) (train, rest []int, err error) {
+	if perClass < 1 {
+		return nil, nil, fmt.Errorf("data: %d samples per class requested, want at least 1", perClass)
+	}
+	if len(labels) == 0 {
+		return nil, nil, errors.New("data: split of an empty set")
+	}
 	rng := newRand(seed, streamSplit)
-	classes, members := byClass(s.Labels)
-	var tr, re []int
+	classes, members := byClass(labels)
 	for c, m := range members {
 		if len(m) < perClass {
 			return nil, nil, fmt.Errorf("data: class %d has %d samples, fewer than the %d per class requested", classes[c], len(m), perClass)
@@ -59,17 +78,13 @@ func SplitPerClass(s *Set, perClass int, seed uint64) (train, rest *Set, err err
 			pick[k] = m[perm[k]]
 		}
 		slices.Sort(pick)
-		tr = append(tr, pick...)
+		train = append(train, pick...)
 		other := make([]int, 0, len(m)-perClass)
 		for _, k := range perm[perClass:] {
 			other = append(other, m[k])
 		}
 		slices.Sort(other)
-		re = append(re, other...)
-	}
-	train = Subset(s, tr)
-	if len(re) > 0 {
-		rest = Subset(s, re)
+		rest = append(rest, other...)
 	}
 	return train, rest, nil
 }
@@ -165,6 +180,65 @@ func StratifiedKFold(labels []int, k int, seed uint64) ([][]int, error) {
 			folds[next] = append(folds[next], m[p])
 			next = (next + 1) % k
 		}
+	}
+	for _, f := range folds {
+		slices.Sort(f)
+	}
+	return folds, nil
+}
+
+// StratifiedGroupKFold partitions the indices 0..len(labels)−1 into k
+// folds that never split a group: samples i and j with groups[i] ==
+// groups[j] are in the same fold (for example the images of one person,
+// so that validation measures generalisation to new people). Groups are
+// taken in random order, larger ones first, and each goes to the fold
+// whose class counts n_fc it raises least in Σ_c n_fc·g_c (g_c: the
+// group's samples of class c), then to the smallest fold, so classes are
+// spread as evenly as whole groups allow; with one sample per group this
+// is a stratified partition. It returns the sorted test indices of each
+// fold. The partition depends only on seed, the labels and the groups.
+// It is an error if k < 2, len(groups) != len(labels) or there are fewer
+// than k groups.
+func StratifiedGroupKFold(labels, groups []int, k int, seed uint64) ([][]int, error) {
+	if k < 2 {
+		return nil, fmt.Errorf("data: %d folds, want at least 2", k)
+	}
+	if len(groups) != len(labels) {
+		return nil, fmt.Errorf("data: %d groups for %d labels", len(groups), len(labels))
+	}
+	ids, members := byClass(groups)
+	if len(ids) < k {
+		return nil, fmt.Errorf("data: %d folds for %d groups", k, len(ids))
+	}
+	lab, classes := MapLabels(labels)
+	rng := newRand(seed, streamSplit)
+	order := rng.Perm(len(ids))
+	slices.SortStableFunc(order, func(a, b int) int { return len(members[b]) - len(members[a]) })
+	count := make([][]int, k) // count[f][c]: samples of class c in fold f
+	for f := range count {
+		count[f] = make([]int, len(classes))
+	}
+	folds := make([][]int, k)
+	gc := make([]int, len(classes))
+	for _, g := range order {
+		clear(gc)
+		for _, i := range members[g] {
+			gc[lab[i]]++
+		}
+		best, bestCost := 0, -1
+		for f := range folds {
+			cost := 0
+			for c, v := range gc {
+				cost += count[f][c] * v
+			}
+			if bestCost < 0 || cost < bestCost || cost == bestCost && len(folds[f]) < len(folds[best]) {
+				best, bestCost = f, cost
+			}
+		}
+		for c, v := range gc {
+			count[best][c] += v
+		}
+		folds[best] = append(folds[best], members[g]...)
 	}
 	for _, f := range folds {
 		slices.Sort(f)

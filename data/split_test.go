@@ -163,3 +163,128 @@ func TestStratifiedKFold(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitPerClassIndices(t *testing.T) {
+	s := testSet(40, 3, false) // class sizes 14, 13, 13
+	for seed := uint64(1); seed <= 3; seed++ {
+		tr, re, err := SplitPerClassIndices(s.Labels, 4, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		train, rest, _ := SplitPerClass(s, 4, seed)
+		if got := origins(t, s, train); !slices.Equal(got, tr) {
+			t.Errorf("seed %d: train indices %v, SplitPerClass drew %v", seed, tr, got)
+		}
+		if got := origins(t, s, rest); !slices.Equal(got, re) {
+			t.Errorf("seed %d: rest indices %v, SplitPerClass left %v", seed, re, got)
+		}
+	}
+	if _, _, err := SplitPerClassIndices(s.Labels, 14, 1); err == nil || !strings.Contains(err.Error(), "fewer than the 14") {
+		t.Errorf("too many per class: %v", err)
+	}
+}
+
+// checkGroupFolds checks that folds partition 0..len(labels)−1, never split
+// a group, and returns the number of samples of each class in each fold.
+func checkGroupFolds(t *testing.T, folds [][]int, labels, groups []int, nclass int) [][]int {
+	t.Helper()
+	seen := make([]int, len(labels))
+	foldOf := map[int]int{}
+	count := make([][]int, len(folds))
+	for f, idx := range folds {
+		if len(idx) == 0 || !slices.IsSorted(idx) {
+			t.Errorf("fold %d empty or not sorted: %v", f, idx)
+		}
+		count[f] = make([]int, nclass)
+		for _, i := range idx {
+			seen[i]++
+			count[f][labels[i]]++
+			if g, ok := foldOf[groups[i]]; ok && g != f {
+				t.Errorf("group %d in folds %d and %d", groups[i], g, f)
+			}
+			foldOf[groups[i]] = f
+		}
+	}
+	for i, n := range seen {
+		if n != 1 {
+			t.Fatalf("sample %d is in %d folds", i, n)
+		}
+	}
+	return count
+}
+
+func TestStratifiedGroupKFold(t *testing.T) {
+	// Two classes of 12 and 8 "people" with 5 samples each, stored
+	// interleaved; people have scattered ids.
+	var labels, groups []int
+	for i := 0; i < 20*5; i++ {
+		p := i % 20
+		labels = append(labels, min(p/12, 1))
+		groups = append(groups, 1000-7*p)
+	}
+	for _, k := range []int{2, 3, 4, 5} {
+		folds, err := StratifiedGroupKFold(labels, groups, k, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := checkGroupFolds(t, folds, labels, groups, 2)
+		for c := 0; c < 2; c++ {
+			lo, hi := 1<<30, 0
+			for _, n := range count {
+				lo, hi = min(lo, n[c]), max(hi, n[c])
+			}
+			if hi-lo > 5 { // one person
+				t.Errorf("k=%d: class %d spread %d..%d over folds", k, c, lo, hi)
+			}
+		}
+	}
+	a, _ := StratifiedGroupKFold(labels, groups, 4, 7)
+	b, _ := StratifiedGroupKFold(labels, groups, 4, 7)
+	c, _ := StratifiedGroupKFold(labels, groups, 4, 8)
+	if !slices.EqualFunc(a, b, slices.Equal) || slices.EqualFunc(a, c, slices.Equal) {
+		t.Error("folds not determined by the seed")
+	}
+
+	// One sample per group: stratified as StratifiedKFold is.
+	labels = make([]int, 53)
+	groups = make([]int, 53)
+	for i := range labels {
+		labels[i], groups[i] = i%4, i
+		if i > 40 {
+			labels[i] = 3
+		}
+	}
+	folds, err := StratifiedGroupKFold(labels, groups, 5, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := checkGroupFolds(t, folds, labels, groups, 4)
+	for c := 0; c < 4; c++ {
+		lo, hi := 1<<30, 0
+		for _, n := range count {
+			lo, hi = min(lo, n[c]), max(hi, n[c])
+		}
+		if hi-lo > 1 {
+			t.Errorf("singleton groups: class %d spread %d..%d over folds", c, lo, hi)
+		}
+	}
+	for _, f := range folds {
+		if len(f) < 10 || len(f) > 11 {
+			t.Errorf("singleton groups: fold size %d, want 10 or 11", len(f))
+		}
+	}
+
+	for _, tc := range []struct {
+		labels, groups []int
+		k              int
+		want           string
+	}{
+		{[]int{0, 0, 1}, []int{0, 1}, 2, "2 groups for 3 labels"},
+		{[]int{0, 0, 1, 1}, []int{5, 5, 6, 6}, 3, "3 folds for 2 groups"},
+		{[]int{0, 1}, []int{0, 1}, 1, "want at least 2"},
+	} {
+		if _, err := StratifiedGroupKFold(tc.labels, tc.groups, tc.k, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v %v k=%d: error %v, want %q", tc.labels, tc.groups, tc.k, err, tc.want)
+		}
+	}
+}
