@@ -6,6 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -33,19 +36,35 @@ type UpdateDictOptions struct {
 //	u = (eᵢ − D·fᵢ)/F_ii + dᵢ,  dᵢ = u / max(1, ‖u‖₂).
 //
 // Columns with F_ii ≤ 0 (unused atoms) are left unchanged. Each column
-// update is exact, so the objective never increases.
+// update is exact, so the objective never increases. UpdateDict allocates
+// its scratch on every call; DictUpdater reuses it.
 func UpdateDict(D, E, F *mat.Dense, opts UpdateDictOptions) {
-	var w odlWork
-	w.update(D, E, F, opts)
+	var w DictUpdater
+	w.Update(D, E, F, opts)
 }
 
-// odlWork holds UpdateDict's transposed copies, so that atoms are
-// contiguous rows.
-type odlWork struct {
-	dt, et, df []float64
+// odlBlock is the number of atoms whose products D·fᵢ one Gemm computes.
+const odlBlock = 48
+
+// DictUpdater runs UpdateDict with scratch (two d×k transposes and an
+// odlBlock×d block of products) that is kept between calls, so repeated
+// updates of same-sized dictionaries do not allocate. The zero value is
+// ready to use.
+type DictUpdater struct {
+	dt, et, p []float64
 }
 
-func (w *odlWork) update(D, E, F *mat.Dense, opts UpdateDictOptions) {
+// odlWork is the former name of DictUpdater.
+type odlWork = DictUpdater
+
+func (w *DictUpdater) update(D, E, F *mat.Dense, opts UpdateDictOptions) { w.Update(D, E, F, opts) }
+
+// Update is UpdateDict(D, E, F, opts) using w's scratch. It sweeps the
+// atoms in blocks B of odlBlock: P = F[B,:]·Dᵀ (one Gemm; F is symmetric,
+// so row s of P is D·fᵢ for i = B[s]) is computed at the block's start and,
+// after each atom i of B changes by δ, later rows t gain F_ti·δ; the
+// iterates are those of the column-by-column sweep up to rounding.
+func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 	d, k := D.Dims()
 	if er, ec := E.Dims(); er != d || ec != k {
 		panic(mat.ErrShape)
@@ -68,10 +87,15 @@ func (w *odlWork) update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 		w.dt = make([]float64, d*k)
 		w.et = make([]float64, d*k)
 	}
-	if cap(w.df) < d {
-		w.df = make([]float64, d)
+	_, pureGo := blas64.Implementation().(gonum.Implementation)
+	bs := min(odlBlock, k)
+	if pureGo && d*k <= odlResident {
+		bs = 1 // the plain sweep, fastest in pure Go while D stays in cache
 	}
-	dt, et, df := w.dt[:d*k], w.et[:d*k], w.df[:d]
+	if cap(w.p) < bs*d {
+		w.p = make([]float64, bs*d)
+	}
+	dt, et := w.dt[:d*k], w.et[:d*k]
 	dr, er, fr := D.RawMatrix(), E.RawMatrix(), F.RawMatrix()
 	for i := 0; i < d; i++ {
 		for j := 0; j < k; j++ {
@@ -81,35 +105,45 @@ func (w *odlWork) update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 	}
 	for it := 0; it < maxIter; it++ {
 		var change, norm float64
-		for i := 0; i < k; i++ {
-			fii := fr.Data[i*fr.Stride+i]
-			if !(fii > 0) || math.IsInf(fii, 1) {
-				continue
+		for b0 := 0; b0 < k; b0 += bs {
+			nb := min(bs, k-b0)
+			p := w.p[:nb*d]
+			fb := blas64.General{Rows: nb, Cols: k, Stride: fr.Stride, Data: fr.Data[b0*fr.Stride:]}
+			if pureGo {
+				odlProducts(p, fb, dt, d)
+			} else {
+				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, fb, blas64.General{Rows: k, Cols: d, Stride: d, Data: dt},
+					0, blas64.General{Rows: nb, Cols: d, Stride: d, Data: p})
 			}
-			// df = D·fᵢ = Σⱼ F_ji·dⱼ, one unit-stride axpy per used atom
-			// (faster than a Gemv call on either backend at these sizes).
-			clear(df)
-			for j := 0; j < k; j++ {
-				if f := fr.Data[j*fr.Stride+i]; f != 0 {
-					floats.AddScaled(df, f, dt[j*d:(j+1)*d])
+			for s := 0; s < nb; s++ {
+				i := b0 + s
+				fii := fr.Data[i*fr.Stride+i]
+				if !(fii > 0) || math.IsInf(fii, 1) {
+					continue
 				}
-			}
-			di, ei := dt[i*d:(i+1)*d], et[i*d:(i+1)*d]
-			var u2 float64
-			for r, x := range di {
-				u := (ei[r]-df[r])/fii + x
-				df[r] = u
-				u2 += u * u
-			}
-			if math.IsNaN(u2) || math.IsInf(u2, 0) {
-				continue
-			}
-			s := 1 / math.Max(1, math.Sqrt(u2))
-			for r, x := range di {
-				v := df[r] * s
-				change += (v - x) * (v - x)
-				norm += v * v
-				di[r] = v
+				pi, di, ei := p[s*d:(s+1)*d], dt[i*d:(i+1)*d], et[i*d:(i+1)*d]
+				var u2 float64
+				for r, x := range di {
+					u := (ei[r]-pi[r])/fii + x
+					pi[r] = u
+					u2 += u * u
+				}
+				if math.IsNaN(u2) || math.IsInf(u2, 0) {
+					continue
+				}
+				sc := 1 / math.Max(1, math.Sqrt(u2))
+				for r, x := range di {
+					v := pi[r] * sc
+					pi[r] = v - x
+					change += (v - x) * (v - x)
+					norm += v * v
+					di[r] = v
+				}
+				for t := s + 1; t < nb; t++ {
+					if f := fr.Data[(b0+t)*fr.Stride+i]; f != 0 {
+						floats.AddScaled(p[t*d:(t+1)*d], f, pi)
+					}
+				}
 			}
 		}
 		if math.Sqrt(change) <= tol*math.Sqrt(norm) {
@@ -119,6 +153,35 @@ func (w *odlWork) update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 	for i := 0; i < d; i++ {
 		for j := 0; j < k; j++ {
 			dr.Data[i*dr.Stride+j] = dt[j*d+i]
+		}
+	}
+}
+
+// odlResident is the size d·k up to which pure Go sweeps atom by atom
+// (a variable for the tests).
+var odlResident = 1 << 20
+
+// odlChunk is the length of the pieces of the atoms odlProducts works on,
+// so that a nb×odlChunk block of products stays in cache.
+const odlChunk = 256
+
+// odlProducts sets p (f.Rows×d) = f·dt, dt k×d, with axpys over pieces of
+// odlChunk columns: faster than gonum's Dgemm at these shapes.
+func odlProducts(p []float64, f blas64.General, dt []float64, d int) {
+	clear(p)
+	c := odlChunk
+	if f.Rows == 1 {
+		c = d
+	}
+	for c0 := 0; c0 < d; c0 += c {
+		c1 := min(c0+c, d)
+		for j := 0; j < f.Cols; j++ {
+			x := dt[j*d+c0 : j*d+c1]
+			for s := 0; s < f.Rows; s++ {
+				if a := f.Data[s*f.Stride+j]; a != 0 {
+					floats.AddScaled(p[s*d+c0:s*d+c1], a, x)
+				}
+			}
 		}
 	}
 }
@@ -173,14 +236,14 @@ func LearnDict(ctx context.Context, Y mat.Matrix, k int, lambda float64, rng *ra
 	X = mat.NewDense(k, n, nil)
 	E := mat.NewDense(d, k, nil)
 	F := mat.NewDense(k, k, nil)
-	var w odlWork
+	var w DictUpdater
 	for it := 0; it < iters; it++ {
 		if err := Lasso(ctx, X, D, Y, lambda, opts.Lasso); err != nil {
 			return nil, nil, err
 		}
 		MulBT(E, Y, X)
 		F.Mul(X, X.T())
-		w.update(D, E, F, opts.Update)
+		w.Update(D, E, F, opts.Update)
 	}
 	if err := Lasso(ctx, X, D, Y, lambda, opts.Lasso); err != nil {
 		return nil, nil, err
