@@ -65,16 +65,6 @@ func (r *run) context(dataset string) (context.Context, context.CancelFunc, erro
 
 var errSkipped = errors.New("skipped: the run's time budget is spent")
 
-// slow lists runs left out unless -slow is given: E-DLSI-D and E-COPAR-D
-// factorise a d×d matrix per class and step (the Cd³ of Table 1), which at
-// Flower's d=10000 takes hours on 2 cores (the paper: 1.4e3 s and 1.8e4 s
-// of training), and their Fit does not check the context inside that
-// factorisation, so the time budget cannot stop them.
-var slow = map[string]string{
-	flower + "/DLSI":  "left out: E-DLSI-D factorises d×d matrices, d=10000 (run with -slow)",
-	flower + "/COPAR": "left out: E-COPAR-D factorises d×d matrices, d=10000 (run with -slow)",
-}
-
 // evaluate runs method on the random splits of opts within ctx, or within
 // the budget if ctx is nil. pooled draws every split's training and test
 // samples from the pooled data set (Oxford Flower), else the training
@@ -82,9 +72,6 @@ var slow = map[string]string{
 // the budget stops it after some splits, the summary covers those and note
 // says so.
 func (r *run) evaluate(ctx context.Context, dataset, method string, p eval.Params, opts eval.SplitOptions, pooled bool) (s *eval.Summary, note string, err error) {
-	if why, ok := slow[dataset+"/"+method]; ok && !r.slow {
-		return nil, "", errors.New(why)
-	}
 	if !contains(r.datasets, dataset) {
 		return nil, "", errors.New("not run: not in -datasets")
 	}
@@ -154,7 +141,7 @@ func summarize(runs []eval.Run) *eval.Summary {
 // chosenParams returns the cross-validated options of method on dataset, or
 // the defaults when cross-validation fails or runs out of budget.
 func (r *run) chosenParams(dataset, method string, perClass int) (eval.Params, string) {
-	if _, ok := slow[dataset+"/"+method]; (ok && !r.slow) || !contains(r.datasets, dataset) {
+	if !contains(r.datasets, dataset) {
 		return eval.Params{}, ""
 	}
 	train, _, err := r.dataset(dataset)

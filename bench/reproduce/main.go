@@ -108,7 +108,6 @@ type run struct {
 	start    time.Time
 	deadline time.Time // zero: none; quick mode skips evaluations after it
 	finished bool      // all sections ran
-	slow     bool      // include the runs of the slow list
 	datasets []string  // data sets of the accuracy sections
 	sections map[string]bool
 	md       map[string]string        // rendered markdown by section
@@ -128,7 +127,6 @@ func main() {
 	secs := flag.String("sections", strings.Join(allSections, ","), "comma-separated `sections` to run")
 	meths := flag.String("methods", "", "comma-separated methods (default: all registered)")
 	seed := flag.Uint64("seed", 1, "seed of data, splits and initialisations")
-	slowFlag := flag.Bool("slow", false, "also run DLSI and COPAR on Oxford Flower (hours: d×d factorisations with d=10000)")
 	splits := flag.Int("splits", 0, "random splits of the overall table (0: the mode's)")
 	folds := flag.Int("folds", -1, "cross-validation folds, 0 for none (-1: the mode's)")
 	budget := flag.Duration("budget", 0, "time budget of one method on one data set (0: the mode's)")
@@ -140,7 +138,6 @@ func main() {
 		start: time.Now(), sections: map[string]bool{}, md: map[string]string{},
 		took: map[string]time.Duration{}, chosen: map[string]eval.Params{},
 		sets: map[string][2]eval.Set{}, pools: map[string]eval.Set{}, flower: map[string]*eval.Summary{}}
-	r.slow = *slowFlag
 	if *quickFlag {
 		r.cfg = quick()
 	}
