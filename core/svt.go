@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -93,6 +94,20 @@ type ADMMOptions struct {
 // With r = η‖·‖_* the Z step is SVTProx(η) (LRSDL-D0); with r = 0 (prox
 // z = v) the result is UpdateDict's solution.
 func ADMMDict(ctx context.Context, D, E, F *mat.Dense, prox ProxFunc, opts ADMMOptions) error {
+	var w ADMMDictWorkspace
+	return w.Update(ctx, D, E, F, prox, opts)
+}
+
+// ADMMDictWorkspace runs ADMMDict with its d×k and k×k work matrices and
+// the inner DictUpdater kept between calls. The zero value is ready to use.
+type ADMMDictWorkspace struct {
+	z, u, eb, fb, v, zp mat.Dense
+	odl                 DictUpdater
+}
+
+// Update is ADMMDict(ctx, D, E, F, prox, opts) using w's workspace; with
+// a prox that does not allocate, a warm call does not allocate.
+func (w *ADMMDictWorkspace) Update(ctx context.Context, D, E, F *mat.Dense, prox ProxFunc, opts ADMMOptions) error {
 	d, k := D.Dims()
 	rho := opts.Rho
 	if rho == 0 {
@@ -106,24 +121,27 @@ func ADMMDict(ctx context.Context, D, E, F *mat.Dense, prox ProxFunc, opts ADMMO
 	if tol == 0 {
 		tol = 1e-5
 	}
-	Z := mat.DenseCopyOf(D)
-	U := mat.NewDense(d, k, nil)
-	Eb := mat.NewDense(d, k, nil)
-	Fb := mat.DenseCopyOf(F)
+	// ReuseAs zeroes, so U starts at 0.
+	for _, m := range []*mat.Dense{&w.z, &w.u, &w.eb, &w.v, &w.zp} {
+		m.Reset()
+		m.ReuseAs(d, k)
+	}
+	w.fb.Reset()
+	w.fb.ReuseAs(k, k)
+	Z, U, Eb, Fb, V, Zp := &w.z, &w.u, &w.eb, &w.fb, &w.v, &w.zp
+	Z.Copy(D)
+	Fb.Copy(F)
 	for i := 0; i < k; i++ {
 		Fb.Set(i, i, Fb.At(i, i)+rho/2)
 	}
-	V := mat.NewDense(d, k, nil)
-	Zp := mat.NewDense(d, k, nil)
-	var w odlWork
 	for it := 0; it < maxIter; it++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		Eb.Sub(Z, U)
-		Eb.Scale(rho/2, Eb)
+		floats.Scale(rho/2, Eb.RawMatrix().Data) // Eb is contiguous; Dense.Scale in place allocates
 		Eb.Add(Eb, E)
-		w.update(D, Eb, Fb, opts.Update)
+		w.odl.Update(D, Eb, Fb, opts.Update)
 		V.Add(D, U)
 		Zp.Copy(Z)
 		prox(Z, V, rho)
