@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/data"
 )
 
 // Grid lists candidate values of method options by JSON name.
@@ -124,20 +125,40 @@ func Folds(labels []int, k int, rng *rand.Rand) []int {
 // over k-fold cross-validation on (Y, labels), which should be training
 // data only. Folds are stratified by class and drawn from seed.
 func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, labels []int, k int, grid Grid, seed uint64) (*CVResult, error) {
+	return CrossValidateSet(ctx, newClassifier, Set{Y: Y, Labels: labels}, k, grid, seed)
+}
+
+// CrossValidateSet is CrossValidate on s. If s.Groups is not nil, the
+// folds keep each group together (data.StratifiedGroupKFold), so that
+// validation measures generalisation to unseen groups, e.g. new people.
+func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s Set, k int, grid Grid, seed uint64) (*CVResult, error) {
 	if k < 2 {
 		return nil, fmt.Errorf("eval: %d-fold cross-validation: need at least 2 folds", k)
 	}
-	if _, n := Y.Dims(); n != len(labels) {
-		return nil, fmt.Errorf("eval: %d labels for %d samples", len(labels), n)
+	if _, n := s.Y.Dims(); n != len(s.Labels) {
+		return nil, fmt.Errorf("eval: %d labels for %d samples", len(s.Labels), n)
 	}
-	classes, idx := ByClass(labels)
-	for c, ix := range idx {
-		if len(ix) < k {
-			return nil, fmt.Errorf("eval: class %d has %d samples, fewer than %d folds", classes[c], len(ix), k)
+	var fold []int
+	if s.Groups == nil {
+		classes, idx := ByClass(s.Labels)
+		for c, ix := range idx {
+			if len(ix) < k {
+				return nil, fmt.Errorf("eval: class %d has %d samples, fewer than %d folds", classes[c], len(ix), k)
+			}
+		}
+		fold = Folds(s.Labels, k, rand.New(rand.NewPCG(seed, 0)))
+	} else {
+		fs, err := data.StratifiedGroupKFold(s.Labels, s.Groups, k, seed)
+		if err != nil {
+			return nil, fmt.Errorf("eval: grouped cross-validation: %w", err)
+		}
+		fold = make([]int, len(s.Labels))
+		for f, idx := range fs {
+			for _, j := range idx {
+				fold[j] = f
+			}
 		}
 	}
-	fold := Folds(labels, k, rand.New(rand.NewPCG(seed, 0)))
-	all := Set{Y: Y, Labels: labels}
 	trains, vals := make([]Set, k), make([]Set, k)
 	for f := range k {
 		var tr, va []int
@@ -148,7 +169,7 @@ func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, lab
 				tr = append(tr, i)
 			}
 		}
-		trains[f], vals[f] = Subset(all, tr), Subset(all, va)
+		trains[f], vals[f] = Subset(s, tr), Subset(s, va)
 	}
 	res := &CVResult{}
 	bestAcc := -1.0

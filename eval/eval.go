@@ -21,6 +21,10 @@ import (
 type Set struct {
 	Y      mat.Matrix
 	Labels []int
+	// Groups, if not nil, holds the group of each sample, e.g. the person
+	// in a face data set: CrossValidateSet keeps each group in one fold.
+	// Subset and the splits carry it along.
+	Groups []int
 }
 
 // Len returns the number of samples of s.
@@ -32,6 +36,13 @@ func Subset(s Set, idx []int) Set {
 	labels := make([]int, len(idx))
 	for i, j := range idx {
 		labels[i] = s.Labels[j]
+	}
+	var groups []int
+	if s.Groups != nil {
+		groups = make([]int, len(idx))
+		for i, j := range idx {
+			groups[i] = s.Groups[j]
+		}
 	}
 	d, _ := s.Y.Dims()
 	if c, ok := s.Y.(*sparse.CSC); ok {
@@ -45,7 +56,7 @@ func Subset(s Set, idx []int) Set {
 			})
 			ptr = append(ptr, len(ind))
 		}
-		return Set{Y: sparse.NewCSC(d, len(idx), ptr, ind, val), Labels: labels}
+		return Set{Y: sparse.NewCSC(d, len(idx), ptr, ind, val), Labels: labels, Groups: groups}
 	}
 	out := mat.NewDense(d, len(idx), nil)
 	col := make([]float64, d)
@@ -53,7 +64,7 @@ func Subset(s Set, idx []int) Set {
 		mat.Col(col, j, s.Y)
 		out.SetCol(k, col)
 	}
-	return Set{Y: out, Labels: labels}
+	return Set{Y: out, Labels: labels, Groups: groups}
 }
 
 // ByClass returns the column indices of each label, labels in increasing order.

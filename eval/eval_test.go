@@ -343,3 +343,80 @@ func TestFitTrace(t *testing.T) {
 		t.Error("no error without iterations")
 	}
 }
+
+// memo predicts the label it saw in training for the group stored in
+// feature 0 of a sample, and −1 for an unseen group.
+type memo struct {
+	Options struct {
+		X float64 `json:"x"`
+	}
+	seen map[float64]int
+}
+
+func (m *memo) Name() string { return "MEMO" }
+func (m *memo) Config() any  { return &m.Options }
+func (m *memo) Fit(_ context.Context, Y mat.Matrix, labels []int) error {
+	m.seen = map[float64]int{}
+	for j, l := range labels {
+		m.seen[Y.At(0, j)] = l
+	}
+	return nil
+}
+func (m *memo) Predict(Y mat.Matrix) ([]int, error) {
+	_, n := Y.Dims()
+	out := make([]int, n)
+	for j := range out {
+		l, ok := m.seen[Y.At(0, j)]
+		out[j] = -1
+		if ok {
+			out[j] = l
+		}
+	}
+	return out, nil
+}
+
+func TestCrossValidateSetGroups(t *testing.T) {
+	// 8 groups per class of 3 samples each; feature 0 holds the group.
+	var s Set
+	Y := mat.NewDense(2, 48, nil)
+	for j := range 48 {
+		g := j % 16
+		Y.Set(0, j, float64(g))
+		Y.Set(1, j, float64(j))
+		s.Labels = append(s.Labels, g%2)
+		s.Groups = append(s.Groups, g)
+	}
+	s.Y = Y
+	newMemo := func() (lrsdl.Classifier, error) { return &memo{}, nil }
+	res, err := CrossValidateSet(context.Background(), newMemo, s, 4, Grid{"x": {1}}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Scores[0].Accuracy; a != 0 {
+		t.Errorf("grouped CV: accuracy %v, want 0 (a group in training and validation)", a)
+	}
+	s.Groups = nil
+	res, err = CrossValidateSet(context.Background(), newMemo, s, 4, Grid{"x": {1}}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Scores[0].Accuracy; a < 0.9 {
+		t.Errorf("ungrouped CV: accuracy %v, want ≥ 0.9 (groups shared between folds)", a)
+	}
+	sub := Subset(Set{Y: Y, Labels: s.Labels, Groups: []int{10: 7, 47: 0}}, []int{10, 3})
+	if !slices.Equal(sub.Groups, []int{7, 0}) {
+		t.Errorf("Subset groups %v, want [7 0]", sub.Groups)
+	}
+	for _, tc := range []struct {
+		groups []int
+		want   string
+	}{
+		{make([]int, 47), "groups for 48 labels"},
+		{make([]int, 48), "4 folds for 1 groups"},
+	} {
+		s.Groups = tc.groups
+		if _, err := CrossValidateSet(context.Background(), newMemo, s, 4, Grid{"x": {1}}, 3); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
+	}
+}
