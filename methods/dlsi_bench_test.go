@@ -90,3 +90,28 @@ func BenchmarkCOPARUpdateD_Original(b *testing.B) { benchCOPARUpdateD(b, true) }
 
 // BenchmarkCOPARUpdateD_Efficient is E-COPAR-D, ADMM with one inversion per block.
 func BenchmarkCOPARUpdateD_Efficient(b *testing.B) { benchCOPARUpdateD(b, false) }
+
+// BenchmarkDLSIFit_d1000_C3_n20_k5_iters2 is a whole DLSI Fit with d ≫ N
+// (N = 60) trained in span(Y) (reduceSpan) and on the full data.
+func BenchmarkDLSIFit_d1000_C3_n20_k5_iters2(b *testing.B) {
+	Y, sp, _, _ := dlsiToyProblem(5, 3, 1000, 20, 5)
+	labels := make([]int, sp.Len())
+	for j := range labels {
+		labels[j] = j / 20
+	}
+	for _, bc := range []struct {
+		name string
+		off  bool
+	}{{"span", false}, {"full", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			spanOff = bc.off
+			defer func() { spanOff = false }()
+			for b.Loop() {
+				m := &DLSI{Options: DLSIOptions{K: 5, Lambda: 0.01, Iters: 2}}
+				if err := m.Fit(context.Background(), Y, labels); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
