@@ -10,6 +10,7 @@ import (
 
 	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/data"
 )
 
 // transform codes the columns of Y by eq. findcodebarx,
@@ -178,6 +179,11 @@ type TuneOptions struct {
 	Folds  int       // stratified folds of the training set; zero means 3
 	W      []float64 // GC weights tried; nil means 0.25, 0.5, 0.75, 1; empty tries LC only
 	Lambda []float64 // coding ℓ1 weights tried; nil means λ1·{0.25, 0.5, 1, 3}
+	// Groups, if not nil, holds the group of each training sample (e.g.
+	// the person in a face data set); folds then keep groups together
+	// (data.StratifiedGroupKFold), so that validation samples come from
+	// groups unseen in training, as test samples may.
+	Groups []int
 }
 
 // tune chooses GC with weight w or LC, and the coding λ, of the best k-fold
@@ -223,13 +229,41 @@ func tune(ctx context.Context, p dlParams, Y mat.Matrix, labels []int, o TuneOpt
 			return r, fmt.Errorf("methods: coding λ candidate %v is not a finite non-negative number", v)
 		}
 	}
-	// Stratified folds: fold[j] of sample j.
-	rng := rand.New(rand.NewPCG(p.seed, 0xf01d))
+	// fold[j] is the fold of sample j.
 	fold := make([]int, len(labels))
-	for c := 0; c < g.Classes.Len(); c++ {
-		lo, hi := g.Part.Block(c)
-		for i, k := range rng.Perm(hi - lo) {
-			fold[g.Perm[lo+k]] = i % folds
+	if o.Groups == nil {
+		// Stratified folds.
+		rng := rand.New(rand.NewPCG(p.seed, 0xf01d))
+		for c := 0; c < g.Classes.Len(); c++ {
+			lo, hi := g.Part.Block(c)
+			for i, k := range rng.Perm(hi - lo) {
+				fold[g.Perm[lo+k]] = i % folds
+			}
+		}
+	} else {
+		fs, err := data.StratifiedGroupKFold(labels, o.Groups, folds, p.seed)
+		if err != nil {
+			return r, fmt.Errorf("methods: grouped cross-validation: %w", err)
+		}
+		for f, idx := range fs {
+			for _, j := range idx {
+				fold[j] = f
+			}
+		}
+		// Every class must be trained on in every fold.
+		for c := 0; c < g.Classes.Len(); c++ {
+			lo, hi := g.Part.Block(c)
+			for f := range folds {
+				in := 0
+				for _, j := range g.Perm[lo:hi] {
+					if fold[j] == f {
+						in++
+					}
+				}
+				if in == hi-lo {
+					return r, fmt.Errorf("methods: grouped cross-validation: all samples of class %d are in fold %d; it needs more groups", g.Classes.Labels[c], f+1)
+				}
+			}
 		}
 	}
 	p.progress = nil
@@ -285,22 +319,32 @@ func tune(ctx context.Context, p dlParams, Y mat.Matrix, labels []int, o TuneOpt
 			best = i
 		}
 	}
-	r.Lambda = ls[best/(len(ws)+1)]
-	if wi := best % (len(ws) + 1); wi < len(ws) {
-		r.W = ws[wi]
-	} else {
-		r.LC = true
+	for i, c := range correct {
+		t := TuneScore{Lambda: ls[i/(len(ws)+1)], Accuracy: float64(c) / float64(len(labels))}
+		if wi := i % (len(ws) + 1); wi < len(ws) {
+			t.W = ws[wi]
+		} else {
+			t.LC = true
+		}
+		r.Scores = append(r.Scores, t)
 	}
-	r.Accuracy = float64(correct[best]) / float64(len(labels))
+	r.TuneScore = r.Scores[best]
 	return r, nil
 }
 
-// Tuned is the result of cross-validating the prediction parameters.
-type Tuned struct {
-	LC       bool    // local coding won
+// TuneScore is the cross-validated accuracy of one prediction rule.
+type TuneScore struct {
+	LC       bool    // local coding
 	W        float64 // GC weight (when !LC)
 	Lambda   float64 // coding ℓ1 weight
-	Accuracy float64 // cross-validated accuracy of the choice
+	Accuracy float64 // cross-validated accuracy
+}
+
+// Tuned is the result of cross-validating the prediction parameters: the
+// chosen rule and its accuracy, and the scores of every candidate.
+type Tuned struct {
+	TuneScore
+	Scores []TuneScore // by coding λ, then GC weights in order and LC last
 }
 
 // set stores the choice in o.
