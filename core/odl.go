@@ -63,7 +63,9 @@ func (w *DictUpdater) update(D, E, F *mat.Dense, opts UpdateDictOptions) { w.Upd
 // atoms in blocks B of odlBlock: P = F[B,:]·Dᵀ (one Gemm; F is symmetric,
 // so row s of P is D·fᵢ for i = B[s]) is computed at the block's start and,
 // after each atom i of B changes by δ, later rows t gain F_ti·δ; the
-// iterates are those of the column-by-column sweep up to rounding.
+// iterates are those of the column-by-column sweep up to rounding. On the
+// gonum backend odlProducts replaces the Gemm, and blocks are single atoms
+// while d·k ≤ odlResident.
 func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 	d, k := D.Dims()
 	if er, ec := E.Dims(); er != d || ec != k {
