@@ -337,7 +337,8 @@ func (r *run) protocol() string {
 		"for its cross-validation, its splits of the overall table and its training-size curve each (runs stopped by it are marked); ", c.Splits, r.budgetList())
 	if c.Folds >= 2 {
 		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids`%s on the training samples of split 1 only "+
-			"(the paper cross-validates every split; one CV per method and data set keeps the run within the hour) and reused for all splits and sections; ",
+			"(the paper cross-validates every split; one CV per method and data set keeps the run within the hour) and reused for all splits and sections; "+
+			"AR gender folds keep each person's 14 images together (Y_train's column order), since its test set holds other people; ",
 			c.Folds, r.gridList())
 	} else {
 		fmt.Fprintf(&b, "no cross-validation (each method's default options); ")
@@ -470,6 +471,14 @@ func (r *run) dataset(name string) (train, test eval.Set, err error) {
 		return train, test, fmt.Errorf("%s: no test set in the file", name)
 	}
 	train, test = eval.Set{Y: ds.Train.Y, Labels: ds.Train.Labels}, eval.Set{Y: ds.Test.Y, Labels: ds.Test.Labels}
+	if name == arGender {
+		// Y_train holds 14 consecutive images per person; folds keep a
+		// person together so cross-validation measures gender, not identity.
+		train.Groups = make([]int, train.Len())
+		for i := range train.Groups {
+			train.Groups[i] = i / 14
+		}
+	}
 	if name == flower {
 		p := pool(train, test)
 		if r.cfg.FlClasses > 0 {
@@ -561,7 +570,7 @@ func (r *run) paramsFor(dataset, method string, train eval.Set, perClass int) (e
 			return nil, err
 		}
 		t := time.Now()
-		cv, err := eval.CrossValidate(r.ctx, r.newFunc(method, nil), tr.Y, tr.Labels, r.cfg.Folds, grid, r.seed)
+		cv, err := eval.CrossValidateSet(r.ctx, r.newFunc(method, nil), tr, r.cfg.Folds, grid, r.seed)
 		if err != nil {
 			return nil, fmt.Errorf("cross-validation of %s on %s: %w", method, dataset, err)
 		}
