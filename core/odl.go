@@ -63,9 +63,9 @@ func (w *DictUpdater) update(D, E, F *mat.Dense, opts UpdateDictOptions) { w.Upd
 // atoms in blocks B of odlBlock: P = F[B,:]·Dᵀ (one Gemm; F is symmetric,
 // so row s of P is D·fᵢ for i = B[s]) is computed at the block's start and,
 // after each atom i of B changes by δ, later rows t gain F_ti·δ; the
-// iterates are those of the column-by-column sweep up to rounding. On the
-// gonum backend odlProducts replaces the Gemm, and blocks are single atoms
-// while d·k ≤ odlResident.
+// iterates are those of the column-by-column sweep up to rounding. Blocks
+// are single atoms (no Gemm) when k < 2·odlBlock and, on the gonum
+// backend, while d·k ≤ odlResident; odlProducts replaces the Gemm there.
 func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 	d, k := D.Dims()
 	if er, ec := E.Dims(); er != d || ec != k {
@@ -91,8 +91,8 @@ func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 	}
 	_, pureGo := blas64.Implementation().(gonum.Implementation)
 	bs := min(odlBlock, k)
-	if pureGo && d*k <= odlResident {
-		bs = 1 // the plain sweep, fastest in pure Go while D stays in cache
+	if k < 2*odlBlock || pureGo && d*k <= odlResident {
+		bs = 1 // the plain sweep: faster for few atoms, and in pure Go while D stays in cache
 	}
 	if cap(w.p) < bs*d {
 		w.p = make([]float64, bs*d)
@@ -111,7 +111,7 @@ func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 			nb := min(bs, k-b0)
 			p := w.p[:nb*d]
 			fb := blas64.General{Rows: nb, Cols: k, Stride: fr.Stride, Data: fr.Data[b0*fr.Stride:]}
-			if pureGo {
+			if pureGo || nb == 1 {
 				odlProducts(p, fb, dt, d)
 			} else {
 				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, fb, blas64.General{Rows: k, Cols: d, Stride: d, Data: dt},

@@ -91,8 +91,9 @@ func TestUpdateDictMatchesReference(t *testing.T) {
 	}{
 		{1, 1, 3, nil},
 		{7, 130, 60, []int{0, 47, 48, 129}}, // d < k, k not a multiple of the block
-		{60, 20, 40, nil},                   // d > k, one partial block
+		{60, 20, 40, nil},                   // d > k, few atoms
 		{25, 2 * odlBlock, 300, []int{5}},   // whole blocks
+		{70, 2*odlBlock + 1, 300, nil},      // a last block of one atom
 		{40, 100, 15, nil},                  // rank-deficient F
 		{300, 60, 80, nil},                  // d longer than odlChunk
 	} {
