@@ -101,7 +101,7 @@ func BenchmarkSVT_d300k10(b *testing.B) {
 }
 
 // odlBench runs one ODL sweep (DictUpdater.Update with MaxIter 1, or the
-// unblocked sweep without the transposes) on a d×k dictionary with a
+// former unblocked UpdateDict) on a d×k dictionary with a
 // dense F = XXᵀ, X k×k random.
 func odlBench(b *testing.B, d, k int, unblocked bool) {
 	rng := rand.New(rand.NewPCG(5, 5))
@@ -117,7 +117,11 @@ func odlBench(b *testing.B, d, k int, unblocked bool) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if unblocked {
+			// The transposes in and out, as the former UpdateDict did.
+			dt.Copy(D.T())
+			et.Copy(E.T())
 			odlUnblocked(dt.RawMatrix().Data, et.RawMatrix().Data, df, F.RawMatrix(), d, k)
+			D.Copy(dt.T())
 		} else {
 			u.Update(D, E, &F, UpdateDictOptions{MaxIter: 1, Tol: -1})
 		}
