@@ -54,11 +54,6 @@ type DictUpdater struct {
 	dt, et, p []float64
 }
 
-// odlWork is the former name of DictUpdater.
-type odlWork = DictUpdater
-
-func (w *DictUpdater) update(D, E, F *mat.Dense, opts UpdateDictOptions) { w.Update(D, E, F, opts) }
-
 // Update is UpdateDict(D, E, F, opts) using w's scratch. It sweeps the
 // atoms in blocks B of odlBlock: P = F[B,:]·Dᵀ (one Gemm; F is symmetric,
 // so row s of P is D·fᵢ for i = B[s]) is computed at the block's start and,

@@ -545,9 +545,9 @@ func TestUpdateDictClosedForm(t *testing.T) {
 func TestUpdateDictAllocs(t *testing.T) {
 	_, E, F := svDictProblem(75, 20, 10, 1)
 	D := svUnitCols(rand.New(rand.NewPCG(76, 0)), 20, 10)
-	var w odlWork
-	w.update(D, E, F, UpdateDictOptions{MaxIter: 1})
-	if n := testing.AllocsPerRun(10, func() { w.update(D, E, F, UpdateDictOptions{MaxIter: 3, Tol: -1}) }); n != 0 {
+	var w DictUpdater
+	w.Update(D, E, F, UpdateDictOptions{MaxIter: 1})
+	if n := testing.AllocsPerRun(10, func() { w.Update(D, E, F, UpdateDictOptions{MaxIter: 3, Tol: -1}) }); n != 0 {
 		t.Errorf("ODL sweeps with a warm workspace allocate %v times", n)
 	}
 }
