@@ -48,7 +48,7 @@ type config struct {
 	// Accuracy experiments.
 	EffBudget   time.Duration                   // time budget of one algorithm of the efficiency experiment
 	Budget      time.Duration                   // time budget of one method on one data set (CV, splits, curve each)
-	Budgets     map[string]time.Duration        // Budget by data set
+	Budgets     map[string]time.Duration        // Budget by data set or "data set/method"
 	Splits      int                             // random splits of the overall table
 	Folds       int                             // cross-validation folds (on split 1's training data); <2: no CV
 	Iters       int                             // outer iterations of every method; 0: method defaults
@@ -117,6 +117,7 @@ type run struct {
 	sets     map[string][2]eval.Set // train, test of split 1 by dataset
 	pools    map[string]eval.Set    // all samples of data sets split anew every time (Oxford Flower)
 	flower   map[string]*eval.Summary
+	split1   map[string]eval.Run // split 1 of the overall table by dataset/method
 	variants []*variant
 }
 
@@ -137,7 +138,8 @@ func main() {
 	r := &run{cfg: full(), out: *out, dataDir: *dataDir, seed: *seed, ctx: context.Background(),
 		start: time.Now(), sections: map[string]bool{}, md: map[string]string{},
 		took: map[string]time.Duration{}, chosen: map[string]eval.Params{},
-		sets: map[string][2]eval.Set{}, pools: map[string]eval.Set{}, flower: map[string]*eval.Summary{}}
+		sets: map[string][2]eval.Set{}, pools: map[string]eval.Set{}, flower: map[string]*eval.Summary{},
+		split1: map[string]eval.Run{}}
 	if *quickFlag {
 		r.cfg = quick()
 	}
@@ -183,8 +185,8 @@ func main() {
 		{"efficiency", r.efficiency}, // before complexity: it measures the iterations
 		{"complexity", r.complexity},
 		{"overall", r.overall},
-		{"ntrain", r.ntrain},
 		{"shared", r.shared},
+		{"ntrain", r.ntrain}, // last: the deadline cuts the least needed
 		{"time", r.timeTable},
 	}
 	for _, s := range steps {
@@ -294,7 +296,9 @@ func (r *run) gridList() string {
 	for _, ds := range r.datasets {
 		var g []string
 		for _, m := range r.methods {
-			if grid, ok := r.cfg.Grids[ds][m]; ok {
+			if grid, ok := r.cfg.Grids[ds][m]; ok && len(grid) == 0 {
+				g = append(g, m+" no CV (defaults)")
+			} else if ok {
 				g = append(g, m+" "+grid.String())
 			}
 		}
@@ -308,11 +312,16 @@ func (r *run) gridList() string {
 	return " (except " + strings.Join(s, "; ") + ", other options at the defaults)"
 }
 
-// budgetList describes the time budgets of the data sets.
+// budgetList describes the time budgets.
 func (r *run) budgetList() string {
 	var s []string
 	for _, ds := range r.datasets {
-		s = append(s, fmt.Sprintf("%s %v", ds, r.budget(ds)))
+		s = append(s, fmt.Sprintf("%s %v", ds, r.budget(ds, "")))
+		for _, m := range r.methods {
+			if b, ok := r.cfg.Budgets[ds+"/"+m]; ok {
+				s = append(s, fmt.Sprintf("%s on %s %v", m, ds, b))
+			}
+		}
 	}
 	return strings.Join(s, ", ")
 }
@@ -334,7 +343,7 @@ func (r *run) protocol() string {
 	c := r.cfg
 	var b strings.Builder
 	fmt.Fprintf(&b, "Protocol of this run: %d random splits for the overall table; a time budget for each method on each data set (%s) "+
-		"for its cross-validation, its splits of the overall table and its training-size curve each (runs stopped by it are marked); ", c.Splits, r.budgetList())
+		"for its cross-validation and for its splits of the overall table each, half of it for its training-size curve (runs stopped by it are marked); ", c.Splits, r.budgetList())
 	if c.Folds >= 2 {
 		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids`%s on the training samples of split 1 only "+
 			"(the paper cross-validates every split; one CV per method and data set keeps the run within the hour) and reused for all splits and sections; "+

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -164,5 +165,32 @@ func TestSummarize(t *testing.T) {
 	s := summarize([]eval.Run{{Accuracy: 0.5, TrainTime: time.Second, TestTime: time.Second, NTest: 10}, {Accuracy: 0.7, TrainTime: 3 * time.Second, TestTime: 3 * time.Second, NTest: 10}})
 	if math.Abs(s.MeanAcc-0.6) > 1e-12 || math.Abs(s.StdAcc-math.Sqrt(0.02)) > 1e-12 || s.TrainSeconds != 2 || s.TestSecondsPerSample != 0.2 {
 		t.Errorf("summarize = mean %v std %v train %v test %v; want 0.6 0.1414 2 0.2", s.MeanAcc, s.StdAcc, s.TrainSeconds, s.TestSecondsPerSample)
+	}
+}
+
+// TestSplit1Reuse checks the claim of the ntrain section: a curve point at
+// the overall table's size is split 1 of the overall table.
+func TestSplit1Reuse(t *testing.T) {
+	r := &run{cfg: quick(), dataDir: "../../testdata", seed: 1, ctx: context.Background(), datasets: []string{arGender, flower},
+		sets: map[string][2]eval.Set{}, pools: map[string]eval.Set{}}
+	r.cfg.FlClasses, r.cfg.FlPerClass, r.cfg.TestCap = 3, 10, 0
+	for _, ds := range []struct {
+		name     string
+		perClass int
+	}{{flower, r.cfg.FlPerClass}, {arGender, 20}} {
+		all, _, err := r.evaluate(nil, ds.name, "SRC", nil, eval.SplitOptions{Splits: 2, PerClass: ds.perClass}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, _, err := r.evaluate(nil, ds.name, "SRC", nil, eval.SplitOptions{Splits: 1, PerClass: ds.perClass}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all.Runs[0].Accuracy != one.MeanAcc || all.Runs[0].NTest != one.Runs[0].NTest {
+			t.Errorf("%s: split 1 accuracy %v on %d, curve point %v on %d", ds.name, all.Runs[0].Accuracy, all.Runs[0].NTest, one.MeanAcc, one.Runs[0].NTest)
+		}
+		if ds.name == flower && all.Runs[0].Accuracy == all.Runs[1].Accuracy {
+			t.Logf("%s: splits 1 and 2 have the same accuracy", ds.name)
+		}
 	}
 }
