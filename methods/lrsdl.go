@@ -114,6 +114,10 @@ type dlParams struct {
 	w, lambda             float64
 	seed                  uint64
 	progress              lrsdl.ProgressFunc
+	// plain selects the reference algorithm of the speed benchmarks: FISTA
+	// without restart at the exact L (opNorm) for exactly xIters iterations,
+	// and fixed ODL/ADMM iteration counts.
+	plain bool
 }
 
 func defInt(v, d int) int {
@@ -172,16 +176,22 @@ func (f *fisherDL) atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 
 // train is the state of one training run.
 type train struct {
-	p     dlParams
-	Y     *mat.Dense     // d×N, columns by class
-	sp    core.Partition // samples of each class
-	ap    core.Partition // atoms of each class
-	Db    *mat.Dense     // [D D0]
-	Xb    *mat.Dense     // [X; X0]
-	K     int
-	k0    int
-	xs    xstep
-	gc    gramCache
+	p  dlParams
+	Y  *mat.Dense     // d×N, columns by class
+	sp core.Partition // samples of each class
+	ap core.Partition // atoms of each class
+	Db *mat.Dense     // [D D0]
+	Xb *mat.Dense     // [X; X0]
+	K  int
+	k0 int
+	xs xstep
+	gc gramCache
+	// workspaces of the D and D0 updates
+	du, du0     core.DictUpdater
+	admm, admm0 core.ADMMDictWorkspace
+	// hook, if set, is called after every gradient evaluation of the X step
+	// (benchmarks use it to follow the iterates).
+	hook  func(G, W *mat.Dense, L float64)
 	lv    []float64
 	fist  core.FISTA
 	cur   lrsdl.Cost // cost at the current point when curOK
@@ -687,6 +697,36 @@ func (s *xstep) lipschitz(v []float64) float64 {
 	return l + mx*1.0001 + 2*s.lambda2
 }
 
+// opNorm returns the largest eigenvalue of the Hessian of h̄ over all of
+// X̄ (the linear map W ↦ ∇h̄(W) − ∇h̄(0)) by power iteration to a relative
+// change of 1e-6. It is the reference's L, not used by the default solver.
+func (s *xstep) opNorm() float64 {
+	kb, N := s.K+s.k0, s.N
+	G0, V, G := mat.NewDense(kb, N, nil), mat.NewDense(kb, N, nil), mat.NewDense(kb, N, nil)
+	s.grad(G0, V)
+	v := V.RawMatrix().Data
+	for i := range v {
+		v[i] = 1 + float64(i%7)/7
+	}
+	var rho float64
+	for it := 0; it < 300; it++ {
+		s.grad(G, V)
+		G.Sub(G, G0)
+		var r, nv float64
+		for i, x := range v {
+			r += x * G.RawMatrix().Data[i]
+			nv += x * x
+		}
+		r /= nv
+		V.Scale(1/mat.Norm(G, 2), G)
+		if math.Abs(r-rho) <= 1e-6*r {
+			return r
+		}
+		rho = r
+	}
+	return rho
+}
+
 func sub(g blas64.General, r0, r1, c0, c1 int) blas64.General {
 	return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: g.Stride, Data: g.Data[r0*g.Stride+c0:]}
 }
@@ -811,8 +851,16 @@ func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
 	}
 	L := s.lipschitz(t.lv)
 	t.fist.MaxIter, t.fist.Tol, t.fist.Restart = t.p.xIters, t.p.xTol, true
+	if t.p.plain {
+		L = s.opNorm()
+		t.fist.Tol, t.fist.Restart = -1, false
+	}
+	grad := s.grad
+	if t.hook != nil {
+		grad = func(G, W *mat.Dense) { s.grad(G, W); t.hook(G, W, L) }
+	}
 	if !t.p.origX {
-		_, err := t.fist.Solve(ctx, Xb, s.grad, L, t.p.lambda1, nil)
+		_, err := t.fist.Solve(ctx, Xb, grad, L, t.p.lambda1, nil)
 		return err
 	}
 	kb, N := Xb.Dims()
@@ -830,7 +878,7 @@ func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
 		}
 		s.col0, s.c0 = lo, c
 		Xc := mat.DenseCopyOf(Xb.Slice(0, kb, lo, hi))
-		if _, err := t.fist.Solve(ctx, Xc, s.grad, L, t.p.lambda1, nil); err != nil {
+		if _, err := t.fist.Solve(ctx, Xc, grad, L, t.p.lambda1, nil); err != nil {
 			return err
 		}
 		Xb.Slice(0, kb, lo, hi).(*mat.Dense).Copy(Xc)
@@ -866,7 +914,7 @@ func (t *train) mx() *mat.Dense {
 // dictionary: D2L2R2); or, with origD, by O-FDDL-D class by class.
 func (t *train) stepD(ctx context.Context) error {
 	D, X := t.D(), t.X()
-	uo := core.UpdateDictOptions{MaxIter: t.p.dIters}
+	uo := t.p.updateOpts()
 	if t.p.origD {
 		Yb := t.ybar()
 		d, N := Yb.Dims()
@@ -891,7 +939,7 @@ func (t *train) stepD(ctx context.Context) error {
 			F.Mul(Xc, Xc.T())
 			F.Scale(2, F)
 			Dc := mat.DenseCopyOf(D.Slice(0, d, a0, a1))
-			core.UpdateDict(Dc, E, F, uo)
+			t.du.Update(Dc, E, F, uo)
 			D.Slice(0, d, a0, a1).(*mat.Dense).Copy(Dc)
 		}
 		t.curOK = false
@@ -922,7 +970,7 @@ func (t *train) stepD(ctx context.Context) error {
 				core.SVT(zc, v.Slice(0, d, a0, a1).(*mat.Dense), t.p.alpha/rho)
 			}
 		}
-		if err := core.ADMMDict(ctx, Dn, E, F, prox, core.ADMMOptions{Rho: rho, MaxIter: t.p.admmIters, Update: uo}); err != nil {
+		if err := t.admm.Update(ctx, Dn, E, F, prox, t.p.admmOpts(rho, uo)); err != nil {
 			return err
 		}
 		old := mat.DenseCopyOf(D)
@@ -930,10 +978,26 @@ func (t *train) stepD(ctx context.Context) error {
 		t.keepIfLower(before, func() { D.Copy(old) })
 		return nil
 	}
-	core.UpdateDict(Dn, E, F, uo)
+	t.du.Update(Dn, E, F, uo)
 	D.Copy(Dn)
 	t.curOK = false
 	return nil
+}
+
+func (p *dlParams) updateOpts() core.UpdateDictOptions {
+	o := core.UpdateDictOptions{MaxIter: p.dIters}
+	if p.plain {
+		o.Tol = -1
+	}
+	return o
+}
+
+func (p *dlParams) admmOpts(rho float64, uo core.UpdateDictOptions) core.ADMMOptions {
+	o := core.ADMMOptions{Rho: rho, MaxIter: p.admmIters, Update: uo}
+	if p.plain {
+		o.Tol = -1
+	}
+	return o
 }
 
 // rhoFor returns an ADMM penalty on the scale of the quadratic term tr(F·DᵀD).
@@ -967,9 +1031,9 @@ func (t *train) stepD0(ctx context.Context) error {
 	F := mat.NewDense(t.k0, t.k0, nil)
 	F.Mul(X0, X0.T())
 	Dn := mat.DenseCopyOf(D0)
-	uo := core.UpdateDictOptions{MaxIter: t.p.dIters}
+	uo := t.p.updateOpts()
 	if t.p.eta == 0 {
-		core.UpdateDict(Dn, E, F, uo)
+		t.du0.Update(Dn, E, F, uo)
 		D0.Copy(Dn)
 		t.curOK = false
 		return nil
@@ -977,7 +1041,7 @@ func (t *train) stepD0(ctx context.Context) error {
 	before := t.current()
 	eta := t.p.eta
 	prox := func(z, v *mat.Dense, rho float64) { core.SVT(z, v, eta/rho) }
-	if err := core.ADMMDict(ctx, Dn, E, F, prox, core.ADMMOptions{Rho: rhoFor(F), MaxIter: t.p.admmIters, Update: uo}); err != nil {
+	if err := t.admm0.Update(ctx, Dn, E, F, prox, t.p.admmOpts(rhoFor(F), uo)); err != nil {
 		return err
 	}
 	old := mat.DenseCopyOf(D0)

@@ -155,11 +155,9 @@ func BenchmarkLRSDLTrainARGender700(b *testing.B) {
 	}
 }
 
-// BenchmarkLRSDLXSolve100_C100n20k10k0_10d500 runs one LRSDL-X call of 100
-// FISTA iterations (no early stop) from X̄ = 0 on data generated from the
-// dictionary with 5 random atoms per sample, as the codes of a trained model
-// would be: the codes turn sparse and the sparse kernel takes over.
-func BenchmarkLRSDLXSolve100_C100n20k10k0_10d500(b *testing.B) {
+// xSolveTrain returns the problem of BenchmarkLRSDLXSolve100: C=100, n=20,
+// k=10, k0=10, d=500, Y = D̄X̄ + noise with 5 random atoms per sample.
+func xSolveTrain() *train {
 	t := benchTrain(100, 20, 10, 10, 500, 0)
 	rng := rand.New(rand.NewPCG(7, 7))
 	d, N := t.Y.Dims()
@@ -176,6 +174,94 @@ func BenchmarkLRSDLXSolve100_C100n20k10k0_10d500(b *testing.B) {
 			t.Y.Set(i, j, t.Y.At(i, j)+0.01*rng.NormFloat64())
 		}
 	}
+	return t
+}
+
+// BenchmarkLRSDLXRef100_C100n20k10k0_10d500 runs the reference X step on
+// the problem of BenchmarkLRSDLXSolve100: 100 iterations of plain FISTA
+// (constant step 1/L, L the largest eigenvalue of the Hessian, no restart),
+// the algorithm of the numpy timing. The time includes computing L.
+func BenchmarkLRSDLXRef100_C100n20k10k0_10d500(b *testing.B) {
+	t := xSolveTrain()
+	t.p.plain, t.p.xIters = true, 100
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t.Xb.Zero()
+		if err := t.solveX(context.Background(), t.Xb); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(t.cost().Total, "cost")
+}
+
+// BenchmarkLRSDLXToRef_C100n20k10k0_10d500 times the default X step from
+// X̄ = 0 run for the fewest iterations that reach the cost of
+// BenchmarkLRSDLXRef100 ("iters"; found before the timer starts).
+func BenchmarkLRSDLXToRef_C100n20k10k0_10d500(b *testing.B) {
+	t := xSolveTrain()
+	ctx := context.Background()
+	t.p.plain, t.p.xIters = true, 100
+	if err := t.solveX(ctx, t.Xb); err != nil {
+		b.Fatal(err)
+	}
+	ref := t.cost().Total
+	t.p.plain, t.p.xIters, t.p.xTol = false, 1000, -1
+	iters := itersToCost(b, t, ref)
+	t.p.xIters = iters
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t.Xb.Zero()
+		t.lv = nil
+		if err := t.solveX(ctx, t.Xb); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(ref, "ref-cost")
+	b.ReportMetric(t.cost().Total, "cost")
+	b.ReportMetric(float64(iters), "iters")
+}
+
+// itersToCost returns the number of iterations after which the X step of t,
+// started from X̄ = 0, reaches a cost at most ref, by following its iterates
+// Z = prox(W − ∇h̄(W)/L) (cancelling the run once reached).
+func itersToCost(b *testing.B, t *train, ref float64) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	Xb := mat.NewDense(t.Xb.RawMatrix().Rows, t.Xb.RawMatrix().Cols, nil)
+	t.lv = nil
+	probe := &train{p: t.p, Y: t.Y, sp: t.sp, ap: t.ap, Db: t.Db, Xb: mat.NewDense(t.Xb.RawMatrix().Rows, t.Xb.RawMatrix().Cols, nil), K: t.K, k0: t.k0}
+	n, found := 0, 0
+	t.hook = func(G, W *mat.Dense, L float64) {
+		n++
+		z, w, g := probe.Xb.RawMatrix().Data, W.RawMatrix().Data, G.RawMatrix().Data
+		thr := t.p.lambda1 / L
+		for i := range z {
+			v := w[i] - g[i]/L
+			z[i] = math.Copysign(math.Max(math.Abs(v)-thr, 0), v)
+		}
+		if found == 0 && probe.cost().Total <= ref {
+			found = n
+			cancel()
+		}
+	}
+	defer func() { t.hook = nil }()
+	if err := t.solveX(ctx, Xb); err != nil && found == 0 {
+		b.Fatal(err)
+	}
+	if found == 0 {
+		b.Fatalf("reference cost %v not reached in %d iterations", ref, n)
+	}
+	return found
+}
+
+// BenchmarkLRSDLXSolve100_C100n20k10k0_10d500 runs one LRSDL-X call of 100
+// FISTA iterations (no early stop) from X̄ = 0 on data generated from the
+// dictionary with 5 random atoms per sample, as the codes of a trained model
+// would be: the codes turn sparse and the sparse kernel takes over.
+func BenchmarkLRSDLXSolve100_C100n20k10k0_10d500(b *testing.B) {
+	t := xSolveTrain()
 	t.p.xIters, t.p.xTol = 100, -1
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -191,7 +277,7 @@ func BenchmarkLRSDLXSolve100_C100n20k10k0_10d500(b *testing.B) {
 			nz++
 		}
 	}
-	b.ReportMetric(float64(nz)/float64(kb*N), "density")
+	b.ReportMetric(float64(nz)/float64(len(t.Xb.RawMatrix().Data)), "density")
 }
 
 // BenchmarkFDDLUpdateD_Original and _Efficient time one FDDL dictionary
@@ -238,4 +324,47 @@ func benchFlowerFit(b *testing.B, k0 int) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkLRSDLTrainARGender700ToRef trains as BenchmarkLRSDLTrainARGender700
+// and stops at the first outer iteration ("iters") whose cost is at most
+// that of the reference training ("ref-cost": 30 outer iterations of the
+// same loop with plain FISTA and fixed inner counts, run before the timer).
+func BenchmarkLRSDLTrainARGender700ToRef(b *testing.B) {
+	ds, err := data.Load(argenderPath(b), data.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := LRSDLOptions{K0: 10, Eta: 0.1, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01, Lambda2: 0.01, Iters: 30, Tol: -1}}
+	ref := math.Inf(1)
+	p := (&LRSDL{Options: o}).params()
+	p.plain = true
+	p.progress = func(pr lrsdl.Progress) { ref = pr.Cost.Total }
+	var f fisherDL
+	if err := f.fit(context.Background(), p, ds.Train.Y, ds.Train.Labels); err != nil {
+		b.Fatal(err)
+	}
+	var iters int
+	var cost float64
+	done := cpuMetric(b)
+	for i := 0; i < b.N; i++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		iters = 0
+		m := &LRSDL{Options: o}
+		m.Options.Progress = func(pr lrsdl.Progress) {
+			if iters == 0 && pr.Cost.Total <= ref {
+				iters, cost = pr.Iter, pr.Cost.Total
+				cancel()
+			}
+		}
+		err := m.Fit(ctx, ds.Train.Y, ds.Train.Labels)
+		cancel()
+		if iters == 0 {
+			b.Fatalf("reference cost %v not reached in 30 iterations (%v)", ref, err)
+		}
+	}
+	done()
+	b.ReportMetric(ref, "ref-cost")
+	b.ReportMetric(cost, "cost")
+	b.ReportMetric(float64(iters), "iters")
 }
