@@ -69,10 +69,10 @@ type config struct {
 
 func full() config {
 	return config{Mode: "full",
-		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: 3 * time.Minute,
+		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: 100 * time.Second,
 		Budget: 6 * time.Minute, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60, FlTest: 20,
 		ArSizes: []int{50, 100, 150, 200, 250, 300, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
-		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 3,
+		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 2,
 		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
 		// A fit on Oxford Flower (d = 10000, 1020 samples) takes 5 s (SRC,
 		// ODL), 15 s (FDDL, LRSDL) or 30-50 s (LC-KSVD, DLSI, D2L2R2, COPAR)
@@ -80,7 +80,7 @@ func full() config {
 		// weight for the fast ones, none for the slow ones, and budgets
 		// that give the slow ones a few of the 10 splits.
 		Deadline: 55 * time.Minute,
-		Budgets: map[string]time.Duration{flower: 2 * time.Minute,
+		Budgets: map[string]time.Duration{flower: 100 * time.Second,
 			flower + "/FDDL": 3 * time.Minute, flower + "/LRSDL": 3 * time.Minute},
 		Grids: map[string]map[string]eval.Grid{flower: {
 			"LRSDL":   {"lambda1": {0.001, 0.01}},
