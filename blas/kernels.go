@@ -69,14 +69,7 @@ func (j *proxJob) do(c int) {
 		for k, zo := range zr {
 			wv := wr[k]
 			v := wv - step*gr[k]
-			zn := 0.0
-			if v > t {
-				zn = v - t
-			} else if v < -t {
-				zn = v + t
-			} else if v != v {
-				zn = v
-			}
+			zn := v - max(-t, min(v, t)) // S_t(v) without branches; NaN stays NaN
 			d := zn - zo
 			dz2 += d * d
 			z2 += zn * zn

@@ -10,6 +10,7 @@ import (
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
@@ -605,8 +606,9 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 	}
 }
 
-// addMul adds op(a)·b to dst, op(a) = aᵀ if trans, in plain loops: the
-// per-class blocks are too small to pay for a BLAS call.
+// addMul adds op(a)·b to dst, op(a) = aᵀ if trans, by one axpy (gonum's
+// assembly kernel, no cgo) per non-zero of a: the per-class blocks are too
+// small to pay for a BLAS call.
 func addMul(dst, a, b blas64.General, trans bool) {
 	inner := a.Cols
 	if trans {
@@ -621,11 +623,8 @@ func addMul(dst, a, b blas64.General, trans bool) {
 			} else {
 				v = a.Data[i*a.Stride+p]
 			}
-			if v == 0 {
-				continue
-			}
-			for j, x := range b.Data[p*b.Stride : p*b.Stride+b.Cols] {
-				dr[j] += v * x
+			if v != 0 {
+				floats.AddScaled(dr, v, b.Data[p*b.Stride:p*b.Stride+b.Cols])
 			}
 		}
 	}
