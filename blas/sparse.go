@@ -5,6 +5,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/floats"
 )
 
 // SparseAtB sets dst = Aᵀ·B for a dense d×K matrix A and a sparse d×N
@@ -141,13 +142,13 @@ func (j *atbJob) rowsCSR(lo, hi int) {
 // Density crossovers for SparseWorkspace.Mul: A·X goes through the
 // compressed copy of X when the fraction of non-zeros of X is at most the
 // value for the BLAS in use, and through Gemm otherwise. Measured at
-// K=1000, N=2000 on one core (CPU time, BenchmarkSparseX_K1000N2000 against
-// BenchmarkDgemm_K1000K1000N2000): the sparse path costs about 1 ns per
-// non-zero per row of A, OpenBLAS's Dgemm about 0.04 ns and gonum's about
-// 0.3 ns per element of X per row of A.
+// K=1000, N=2000 (BenchmarkSparseX_K1000N2000 against
+// BenchmarkDgemm_K1000K1000N2000, both cores): the sparse path costs about
+// 0.3–0.4 ns per non-zero per row of A, OpenBLAS's Dgemm about 0.04 ns and
+// gonum's about 0.35 ns per element of X per row of A.
 const (
-	DensityCrossoverGonum    = 0.40
-	DensityCrossoverOpenBLAS = 0.05
+	DensityCrossoverGonum    = 0.80
+	DensityCrossoverOpenBLAS = 0.10
 )
 
 // DensityCrossover returns the crossover density for the BLAS that blas64
@@ -175,17 +176,18 @@ func NonZeros(x blas64.General) int {
 
 // SparseWorkspace holds a compressed copy of a K×N matrix X that is stored
 // densely but is mostly zero, such as FISTA's codes, so that A·X costs
-// 2·m·nnz(X) flops instead of 2·m·K·N. X is kept by rows within panels of
-// panelCols columns so that the part of dst being updated stays in cache.
-// Its zero value is not usable; build it once with NewSparseWorkspace.
+// 2·m·nnz(X) flops instead of 2·m·K·N. X is kept by columns; the product is
+// formed transposed, (A·X)ᵀ[j,:] = Σ_k X_kj·Aᵀ[k,:], one contiguous axpy
+// (gonum's assembly kernel, no cgo) per non-zero. Its zero value is not
+// usable; build it once with NewSparseWorkspace.
 type SparseWorkspace struct {
 	rows, cols int
-	ptr        []int   // entries of row k in panel p: ptr[p·K+k] to ptr[p·K+k+1]
-	ind        []uint8 // column within the panel
+	ptr        []int   // entries of column j: ptr[j] to ptr[j+1]
+	next       []int   // fill position of each column
+	ind        []int32 // row k of each entry
 	val        []float64
+	at, t      []float64 // Aᵀ (K×m) and (A·X)ᵀ (N×m)
 }
-
-const panelCols = 256 // columns addressed by a uint8
 
 // NewSparseWorkspace returns a workspace for K×N matrices X, with room for
 // max(DensityCrossoverGonum, DensityCrossoverOpenBLAS)·K·N non-zeros.
@@ -194,8 +196,7 @@ func NewSparseWorkspace(K, N int) *SparseWorkspace {
 }
 
 func newSparseWorkspace(K, N, capacity int) *SparseWorkspace {
-	panels := (N + panelCols - 1) / panelCols
-	return &SparseWorkspace{rows: K, cols: N, ptr: make([]int, panels*K+1), ind: make([]uint8, capacity), val: make([]float64, capacity)}
+	return &SparseWorkspace{rows: K, cols: N, ptr: make([]int, N+1), next: make([]int, N), ind: make([]int32, capacity), val: make([]float64, capacity)}
 }
 
 // Mul sets dst = A·X for an m×K matrix A and the K×N matrix X. When the
@@ -204,7 +205,7 @@ func newSparseWorkspace(K, N, capacity int) *SparseWorkspace {
 //
 //	dst[i, j] = Σ_{k: X_kj ≠ 0} A[i, k] · X[k, j]   (k increasing)
 //
-// sharing tiles of dst between the cores; otherwise it calls Gemm. It
+// sharing columns of dst between the cores; otherwise it calls Gemm. It
 // reports whether the sparse path was taken. dst must not overlap a or x.
 func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
 	m, K, N := a.Rows, x.Rows, x.Cols
@@ -223,108 +224,88 @@ func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
 	return true
 }
 
-// compress stores the non-zeros of x by panels and rows; it reports false if
-// there are more than limit.
+// compress stores the non-zeros of x by columns, rows increasing; it reports
+// false if there are more than limit.
 func (w *SparseWorkspace) compress(x blas64.General, limit int) bool {
-	K, n := w.rows, 0
-	for p := 0; p*panelCols < w.cols; p++ {
-		c0, c1 := p*panelCols, min((p+1)*panelCols, w.cols)
-		for k := 0; k < K; k++ {
-			w.ptr[p*K+k] = n
-			for j, v := range x.Data[k*x.Stride+c0 : k*x.Stride+c1] {
-				if v != 0 {
-					if n == limit {
-						return false
-					}
-					w.ind[n] = uint8(j)
-					w.val[n] = v
-					n++
-				}
+	K, N := w.rows, w.cols
+	cnt := w.next
+	clear(cnt)
+	n := 0
+	for k := 0; k < K; k++ {
+		for j, v := range x.Data[k*x.Stride : k*x.Stride+N] {
+			if v != 0 {
+				cnt[j]++
+				n++
+			}
+		}
+		if n > limit {
+			return false
+		}
+	}
+	w.ptr[0] = 0
+	for j, c := range cnt {
+		w.ptr[j+1] = w.ptr[j] + c
+	}
+	copy(w.next, w.ptr[:N])
+	for k := 0; k < K; k++ {
+		for j, v := range x.Data[k*x.Stride : k*x.Stride+N] {
+			if v != 0 {
+				q := w.next[j]
+				w.ind[q], w.val[q] = int32(k), v
+				w.next[j] = q + 1
 			}
 		}
 	}
-	w.ptr[len(w.ptr)-1] = n
 	return true
 }
 
 // mulCompressed sets dst = A·X from the compressed copy of X.
 func (w *SparseWorkspace) mulCompressed(dst, a blas64.General) {
-	m := dst.Rows
+	m, K, N := dst.Rows, w.rows, w.cols
+	if len(w.at) < m*K {
+		w.at = make([]float64, m*K)
+	}
+	if len(w.t) < m*N {
+		w.t = make([]float64, m*N)
+	}
+	for i := 0; i < m; i++ {
+		for k, v := range a.Data[i*a.Stride : i*a.Stride+K] {
+			w.at[k*m+i] = v
+		}
+	}
 	j := spmmJobs.get()
-	*j = spmmJob{w: w, dst: dst, a: a, panels: (w.cols + panelCols - 1) / panelCols}
-	parallelFor((m+tileRows-1)/tileRows*j.panels, j, m*w.ptr[len(w.ptr)-1])
+	*j = spmmJob{w: w, dst: dst, m: m}
+	parallelFor((N+spmmCols-1)/spmmCols, j, m*w.ptr[N])
 	*j = spmmJob{}
 	spmmJobs.put(j)
 }
 
 type spmmJob struct {
-	w      *SparseWorkspace
-	dst, a blas64.General
-	panels int
+	w   *SparseWorkspace
+	dst blas64.General
+	m   int
 }
 
 var spmmJobs = make(freeList[spmmJob], 8)
 
-const tileRows = 8
+const spmmCols = 16 // columns of dst per chunk
 
-// do computes one tile of dst: up to tileRows rows by one panel of columns.
-// Partial tiles are computed in a zeroed scratch tile and copied out.
+// do computes columns [c·spmmCols, (c+1)·spmmCols) of dst.
 func (j *spmmJob) do(c int) {
-	ld := j.dst.Stride
-	p := c % j.panels
-	lo, hi := c/j.panels*tileRows, min(c/j.panels*tileRows+tileRows, j.dst.Rows)
-	c0, c1 := p*panelCols, min((p+1)*panelCols, j.dst.Cols)
-	var d [tileRows]*[panelCols]float64
-	if hi-lo == tileRows && c1-c0 == panelCols {
-		for r := range d {
-			d[r] = (*[panelCols]float64)(j.dst.Data[(lo+r)*ld+c0:])
-			clear(d[r][:])
+	w, m, ld := j.w, j.m, j.dst.Stride
+	lo, hi := c*spmmCols, min((c+1)*spmmCols, w.cols)
+	for col := lo; col < hi; col++ {
+		acc := w.t[col*m : (col+1)*m]
+		clear(acc)
+		for q := w.ptr[col]; q < w.ptr[col+1]; q++ {
+			k := int(w.ind[q])
+			floats.AddScaled(acc, w.val[q], w.at[k*m:(k+1)*m])
 		}
-		j.tile(&d, lo, hi, p)
-		return
 	}
-	var s [tileRows][panelCols]float64
-	for r := range d {
-		d[r] = &s[r]
-	}
-	j.tile(&d, lo, hi, p)
-	for i := lo; i < hi; i++ {
-		copy(j.dst.Data[i*ld+c0:i*ld+c1], s[i-lo][:c1-c0])
-	}
-}
-
-// tile adds A[lo:hi, :]·X[:, panel p] to d. Rows past hi repeat row hi−1
-// and are discarded by the caller. Every element is summed over k in
-// increasing order, whatever the tiling.
-func (j *spmmJob) tile(d *[tileRows]*[panelCols]float64, lo, hi, p int) {
-	K, lda := j.a.Cols, j.a.Stride
-	var a [tileRows][]float64
-	for r := range a {
-		i := min(lo+r, hi-1)
-		a[r] = j.a.Data[i*lda : i*lda+K]
-	}
-	ptr, ind, val := j.w.ptr[p*K:p*K+K+1], j.w.ind, j.w.val
-	d0, d1, d2, d3, d4, d5, d6, d7 := d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]
-	a0, a1, a2, a3, a4, a5, a6, a7 := a[0], a[1][:K], a[2][:K], a[3][:K], a[4][:K], a[5][:K], a[6][:K], a[7][:K]
-	for k, x0 := range a0 {
-		q, end := ptr[k], ptr[k+1]
-		if q == end {
-			continue
-		}
-		x1, x2, x3, x4, x5, x6, x7 := a1[k], a2[k], a3[k], a4[k], a5[k], a6[k], a7[k]
-		cols := ind[q:end]
-		vs := val[q:end]
-		vs = vs[:len(cols)]
-		for t, col := range cols {
-			v := vs[t]
-			d0[col] += x0 * v
-			d1[col] += x1 * v
-			d2[col] += x2 * v
-			d3[col] += x3 * v
-			d4[col] += x4 * v
-			d5[col] += x5 * v
-			d6[col] += x6 * v
-			d7[col] += x7 * v
+	for i := 0; i < m; i++ {
+		d := j.dst.Data[i*ld+lo : i*ld+hi]
+		for c := range d {
+			d[c] = w.t[(lo+c)*m+i]
 		}
 	}
 }
