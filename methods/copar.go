@@ -115,48 +115,23 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err != nil {
 		return err
 	}
-	Ys, g, err := trainingSet(Y, labels)
+	Ys, g, err := classSet(m.Name(), Y, labels, o.K)
 	if err != nil {
 		return err
-	}
-	C := g.Classes.Len()
-	if C < 2 {
-		return fmt.Errorf("methods: COPAR needs at least 2 classes, have %d", C)
-	}
-	for c := 0; c < C; c++ {
-		if n := g.Part.Size(c); n < o.K {
-			return fmt.Errorf("methods: COPAR class %d (label %d) has %d samples, fewer than k=%d atoms", c, g.Classes.Labels[c], n, o.K)
-		}
 	}
 	_, N := Ys.Dims()
 	if N < o.K0 {
 		return fmt.Errorf("methods: COPAR has %d samples, fewer than k0=%d shared atoms", N, o.K0)
 	}
-	sizes := make([]int, C+1)
-	for c := 0; c < C; c++ {
-		sizes[c] = o.K
-	}
-	sizes[C] = o.K0
-	part := core.NewPartition(sizes...)
+	C := g.Classes.Len()
+	part := blockPartition(C, o.K, o.K0)
 	Q, Yr := reduceSpan(Ys)
 	if Q != nil {
 		Ys = Yr
 	}
-	d, _ := Ys.Dims()
-	D := mat.NewDense(d, part.Len(), nil)
-	rng := rand.New(rand.NewPCG(o.Seed, 0x434f504152))
-	for b := 0; b <= C; b++ {
-		Yb := mat.Matrix(Ys)
-		if b < C {
-			lo, hi := g.Part.Block(b)
-			Yb = Ys.Slice(0, d, lo, hi)
-		}
-		Db, _, err := core.LearnDict(ctx, Yb, part.Size(b), o.Lambda, rng, core.LearnDictOptions{Iter: 5})
-		if err != nil {
-			return err
-		}
-		lo, hi := part.Block(b)
-		D.Slice(0, d, lo, hi).(*mat.Dense).Copy(Db)
+	D, err := initDict(ctx, Ys, g.Part, part, o.Lambda, rand.New(rand.NewPCG(o.Seed, 0x434f504152)))
+	if err != nil {
+		return err
 	}
 	X := make([]*mat.Dense, C)
 	for c := range X {
@@ -452,25 +427,11 @@ func (m *COPAR) State() (*lrsdl.State, error) {
 
 // SetState restores a model returned by State.
 func (m *COPAR) SetState(s *lrsdl.State) error {
-	var o COPAROptions
-	cl, err := dlsiCheckState(s, m.Name(), &o, "D")
+	o, cl, D, part, err := dictState(s, m.Name(), func(o COPAROptions, C int) core.Partition { return blockPartition(C, o.K, o.K0) })
 	if err != nil {
 		return err
 	}
-	if o, err = o.resolved(); err != nil {
-		return err
-	}
-	C := cl.Len()
-	D := s.Matrices["D"]
-	if _, K := D.Dims(); K != o.K*C+o.K0 {
-		return fmt.Errorf("methods: COPAR state has %d atoms, want k·C + k0 = %d·%d + %d", K, o.K, C, o.K0)
-	}
-	sizes := make([]int, C+1)
-	for c := 0; c < C; c++ {
-		sizes[c] = o.K
-	}
-	sizes[C] = o.K0
 	o.Progress = m.Options.Progress
-	m.Options, m.classes, m.D, m.part = o, cl, mat.DenseCopyOf(D), core.NewPartition(sizes...)
+	m.Options, m.classes, m.D, m.part = o, cl, D, part
 	return nil
 }

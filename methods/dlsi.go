@@ -93,39 +93,19 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err != nil {
 		return err
 	}
-	Ys, g, err := trainingSet(Y, labels)
+	Ys, g, err := classSet(m.Name(), Y, labels, o.K)
 	if err != nil {
 		return err
-	}
-	C := g.Classes.Len()
-	if C < 2 {
-		return fmt.Errorf("methods: DLSI needs at least 2 classes, have %d", C)
-	}
-	for c := 0; c < C; c++ {
-		if n := g.Part.Size(c); n < o.K {
-			return fmt.Errorf("methods: DLSI class %d (label %d) has %d samples, fewer than k=%d atoms", c, g.Classes.Labels[c], n, o.K)
-		}
 	}
 	Q, Yr := reduceSpan(Ys)
 	if Q != nil {
 		Ys = Yr
 	}
-	d, _ := Ys.Dims()
-	sizes := make([]int, C)
-	for c := range sizes {
-		sizes[c] = o.K
-	}
-	part := core.NewPartition(sizes...)
-	D := mat.NewDense(d, part.Len(), nil)
-	rng := rand.New(rand.NewPCG(o.Seed, 0x444c5349))
-	for c := 0; c < C; c++ {
-		lo, hi := g.Part.Block(c)
-		Dc, _, err := core.LearnDict(ctx, Ys.Slice(0, d, lo, hi), o.K, o.Lambda/2, rng, core.LearnDictOptions{Iter: 5})
-		if err != nil {
-			return err
-		}
-		a, b := part.Block(c)
-		D.Slice(0, d, a, b).(*mat.Dense).Copy(Dc)
+	C := g.Classes.Len()
+	part := blockPartition(C, o.K)
+	D, err := initDict(ctx, Ys, g.Part, part, o.Lambda/2, rand.New(rand.NewPCG(o.Seed, 0x444c5349)))
+	if err != nil {
+		return err
 	}
 	X := make([]*mat.Dense, C)
 	for c := range X {
@@ -308,24 +288,12 @@ func (m *DLSI) State() (*lrsdl.State, error) {
 
 // SetState restores a model returned by State.
 func (m *DLSI) SetState(s *lrsdl.State) error {
-	var o DLSIOptions
-	cl, err := dlsiCheckState(s, m.Name(), &o, "D")
+	o, cl, D, part, err := dictState(s, m.Name(), func(o DLSIOptions, C int) core.Partition { return blockPartition(C, o.K) })
 	if err != nil {
 		return err
 	}
-	if o, err = o.resolved(); err != nil {
-		return err
-	}
-	D := s.Matrices["D"]
-	if _, K := D.Dims(); K != o.K*cl.Len() {
-		return fmt.Errorf("methods: DLSI state has %d atoms, want k·C = %d·%d", K, o.K, cl.Len())
-	}
-	sizes := make([]int, cl.Len())
-	for c := range sizes {
-		sizes[c] = o.K
-	}
 	o.Progress = m.Options.Progress
-	m.Options, m.classes, m.D, m.part = o, cl, mat.DenseCopyOf(D), core.NewPartition(sizes...)
+	m.Options, m.classes, m.D, m.part = o, cl, D, part
 	return nil
 }
 

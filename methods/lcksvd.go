@@ -159,24 +159,15 @@ func (l *lcksvd) fit(ctx context.Context, o *LCKSVDOptions, two bool, Y mat.Matr
 	if err := o.validate(); err != nil {
 		return err
 	}
-	Ys, g, err := trainingSet(Y, labels)
+	k, T := o.k(), o.t()
+	Ys, g, err := classSet("LC-KSVD", Y, labels, k)
 	if err != nil {
 		return err
 	}
 	C := g.Classes.Len()
-	k, T := o.k(), o.t()
 	K := C * k
-	switch {
-	case C < 2:
-		return fmt.Errorf("methods: LC-KSVD needs at least 2 classes, have %d", C)
-	case T > K:
+	if T > K {
 		return fmt.Errorf("methods: LC-KSVD sparsity %d exceeds the %d atoms", T, K)
-	}
-	for c := 0; c < C; c++ {
-		if g.Part.Size(c) < k {
-			return fmt.Errorf("methods: LC-KSVD needs at least k = %d samples per class, class %d (label %d) has %d",
-				k, c, g.Classes.Labels[c], g.Part.Size(c))
-		}
 	}
 	start := time.Now()
 	Qs, Yr := reduceSpan(Ys)
@@ -184,7 +175,7 @@ func (l *lcksvd) fit(ctx context.Context, o *LCKSVDOptions, two bool, Y mat.Matr
 		Ys = Yr
 	}
 	d, N := Ys.Dims()
-	ap := core.NewPartition(blRepeat(k, C)...)
+	ap := blockPartition(C, k)
 	// D_c by K-SVD on class c, from k random samples of it.
 	rng := rand.New(rand.NewPCG(o.Seed, 0x1c5d))
 	D := mat.NewDense(d, K, nil)

@@ -1,9 +1,11 @@
 package methods
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 	"strings"
 
@@ -145,4 +147,75 @@ func rowOf[T int | float64](v []T) *mat.Dense {
 		r.Set(0, i, float64(x))
 	}
 	return r
+}
+
+// classSet is trainingSet for the named method, which needs at least 2
+// classes of at least k samples each.
+func classSet(method string, Y mat.Matrix, labels []int, k int) (*mat.Dense, *core.Grouping, error) {
+	Ys, g, err := trainingSet(Y, labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	C := g.Classes.Len()
+	if C < 2 {
+		return nil, nil, fmt.Errorf("methods: %s needs at least 2 classes, have %d", method, C)
+	}
+	for c := 0; c < C; c++ {
+		if n := g.Part.Size(c); n < k {
+			return nil, nil, fmt.Errorf("methods: %s class %d (label %d) has %d samples, fewer than k=%d atoms", method, c, g.Classes.Labels[c], n, k)
+		}
+	}
+	return Ys, g, nil
+}
+
+// blockPartition returns C blocks of k atoms followed by the blocks of the
+// given sizes (a shared dictionary).
+func blockPartition(C, k int, shared ...int) core.Partition {
+	sizes := make([]int, C, C+len(shared))
+	for c := range sizes {
+		sizes[c] = k
+	}
+	return core.NewPartition(append(sizes, shared...)...)
+}
+
+// dictState validates the state s of the named method with the matrix "D"
+// and returns its resolved options, classes, a copy of D and the atoms of
+// each block, part(o, C), which must cover the columns of D.
+func dictState[O interface{ resolved() (O, error) }](s *lrsdl.State, method string, part func(o O, C int) core.Partition) (O, *core.Classes, *mat.Dense, core.Partition, error) {
+	var o O
+	cl, err := dlsiCheckState(s, method, &o, "D")
+	if err == nil {
+		o, err = o.resolved()
+	}
+	if err != nil {
+		return o, nil, nil, nil, err
+	}
+	p := part(o, cl.Len())
+	D := s.Matrices["D"]
+	if _, K := D.Dims(); K != p.Len() {
+		return o, nil, nil, nil, fmt.Errorf("methods: %s state has %d atoms, want %d", method, K, p.Len())
+	}
+	return o, cl, mat.DenseCopyOf(D), p, nil
+}
+
+// initDict returns the d×part.Len() dictionary whose block b is learned by
+// ODL (core.LearnDict, 5 iterations, weight lambda) on the samples of class
+// b of Ys (partition sp), or on all of Ys for blocks past the classes.
+func initDict(ctx context.Context, Ys *mat.Dense, sp, part core.Partition, lambda float64, rng *rand.Rand) (*mat.Dense, error) {
+	d, _ := Ys.Dims()
+	D := mat.NewDense(d, part.Len(), nil)
+	for b := 0; b < part.Blocks(); b++ {
+		Yb := mat.Matrix(Ys)
+		if b < sp.Blocks() {
+			lo, hi := sp.Block(b)
+			Yb = Ys.Slice(0, d, lo, hi)
+		}
+		Db, _, err := core.LearnDict(ctx, Yb, part.Size(b), lambda, rng, core.LearnDictOptions{Iter: 5})
+		if err != nil {
+			return nil, err
+		}
+		lo, hi := part.Block(b)
+		D.Slice(0, d, lo, hi).(*mat.Dense).Copy(Db)
+	}
+	return D, nil
 }

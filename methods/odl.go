@@ -71,12 +71,9 @@ func (m *ODL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err := m.Options.validate(); err != nil {
 		return err
 	}
-	Ys, g, err := trainingSet(Y, labels)
+	Ys, g, err := classSet(m.Name(), Y, labels, 0)
 	if err != nil {
 		return err
-	}
-	if g.Classes.Len() < 2 {
-		return fmt.Errorf("methods: ODL needs at least 2 classes, have %d", g.Classes.Len())
 	}
 	return m.learn(ctx, Ys, g.Part, g.Classes)
 }
@@ -166,7 +163,7 @@ func (m *ODL) learn(ctx context.Context, Y *mat.Dense, sp core.Partition, classe
 	if Q != nil {
 		D = expand(Q, D)
 	}
-	m.m = blModel{classes: classes, part: core.NewPartition(blRepeat(k, C)...), D: D}
+	m.m = blModel{classes: classes, part: blockPartition(C, k), D: D}
 	return nil
 }
 
@@ -267,12 +264,4 @@ func blAddCost(a, b lrsdl.Cost) lrsdl.Cost {
 	}
 	a.Total += b.Total
 	return a
-}
-
-func blRepeat(v, n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = v
-	}
-	return s
 }
