@@ -42,21 +42,8 @@ func (o COPAROptions) resolved() (COPAROptions, error) {
 	default:
 		return o, fmt.Errorf(`methods: COPAR option coding=%q must be "gc" or "lc"`, o.Coding)
 	}
-	if o.K == 0 {
-		o.K = 20
-	}
-	if o.K0 == 0 {
-		o.K0 = 10
-	}
-	if o.Lambda == 0 {
-		o.Lambda = 0.001
-	}
-	if o.Eta == 0 {
-		o.Eta = 0.01
-	}
-	if o.Iters == 0 {
-		o.Iters = 15
-	}
+	o.K, o.K0, o.Iters = blDefault(o.K, 20), blDefault(o.K0, 10), blDefault(o.Iters, 15)
+	o.Lambda, o.Eta = blDefault(o.Lambda, 0.001), blDefault(o.Eta, 0.01)
 	return o, nil
 }
 
@@ -374,47 +361,24 @@ func (m *COPAR) Predict(Y mat.Matrix) ([]int, error) {
 	if err := m.trained(); err != nil {
 		return nil, err
 	}
-	d, K := m.D.Dims()
-	if err := testSet(Y, d); err != nil {
-		return nil, err
-	}
-	_, n := Y.Dims()
-	yy := dlsiColSqNorms(Y)
-	var DtY, G mat.Dense
-	core.MulTrans(&DtY, m.D, Y)
-	G.Mul(m.D.T(), m.D)
-	ctx := context.Background()
 	var Xall *mat.Dense
-	if m.Options.Coding == "gc" {
-		Xall = mat.NewDense(K, n, nil)
-		if err := core.LassoGram(ctx, Xall, &G, &DtY, m.Options.Lambda, core.LassoOptions{}); err != nil {
-			return nil, err
+	return dlsiPredict(m.D, m.classes, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
+		ctx := context.Background()
+		K, n := DtY.Dims()
+		if m.Options.Coding == "gc" && Xall == nil {
+			Xall = mat.NewDense(K, n, nil)
+			if err := core.LassoGram(ctx, Xall, G, DtY, m.Options.Lambda, core.LassoOptions{}); err != nil {
+				return nil, nil, nil, err
+			}
 		}
-	}
-	best := make([]float64, n)
-	out := make([]int, n)
-	r := make([]float64, n)
-	for c := 0; c < m.classes.Len(); c++ {
 		idx := coparRows(m.part, c)
-		Gc := coparGather(&G, idx, idx)
-		Bc := coparGather(&DtY, idx, nil)
-		var Xc *mat.Dense
+		Gc, Bc = coparGather(G, idx, idx), coparGather(DtY, idx, nil)
 		if Xall != nil {
-			Xc = coparGather(Xall, idx, nil)
-		} else {
-			Xc = mat.NewDense(len(idx), n, nil)
-			if err := core.LassoGram(ctx, Xc, Gc, Bc, m.Options.Lambda, core.LassoOptions{}); err != nil {
-				return nil, err
-			}
+			return coparGather(Xall, idx, nil), Gc, Bc, nil
 		}
-		dlsiBlockResiduals(r, Xc, Gc, Bc, yy)
-		for j, v := range r {
-			if c == 0 || v < best[j] {
-				best[j], out[j] = v, m.classes.Labels[c]
-			}
-		}
-	}
-	return out, nil
+		X = mat.NewDense(len(idx), n, nil)
+		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, m.Options.Lambda, core.LassoOptions{})
+	})
 }
 
 // State returns the trained model: the options and the matrix "D" = D̄.

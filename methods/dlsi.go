@@ -33,18 +33,7 @@ func (o DLSIOptions) resolved() (DLSIOptions, error) {
 		math.IsInf(o.Lambda, 0) || math.IsInf(o.Eta, 0) {
 		return o, fmt.Errorf("methods: DLSI options k=%d, lambda=%v, eta=%v, iters=%d must be finite and non-negative", o.K, o.Lambda, o.Eta, o.Iters)
 	}
-	if o.K == 0 {
-		o.K = 25
-	}
-	if o.Lambda == 0 {
-		o.Lambda = 0.001
-	}
-	if o.Eta == 0 {
-		o.Eta = 0.05
-	}
-	if o.Iters == 0 {
-		o.Iters = 15
-	}
+	o.K, o.Lambda, o.Eta, o.Iters = blDefault(o.K, 25), blDefault(o.Lambda, 0.001), blDefault(o.Eta, 0.05), blDefault(o.Iters, 15)
 	return o, nil
 }
 
@@ -248,34 +237,13 @@ func (m *DLSI) Predict(Y mat.Matrix) ([]int, error) {
 	if err := m.trained(); err != nil {
 		return nil, err
 	}
-	d, _ := m.D.Dims()
-	if err := testSet(Y, d); err != nil {
-		return nil, err
-	}
-	_, n := Y.Dims()
-	yy := dlsiColSqNorms(Y)
-	var DtY, G mat.Dense
-	core.MulTrans(&DtY, m.D, Y)
-	G.Mul(m.D.T(), m.D)
-	best := make([]float64, n)
-	out := make([]int, n)
-	r := make([]float64, n)
-	for c := 0; c < m.classes.Len(); c++ {
+	return dlsiPredict(m.D, m.classes, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
 		a, b := m.part.Block(c)
-		Gc := G.Slice(a, b, a, b).(*mat.Dense)
-		Bc := DtY.Slice(a, b, 0, n).(*mat.Dense)
-		X := mat.NewDense(b-a, n, nil)
-		if err := core.LassoGram(context.Background(), X, Gc, Bc, m.Options.Lambda/2, core.LassoOptions{}); err != nil {
-			return nil, err
-		}
-		dlsiBlockResiduals(r, X, Gc, Bc, yy)
-		for j, v := range r {
-			if c == 0 || v < best[j] {
-				best[j], out[j] = v, m.classes.Labels[c]
-			}
-		}
-	}
-	return out, nil
+		_, n := DtY.Dims()
+		Gc, Bc = G.Slice(a, b, a, b).(*mat.Dense), DtY.Slice(a, b, 0, n).(*mat.Dense)
+		X = mat.NewDense(b-a, n, nil)
+		return X, Gc, Bc, core.LassoGram(context.Background(), X, Gc, Bc, m.Options.Lambda/2, core.LassoOptions{})
+	})
 }
 
 // State returns the trained model: the options and the matrix "D".
@@ -295,6 +263,38 @@ func (m *DLSI) SetState(s *lrsdl.State) error {
 	o.Progress = m.Options.Progress
 	m.Options, m.classes, m.D, m.part = o, cl, D, part
 	return nil
+}
+
+// dlsiPredict returns for each column y of Y the label of the class c with
+// the smallest residual ‖y − D_I·x‖² (dlsiBlockResiduals), where code gives
+// the codes X of Y on the atoms I of class c, G_II and D_IᵀY from G = DᵀD
+// and DtY = DᵀY.
+func dlsiPredict(D *mat.Dense, cl *core.Classes, Y mat.Matrix, code func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error)) ([]int, error) {
+	d, _ := D.Dims()
+	if err := testSet(Y, d); err != nil {
+		return nil, err
+	}
+	_, n := Y.Dims()
+	yy := dlsiColSqNorms(Y)
+	var DtY, G mat.Dense
+	core.MulTrans(&DtY, D, Y)
+	G.Mul(D.T(), D)
+	best := make([]float64, n)
+	out := make([]int, n)
+	r := make([]float64, n)
+	for c := 0; c < cl.Len(); c++ {
+		X, Gc, Bc, err := code(c, &G, &DtY)
+		if err != nil {
+			return nil, err
+		}
+		dlsiBlockResiduals(r, X, Gc, Bc, yy)
+		for j, v := range r {
+			if c == 0 || v < best[j] {
+				best[j], out[j] = v, cl.Labels[c]
+			}
+		}
+	}
+	return out, nil
 }
 
 // dlsiCheckState validates a saved state of the named method: it decodes the

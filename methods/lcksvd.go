@@ -35,13 +35,13 @@ type LCKSVDOptions struct {
 	Progress lrsdl.ProgressFunc `json:"-"`
 }
 
-func (o *LCKSVDOptions) k() int         { return int(blDefault(float64(o.K), 25)) }
-func (o *LCKSVDOptions) t() int         { return int(blDefault(float64(o.Sparsity), 20)) }
+func (o *LCKSVDOptions) k() int         { return blDefault(o.K, 25) }
+func (o *LCKSVDOptions) t() int         { return blDefault(o.Sparsity, 20) }
 func (o *LCKSVDOptions) alpha() float64 { return blDefault(o.Alpha, 0.01) }
 func (o *LCKSVDOptions) beta() float64  { return blDefault(o.Beta, 0.01) }
 func (o *LCKSVDOptions) ridge() float64 { return blDefault(o.Ridge, 1) }
-func (o *LCKSVDOptions) iters() int     { return int(blDefault(float64(o.Iters), 50)) }
-func (o *LCKSVDOptions) initIters() int { return int(blDefault(float64(o.InitIters), 10)) }
+func (o *LCKSVDOptions) iters() int     { return blDefault(o.Iters, 50) }
+func (o *LCKSVDOptions) initIters() int { return blDefault(o.InitIters, 10) }
 func (o *LCKSVDOptions) validate() error {
 	if o.K < 0 || o.Sparsity < 0 || o.Iters < 0 || o.InitIters < 0 {
 		return fmt.Errorf("methods: LC-KSVD options k=%d, sparsity=%d, iters=%d, init_iters=%d must not be negative",

@@ -28,9 +28,9 @@ type ODLOptions struct {
 	Progress lrsdl.ProgressFunc `json:"-"`
 }
 
-func (o *ODLOptions) k() int          { return int(blDefault(float64(o.K), 25)) }
+func (o *ODLOptions) k() int          { return blDefault(o.K, 25) }
 func (o *ODLOptions) lambda() float64 { return blDefault(o.Lambda, 0.001) }
-func (o *ODLOptions) iters() int      { return int(blDefault(float64(o.Iters), 20)) }
+func (o *ODLOptions) iters() int      { return blDefault(o.Iters, 20) }
 
 func (o *ODLOptions) validate() error {
 	if o.K < 0 || o.Iters < 0 {

@@ -25,7 +25,7 @@ type SRCOptions struct {
 }
 
 func (o *SRCOptions) lambda() float64 { return blDefault(o.Lambda, 0.001) }
-func (o *SRCOptions) iters() int      { return int(blDefault(float64(o.Iters), 200)) }
+func (o *SRCOptions) iters() int      { return blDefault(o.Iters, 200) }
 
 // SRC is the sparse representation-based classifier of Wright et al.: the
 // dictionary D = [D_1..D_C] is the training set (columns scaled to unit
@@ -268,7 +268,7 @@ func blSq(a *mat.Dense) float64 {
 }
 
 // blDefault returns v, or def when v is zero.
-func blDefault(v, def float64) float64 {
+func blDefault[T int | float64](v, def T) T {
 	if v == 0 {
 		return def
 	}
