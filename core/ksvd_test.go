@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
 func frob2(Y, D, X *mat.Dense) float64 {
@@ -19,10 +21,10 @@ func frob2(Y, D, X *mat.Dense) float64 {
 }
 
 func TestKSVDRecoversPlantedDictionary(t *testing.T) {
-	ompBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(11, 12))
 		const d, k, n, T = 20, 50, 1500, 3
-		Dtrue := randDict(rng, d, k)
+		Dtrue := testutil.RandUnitCols(rng, d, k)
 		X := plantedCodes(rng, k, n, T)
 		var Y mat.Dense
 		Y.Mul(Dtrue, X)
@@ -53,12 +55,12 @@ func TestKSVDRecoversPlantedDictionary(t *testing.T) {
 }
 
 func TestKSVDSweepNeverIncreases(t *testing.T) {
-	ompBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(13, 14))
 		const d, k, n = 15, 25, 120
-		D := randDict(rng, d, k)
+		D := testutil.RandUnitCols(rng, d, k)
 		X := plantedCodes(rng, k, n, 4)
-		Y := randDict(rng, d, n)
+		Y := testutil.RandUnitCols(rng, d, n)
 		Xs := mat.DenseCopyOf(X)
 		var R mat.Dense
 		R.Mul(D, X)
@@ -95,8 +97,8 @@ func TestKSVDSweepNeverIncreases(t *testing.T) {
 func TestKSVDCostNonIncreasing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	const d, k, n, T = 12, 20, 200, 3
-	Y := randDict(rng, d, n)
-	D := randDict(rng, d, k)
+	Y := testutil.RandUnitCols(rng, d, n)
+	D := testutil.RandUnitCols(rng, d, k)
 	prev := math.Inf(1)
 	var iters int
 	X, err := KSVD(context.Background(), D, Y, T, 15, KSVDOptions{Progress: func(it int, D, X *mat.Dense) {
@@ -167,7 +169,7 @@ func TestKSVDErrorsAndCancel(t *testing.T) {
 
 func BenchmarkKSVDIter_d352_k50_n500_T20(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	Y := randDict(rng, 352, 500)
+	Y := testutil.RandUnitCols(rng, 352, 500)
 	D := mat.DenseCopyOf(Y.Slice(0, 352, 0, 50))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

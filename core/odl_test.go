@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
 // odlReference is the column-by-column ODL sweep written directly from
@@ -54,7 +55,7 @@ func odlReference(D, E, F *mat.Dense, maxIter int, tol float64) int {
 // zero row and column of F.
 func odlProblem(seed uint64, d, k, n int, unused ...int) (D, E, F *mat.Dense) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	X := svRand(rng, k, n)
+	X := testutil.RandDense(rng, k, n)
 	for i, v := range X.RawMatrix().Data {
 		if rng.IntN(2) == 0 {
 			X.RawMatrix().Data[i] = 0 * v
@@ -68,15 +69,15 @@ func odlProblem(seed uint64, d, k, n int, unused ...int) (D, E, F *mat.Dense) {
 	F = mat.NewDense(k, k, nil)
 	F.Mul(X, X.T())
 	E = mat.NewDense(d, k, nil)
-	E.Mul(svRand(rng, d, n), X.T())
+	E.Mul(testutil.RandDense(rng, d, n), X.T())
 	E.Scale(0.3, E)
-	return svUnitCols(rng, d, k), E, F
+	return testutil.RandUnitCols(rng, d, k), E, F
 }
 
 // svOdlPaths runs fn on each backend, in pure Go both atom by atom and
 // in blocks.
 func svOdlPaths(t *testing.T, fn func(t *testing.T)) {
-	svBackends(t, fn)
+	testutil.Backends(t, fn)
 	orig, res := blas64.Implementation(), odlResident
 	defer func() { blas64.Use(orig); odlResident = res }()
 	blas64.Use(lrsdl.Implementations()["gonum"])

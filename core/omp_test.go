@@ -3,46 +3,13 @@ package core
 import (
 	"math"
 	"math/rand/v2"
-	"sort"
 	"testing"
 
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
-
-// ompBackends runs f once per linked BLAS implementation and restores the
-// default afterwards.
-func ompBackends(t *testing.T, f func(t *testing.T)) {
-	impls := lrsdl.Implementations()
-	names := make([]string, 0, len(impls))
-	for n := range impls {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	orig := blas64.Implementation()
-	defer blas64.Use(orig)
-	for _, n := range names {
-		blas64.Use(impls[n])
-		t.Run(n, f)
-	}
-}
-
-// randDict returns a d×k Gaussian matrix with unit-norm columns.
-func randDict(rng *rand.Rand, d, k int) *mat.Dense {
-	D := mat.NewDense(d, k, nil)
-	for j := 0; j < k; j++ {
-		col := make([]float64, d)
-		for i := range col {
-			col[i] = rng.NormFloat64()
-		}
-		floats.Scale(1/floats.Norm(col, 2), col)
-		D.SetCol(j, col)
-	}
-	return D
-}
 
 // plantedCodes returns k×n codes with exactly T non-zeros per column of
 // magnitude in [1, 2) and random signs.
@@ -61,10 +28,10 @@ func plantedCodes(rng *rand.Rand, k, n, T int) *mat.Dense {
 }
 
 func TestOMPExactRecovery(t *testing.T) {
-	ompBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 2))
 		const d, k, n, T = 64, 128, 100, 4
-		D := randDict(rng, d, k)
+		D := testutil.RandUnitCols(rng, d, k)
 		X := plantedCodes(rng, k, n, T)
 		var Y mat.Dense
 		Y.Mul(D, X)
@@ -131,10 +98,10 @@ func contains(s []int, v int) bool {
 }
 
 func TestOMPMatchesNaiveAndResidualOrthogonal(t *testing.T) {
-	ompBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(3, 4))
 		const d, k, n, T = 30, 60, 20, 8
-		D := randDict(rng, d, k)
+		D := testutil.RandUnitCols(rng, d, k)
 		// Unequal atom norms check the |dᵀr|/‖d‖ selection rule.
 		for j := 0; j < k; j += 3 {
 			col := D.ColView(j).(*mat.VecDense)
@@ -182,7 +149,7 @@ func TestOMPMatchesNaiveAndResidualOrthogonal(t *testing.T) {
 func TestOMPTolerance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const d, k, n = 40, 80, 30
-	D := randDict(rng, d, k)
+	D := testutil.RandUnitCols(rng, d, k)
 	X := plantedCodes(rng, k, n, 3)
 	var Y mat.Dense
 	Y.Mul(D, X)
@@ -258,7 +225,7 @@ func TestOMPErrors(t *testing.T) {
 func TestBatchOMPNoAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const d, k, n, T = 20, 40, 10, 5
-	D := randDict(rng, d, k)
+	D := testutil.RandUnitCols(rng, d, k)
 	X0 := plantedCodes(rng, k, n, T)
 	var Y, G, B mat.Dense
 	Y.Mul(D, X0)
@@ -278,7 +245,7 @@ func TestBatchOMPNoAllocs(t *testing.T) {
 func TestOMPBackendParity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	const d, k, n, T = 50, 100, 40, 10
-	D := randDict(rng, d, k)
+	D := testutil.RandUnitCols(rng, d, k)
 	Y := mat.NewDense(d, n, nil)
 	for i := 0; i < d; i++ {
 		for j := 0; j < n; j++ {
@@ -286,7 +253,7 @@ func TestOMPBackendParity(t *testing.T) {
 		}
 	}
 	var ref *mat.Dense
-	ompBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		X := mat.NewDense(k, n, nil)
 		if err := OMP(X, D, Y, T, 0); err != nil {
 			t.Fatal(err)
@@ -302,8 +269,8 @@ func TestOMPBackendParity(t *testing.T) {
 func BenchmarkBatchOMP_k50_T20_n500(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	const d, k, n, T = 300, 50, 500, 20
-	D := randDict(rng, d, k)
-	Y := randDict(rng, d, n)
+	D := testutil.RandUnitCols(rng, d, k)
+	Y := testutil.RandUnitCols(rng, d, n)
 	var G, B mat.Dense
 	G.Mul(D.T(), D)
 	B.Mul(D.T(), Y)

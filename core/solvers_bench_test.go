@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
 // Sizes: K atoms, N samples, d features. "AR" is the paper's AR face setup
@@ -28,7 +30,7 @@ func BenchmarkFISTAIterLasso(b *testing.B) {
 	for _, s := range svBenchSizes {
 		b.Run(s.name, func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 1))
-			D, Y := svUnitCols(rng, s.d, s.K), svRand(rng, s.d, s.N)
+			D, Y := testutil.RandUnitCols(rng, s.d, s.K), testutil.RandDense(rng, s.d, s.N)
 			var G, B mat.Dense
 			G.Mul(D.T(), D)
 			B.Mul(D.T(), Y)
@@ -54,11 +56,11 @@ func BenchmarkUpdateDictSweep(b *testing.B) {
 	for _, s := range svBenchSizes {
 		b.Run(s.name, func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(2, 2))
-			X := svRand(rng, s.K, s.N)
+			X := testutil.RandDense(rng, s.K, s.N)
 			var E, F mat.Dense
 			F.Mul(X, X.T())
-			E.Mul(svRand(rng, s.d, s.N), X.T())
-			D := svUnitCols(rng, s.d, s.K)
+			E.Mul(testutil.RandDense(rng, s.d, s.N), X.T())
+			D := testutil.RandUnitCols(rng, s.d, s.K)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				UpdateDict(D, &E, &F, UpdateDictOptions{MaxIter: 1, Tol: -1})
@@ -75,7 +77,7 @@ func BenchmarkPowerIterWarm(b *testing.B) {
 	for _, K := range []int{200, 1500} {
 		b.Run(fmt.Sprintf("K%d", K), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(3, 3))
-			D := svUnitCols(rng, 300, K)
+			D := testutil.RandUnitCols(rng, 300, K)
 			var G mat.Dense
 			G.Mul(D.T(), D)
 			var p PowerIter
@@ -93,7 +95,7 @@ func BenchmarkPowerIterWarm(b *testing.B) {
 // dictionary.
 func BenchmarkSVT_d300k10(b *testing.B) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	A := svRand(rng, 300, 10)
+	A := testutil.RandDense(rng, 300, 10)
 	var Z mat.Dense
 	for i := 0; i < b.N; i++ {
 		SVT(&Z, A, 1)
@@ -105,11 +107,11 @@ func BenchmarkSVT_d300k10(b *testing.B) {
 // dense F = XXᵀ, X k×k random.
 func odlBench(b *testing.B, d, k int, unblocked bool) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	X := svRand(rng, k, k)
+	X := testutil.RandDense(rng, k, k)
 	var F mat.Dense
 	F.Mul(X, X.T())
-	E := svRand(rng, d, k)
-	D := svUnitCols(rng, d, k)
+	E := testutil.RandDense(rng, d, k)
+	D := testutil.RandUnitCols(rng, d, k)
 	var u DictUpdater
 	u.Update(D, E, &F, UpdateDictOptions{MaxIter: 1, Tol: -1})
 	dt, et := mat.DenseCopyOf(D.T()), mat.DenseCopyOf(E.T())

@@ -13,45 +13,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
-
-// svBackends runs fn once per BLAS implementation linked into the test
-// binary, restoring the original implementation afterwards.
-func svBackends(t *testing.T, fn func(t *testing.T)) {
-	orig := blas64.Implementation()
-	defer blas64.Use(orig)
-	impls := lrsdl.Implementations()
-	names := make([]string, 0, len(impls))
-	for n := range impls {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		blas64.Use(impls[n])
-		t.Run(n, fn)
-	}
-}
-
-func svRand(rng *rand.Rand, r, c int) *mat.Dense {
-	m := mat.NewDense(r, c, nil)
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			m.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return m
-}
-
-// svUnitCols returns a random d×k matrix with unit columns.
-func svUnitCols(rng *rand.Rand, d, k int) *mat.Dense {
-	m := svRand(rng, d, k)
-	for j := 0; j < k; j++ {
-		c := mat.Col(nil, j, m)
-		floats.Scale(1/floats.Norm(c, 2), c)
-		m.SetCol(j, c)
-	}
-	return m
-}
 
 func svRelDiff(a, b mat.Matrix) float64 {
 	var d mat.Dense
@@ -126,7 +89,7 @@ func TestGroupByClassRandom(t *testing.T) {
 func TestMOp(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	rows, cols := NewPartition(2, 0, 3), NewPartition(1, 2, 2)
-	a := svRand(rng, 5, 5)
+	a := testutil.RandDense(rng, 5, 5)
 	var got mat.Dense
 	MOp(&got, a, rows, cols)
 	for i := 0; i < 5; i++ {
@@ -183,7 +146,7 @@ func svFisherRef(X *mat.Dense, part Partition) float64 {
 func TestFisher(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	part := NewPartition(3, 1, 4)
-	X := svRand(rng, 4, 8)
+	X := testutil.RandDense(rng, 4, 8)
 	if got, want := Fisher(X, part), svFisherRef(X, part); math.Abs(got-want) > 1e-12*math.Abs(want) {
 		t.Errorf("g(X) = %v, want %v", got, want)
 	}
@@ -216,7 +179,7 @@ func TestFisher(t *testing.T) {
 
 func TestLassoGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	D, Y, W := svRand(rng, 6, 4), svRand(rng, 6, 3), svRand(rng, 4, 3)
+	D, Y, W := testutil.RandDense(rng, 6, 4), testutil.RandDense(rng, 6, 3), testutil.RandDense(rng, 4, 3)
 	h := func() float64 {
 		var r mat.Dense
 		r.Mul(D, W)
@@ -227,7 +190,7 @@ func TestLassoGradient(t *testing.T) {
 	G.Mul(D.T(), D)
 	B.Mul(D.T(), Y)
 	g := mat.NewDense(4, 3, nil)
-	svBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		lassoGrad(g, &G, &B, W)
 		const e = 1e-6
 		for i := 0; i < 4; i++ {
@@ -263,7 +226,7 @@ func svSparse(rng *rand.Rand, r, c int, density float64) (*sparse.DOK, *mat.Dens
 
 func TestMulTransSparse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	A, X := svRand(rng, 9, 4), svRand(rng, 4, 6)
+	A, X := testutil.RandDense(rng, 9, 4), testutil.RandDense(rng, 4, 6)
 	s, Y := svSparse(rng, 9, 6, 0.3)
 	var want, wantBT mat.Dense
 	want.Mul(A.T(), Y)
@@ -284,14 +247,14 @@ func TestMulTransSparse(t *testing.T) {
 // svLassoProblem returns a small lasso problem with unit-norm atoms.
 func svLassoProblem(seed uint64, d, k, n int) (D, Y *mat.Dense) {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	return svUnitCols(rng, d, k), svRand(rng, d, n)
+	return testutil.RandUnitCols(rng, d, k), testutil.RandDense(rng, d, n)
 }
 
 func TestLassoKKT(t *testing.T) {
 	D, Y := svLassoProblem(11, 20, 12, 6)
 	const lambda = 0.3
 	for _, restart := range []bool{false, true} {
-		svBackends(t, func(t *testing.T) {
+		testutil.Backends(t, func(t *testing.T) {
 			X := mat.NewDense(12, 6, nil)
 			err := Lasso(context.Background(), X, D, Y, lambda, LassoOptions{MaxIter: 20000, Tol: 1e-13, Restart: restart})
 			if err != nil {
@@ -327,7 +290,7 @@ func TestLassoKKT(t *testing.T) {
 
 func TestLassoSparseAndErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 13))
-	D := svUnitCols(rng, 15, 5)
+	D := testutil.RandUnitCols(rng, 15, 5)
 	s, Y := svSparse(rng, 15, 7, 0.4)
 	X1, X2 := mat.NewDense(5, 7, nil), mat.NewDense(5, 7, nil)
 	opts := LassoOptions{MaxIter: 300, Tol: -1}
@@ -369,11 +332,11 @@ func TestLassoSparseAndErrors(t *testing.T) {
 
 func TestPowerIter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	svBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		var p PowerIter
 		for trial := 0; trial < 20; trial++ {
 			n := 2 + rng.IntN(40)
-			B := svRand(rng, n+rng.IntN(5)-2+1, n)
+			B := testutil.RandDense(rng, n+rng.IntN(5)-2+1, n)
 			var A mat.Dense
 			A.Mul(B.T(), B)
 			var es mat.EigenSym
@@ -405,7 +368,7 @@ func TestPowerIter(t *testing.T) {
 		t.Errorf("zero matrix: %v, %v", rho, ub)
 	}
 	A := mat.NewDense(30, 30, nil)
-	A.Mul(svRand(rng, 30, 30).T(), svRand(rng, 30, 30))
+	A.Mul(testutil.RandDense(rng, 30, 30).T(), testutil.RandDense(rng, 30, 30))
 	A.Mul(A.T(), A)
 	p.MaxEig(A)
 	if n := testing.AllocsPerRun(10, func() { p.MaxEig(A) }); n != 0 {
@@ -419,9 +382,9 @@ func TestFISTAAllocs(t *testing.T) {
 	var G, B mat.Dense
 	G.Mul(D.T(), D)
 	B.Mul(D.T(), Y)
-	X := svRand(rng, 20, 10)
+	X := testutil.RandDense(rng, 20, 10)
 	grad := func(g, w *mat.Dense) { lassoGrad(g, &G, &B, w) }
-	svBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		for _, restart := range []bool{false, true} {
 			f := FISTA{MaxIter: 1, Tol: -1, Restart: restart}
 			ctx := context.Background()
@@ -474,9 +437,9 @@ func TestFISTARowLambdaAndCancel(t *testing.T) {
 // norm `scale`.
 func svDictProblem(seed uint64, d, k int, scale float64) (Dstar, E, F *mat.Dense) {
 	rng := rand.New(rand.NewPCG(seed, 2))
-	Dstar = svUnitCols(rng, d, k)
+	Dstar = testutil.RandUnitCols(rng, d, k)
 	Dstar.Scale(scale, Dstar)
-	X := svRand(rng, k, 3*k)
+	X := testutil.RandDense(rng, k, 3*k)
 	F = mat.NewDense(k, k, nil)
 	F.Mul(X, X.T())
 	E = mat.NewDense(d, k, nil)
@@ -485,10 +448,10 @@ func svDictProblem(seed uint64, d, k int, scale float64) (Dstar, E, F *mat.Dense
 }
 
 func TestUpdateDictDecreases(t *testing.T) {
-	svBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		_, E, F := svDictProblem(51, 10, 8, 3) // constraint active
 		rng := rand.New(rand.NewPCG(52, 0))
-		D := svUnitCols(rng, 10, 8)
+		D := testutil.RandUnitCols(rng, 10, 8)
 		prev := DictObjective(D, E, F)
 		for sweep := 0; sweep < 30; sweep++ {
 			UpdateDict(D, E, F, UpdateDictOptions{MaxIter: 1, Tol: -1})
@@ -523,7 +486,7 @@ func TestUpdateDictDecreases(t *testing.T) {
 }
 
 func TestUpdateDictClosedForm(t *testing.T) {
-	svBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		Dstar, E, F := svDictProblem(61, 12, 6, 0.5) // constraint inactive
 		// D = E·F⁻¹ when no atom reaches the unit ball's boundary.
 		var Finv, closed mat.Dense
@@ -534,7 +497,7 @@ func TestUpdateDictClosedForm(t *testing.T) {
 		if d := svRelDiff(Dstar, &closed); d > 1e-10 {
 			t.Fatalf("test setup: closed form differs from D* by %g", d)
 		}
-		D := svUnitCols(rand.New(rand.NewPCG(62, 0)), 12, 6)
+		D := testutil.RandUnitCols(rand.New(rand.NewPCG(62, 0)), 12, 6)
 		UpdateDict(D, E, F, UpdateDictOptions{MaxIter: 5000, Tol: 1e-15})
 		if d := svRelDiff(&closed, D); d > 1e-9 {
 			t.Errorf("UpdateDict differs from E·F⁻¹ by %g", d)
@@ -544,7 +507,7 @@ func TestUpdateDictClosedForm(t *testing.T) {
 
 func TestUpdateDictAllocs(t *testing.T) {
 	_, E, F := svDictProblem(75, 20, 10, 1)
-	D := svUnitCols(rand.New(rand.NewPCG(76, 0)), 20, 10)
+	D := testutil.RandUnitCols(rand.New(rand.NewPCG(76, 0)), 20, 10)
 	var w DictUpdater
 	w.Update(D, E, F, UpdateDictOptions{MaxIter: 1})
 	if n := testing.AllocsPerRun(10, func() { w.Update(D, E, F, UpdateDictOptions{MaxIter: 3, Tol: -1}) }); n != 0 {
@@ -562,7 +525,7 @@ func TestUpdateDictUnusedAtom(t *testing.T) {
 	for r := 0; r < 8; r++ {
 		E.Set(r, 2, 0)
 	}
-	D := svUnitCols(rand.New(rand.NewPCG(72, 0)), 8, 5)
+	D := testutil.RandUnitCols(rand.New(rand.NewPCG(72, 0)), 8, 5)
 	before := mat.Col(nil, 2, D)
 	UpdateDict(D, E, F, UpdateDictOptions{})
 	if !slices.Equal(before, mat.Col(nil, 2, D)) {
@@ -577,7 +540,7 @@ func TestSVT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
 	for _, sz := range [][2]int{{7, 4}, {4, 7}, {5, 5}} {
 		r, c := sz[0], sz[1]
-		A := svRand(rng, r, c)
+		A := testutil.RandDense(rng, r, c)
 		var svd mat.SVD
 		svd.Factorize(A, mat.SVDFull)
 		s := svd.Values(nil)
@@ -592,7 +555,7 @@ func TestSVT(t *testing.T) {
 		}
 		var want mat.Dense
 		want.Product(&U, S, V.T())
-		svBackends(t, func(t *testing.T) {
+		testutil.Backends(t, func(t *testing.T) {
 			var Z mat.Dense
 			if rank := SVT(&Z, A, tau); rank != 2 {
 				t.Errorf("%d×%d: rank %d, want 2", r, c, rank)
@@ -608,7 +571,7 @@ func TestSVT(t *testing.T) {
 			}
 			best := obj(&Z)
 			for trial := 0; trial < 50; trial++ {
-				P := svRand(rng, r, c)
+				P := testutil.RandDense(rng, r, c)
 				P.Scale(math.Pow(10, -1-3*rng.Float64()), P)
 				P.Add(P, &Z)
 				if o := obj(P); o < best-1e-12 {
@@ -628,9 +591,9 @@ func TestSVT(t *testing.T) {
 }
 
 func TestADMMZeroProxIsUpdateDict(t *testing.T) {
-	svBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		_, E, F := svDictProblem(91, 10, 6, 0.5) // constraint inactive, so a wrong ρ shows
-		D0 := svUnitCols(rand.New(rand.NewPCG(92, 0)), 10, 6)
+		D0 := testutil.RandUnitCols(rand.New(rand.NewPCG(92, 0)), 10, 6)
 		want := mat.DenseCopyOf(D0)
 		UpdateDict(want, E, F, UpdateDictOptions{MaxIter: 5000, Tol: 1e-15})
 		got := mat.DenseCopyOf(D0)
@@ -649,7 +612,7 @@ func TestADMMNuclear(t *testing.T) {
 	_, E, F := svDictProblem(95, 10, 5, 0.5)
 	const eta = 2.0
 	obj := func(D *mat.Dense) float64 { return DictObjective(D, E, F) + eta*NuclearNorm(D) }
-	D := svUnitCols(rand.New(rand.NewPCG(96, 0)), 10, 5)
+	D := testutil.RandUnitCols(rand.New(rand.NewPCG(96, 0)), 10, 5)
 	start := obj(D)
 	err := ADMMDict(context.Background(), D, E, F, SVTProx(eta), ADMMOptions{MaxIter: 2000, Tol: 1e-12, Update: UpdateDictOptions{MaxIter: 200, Tol: 1e-14}})
 	if err != nil {
@@ -662,7 +625,7 @@ func TestADMMNuclear(t *testing.T) {
 	// No small feasible perturbation does better (up to ADMM's accuracy).
 	rng := rand.New(rand.NewPCG(97, 0))
 	for trial := 0; trial < 100; trial++ {
-		P := svRand(rng, 10, 5)
+		P := testutil.RandDense(rng, 10, 5)
 		P.Scale(1e-3, P)
 		P.Add(P, D)
 		for j := 0; j < 5; j++ {
@@ -683,7 +646,7 @@ func TestADMMNuclear(t *testing.T) {
 
 func TestLearnDict(t *testing.T) {
 	rng := rand.New(rand.NewPCG(101, 0))
-	Dtrue := svUnitCols(rng, 16, 6)
+	Dtrue := testutil.RandUnitCols(rng, 16, 6)
 	// Samples are sparse combinations of the true atoms.
 	X := mat.NewDense(6, 60, nil)
 	for j := 0; j < 60; j++ {
@@ -739,7 +702,7 @@ func TestBackendParity(t *testing.T) {
 		if err := Lasso(context.Background(), X, D, Y, 0.1, LassoOptions{MaxIter: 100, Tol: -1}); err != nil {
 			t.Fatal(err)
 		}
-		Dd := svUnitCols(rand.New(rand.NewPCG(113, 0)), 40, 30)
+		Dd := testutil.RandUnitCols(rand.New(rand.NewPCG(113, 0)), 40, 30)
 		UpdateDict(Dd, E, F, UpdateDictOptions{MaxIter: 20, Tol: -1})
 		Z := mat.DenseCopyOf(Dd)
 		ADMMDict(context.Background(), Z, E, F, SVTProx(1), ADMMOptions{MaxIter: 10, Tol: -1, Update: UpdateDictOptions{MaxIter: 5, Tol: -1}})

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
 // TestADMMDictWorkspaceReuse checks that a workspace left by problems of
@@ -15,7 +17,7 @@ func TestADMMDictWorkspaceReuse(t *testing.T) {
 	var w ADMMDictWorkspace
 	for _, s := range []struct{ d, k int }{{30, 20}, {12, 7}, {40, 60}, {12, 7}} {
 		_, E, F := svDictProblem(uint64(s.d+s.k), s.d, s.k, 2)
-		D0 := svUnitCols(rand.New(rand.NewPCG(uint64(s.k), 1)), s.d, s.k)
+		D0 := testutil.RandUnitCols(rand.New(rand.NewPCG(uint64(s.k), 1)), s.d, s.k)
 		want, got := mat.DenseCopyOf(D0), mat.DenseCopyOf(D0)
 		if err := ADMMDict(context.Background(), want, E, F, SVTProx(0.5), opts); err != nil {
 			t.Fatal(err)
@@ -31,7 +33,7 @@ func TestADMMDictWorkspaceReuse(t *testing.T) {
 
 func TestADMMDictWorkspaceAllocs(t *testing.T) {
 	_, E, F := svDictProblem(121, 30, 20, 2)
-	D := svUnitCols(rand.New(rand.NewPCG(122, 0)), 30, 20)
+	D := testutil.RandUnitCols(rand.New(rand.NewPCG(122, 0)), 30, 20)
 	id := func(z, v *mat.Dense, _ float64) { z.Copy(v) }
 	opts := ADMMOptions{MaxIter: 5, Tol: -1, Update: UpdateDictOptions{MaxIter: 2, Tol: -1}}
 	var w ADMMDictWorkspace

@@ -1,0 +1,57 @@
+// Package testutil holds helpers shared by the tests of several packages.
+package testutil
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+)
+
+// Backends runs f as a subtest once per BLAS implementation linked into the
+// test binary (lrsdl.Implementations, by name) and restores the current
+// implementation afterwards.
+func Backends(t *testing.T, f func(t *testing.T)) {
+	orig := blas64.Implementation()
+	defer blas64.Use(orig)
+	impls := lrsdl.Implementations()
+	names := make([]string, 0, len(impls))
+	for n := range impls {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		blas64.Use(impls[n])
+		t.Run(n, f)
+	}
+}
+
+// RandDense returns an r×c matrix of standard normal entries, drawn row by row.
+func RandDense(rng *rand.Rand, r, c int) *mat.Dense {
+	a := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return a
+}
+
+// UnitCols scales every column of a to unit Euclidean norm and returns a.
+func UnitCols(a *mat.Dense) *mat.Dense {
+	_, c := a.Dims()
+	for j := 0; j < c; j++ {
+		col := mat.Col(nil, j, a)
+		floats.Scale(1/floats.Norm(col, 2), col)
+		a.SetCol(j, col)
+	}
+	return a
+}
+
+// RandUnitCols returns UnitCols(RandDense(rng, d, k)).
+func RandUnitCols(rng *rand.Rand, d, k int) *mat.Dense { return UnitCols(RandDense(rng, d, k)) }
