@@ -107,12 +107,7 @@ func TestOMPMatchesNaiveAndResidualOrthogonal(t *testing.T) {
 			col := D.ColView(j).(*mat.VecDense)
 			col.ScaleVec(0.5+float64(j)/float64(k), col)
 		}
-		Y := mat.NewDense(d, n, nil)
-		for i := 0; i < d; i++ {
-			for j := 0; j < n; j++ {
-				Y.Set(i, j, rng.NormFloat64())
-			}
-		}
+		Y := testutil.RandDense(rng, d, n)
 		X := mat.NewDense(k, n, nil)
 		if err := OMP(X, D, Y, T, 0); err != nil {
 			t.Fatal(err)
@@ -246,12 +241,7 @@ func TestOMPBackendParity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	const d, k, n, T = 50, 100, 40, 10
 	D := testutil.RandUnitCols(rng, d, k)
-	Y := mat.NewDense(d, n, nil)
-	for i := 0; i < d; i++ {
-		for j := 0; j < n; j++ {
-			Y.Set(i, j, rng.NormFloat64())
-		}
-	}
+	Y := testutil.RandDense(rng, d, n)
 	var ref *mat.Dense
 	testutil.Backends(t, func(t *testing.T) {
 		X := mat.NewDense(k, n, nil)

@@ -156,13 +156,7 @@ func TestFisher(t *testing.T) {
 	const h = 1e-5
 	for i := 0; i < 4; i++ {
 		for j := 0; j < 8; j++ {
-			x := X.At(i, j)
-			X.Set(i, j, x+h)
-			fp := Fisher(X, part)
-			X.Set(i, j, x-h)
-			fm := Fisher(X, part)
-			X.Set(i, j, x)
-			fd := (fp - fm) / (4 * h)
+			fd := testutil.CentralDiff(func() float64 { return Fisher(X, part) }, X, i, j, h) / 2
 			if math.Abs(fd-G.At(i, j)) > 1e-6*math.Max(1, math.Abs(fd)) {
 				t.Errorf("½∇g[%d,%d] = %v, finite difference %v", i, j, G.At(i, j), fd)
 			}

@@ -55,3 +55,15 @@ func UnitCols(a *mat.Dense) *mat.Dense {
 
 // RandUnitCols returns UnitCols(RandDense(rng, d, k)).
 func RandUnitCols(rng *rand.Rand, d, k int) *mat.Dense { return UnitCols(RandDense(rng, d, k)) }
+
+// CentralDiff returns (f(M_ij + h) − f(M_ij − h)) / 2h, the central
+// difference of f in the entry (i, j) of M, and restores M_ij.
+func CentralDiff(f func() float64, M *mat.Dense, i, j int, h float64) float64 {
+	x := M.At(i, j)
+	M.Set(i, j, x+h)
+	fp := f()
+	M.Set(i, j, x-h)
+	fm := f()
+	M.Set(i, j, x)
+	return (fp - fm) / (2 * h)
+}
