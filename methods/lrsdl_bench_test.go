@@ -184,14 +184,14 @@ func xSolveTrain() *train {
 func BenchmarkLRSDLXRef100_C100n20k10k0_10d500(b *testing.B) {
 	t := xSolveTrain()
 	t.p.plain, t.p.xIters = true, 100
-	b.ResetTimer()
+	done := cpuMetric(b)
 	for i := 0; i < b.N; i++ {
 		t.Xb.Zero()
 		if err := t.solveX(context.Background(), t.Xb); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.StopTimer()
+	done()
 	b.ReportMetric(t.cost().Total, "cost")
 }
 
@@ -209,7 +209,7 @@ func BenchmarkLRSDLXToRef_C100n20k10k0_10d500(b *testing.B) {
 	t.p.plain, t.p.xIters, t.p.xTol = false, 1000, -1
 	iters := itersToCost(b, t, ref)
 	t.p.xIters = iters
-	b.ResetTimer()
+	done := cpuMetric(b)
 	for i := 0; i < b.N; i++ {
 		t.Xb.Zero()
 		t.lv = nil
@@ -217,7 +217,7 @@ func BenchmarkLRSDLXToRef_C100n20k10k0_10d500(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.StopTimer()
+	done()
 	b.ReportMetric(ref, "ref-cost")
 	b.ReportMetric(t.cost().Total, "cost")
 	b.ReportMetric(float64(iters), "iters")
@@ -263,14 +263,15 @@ func itersToCost(b *testing.B, t *train, ref float64) int {
 func BenchmarkLRSDLXSolve100_C100n20k10k0_10d500(b *testing.B) {
 	t := xSolveTrain()
 	t.p.xIters, t.p.xTol = 100, -1
-	b.ResetTimer()
+	done := cpuMetric(b)
 	for i := 0; i < b.N; i++ {
 		t.Xb.Zero()
+		t.lv = nil
 		if err := t.solveX(context.Background(), t.Xb); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.StopTimer()
+	done()
 	nz := 0
 	for _, v := range t.Xb.RawMatrix().Data {
 		if v != 0 {
