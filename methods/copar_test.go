@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
 // coparToyProblem is dlsiToyProblem with a pattern shared by all classes
@@ -21,8 +23,7 @@ import (
 func coparToyProblem(seed uint64, C, d, n, k, k0 int) (Ys *mat.Dense, sp, part core.Partition, D *mat.Dense, X []*mat.Dense) {
 	Ys, sp, _, _ = dlsiToyProblem(seed, C, d, n, k)
 	rng := rand.New(rand.NewPCG(seed, 4))
-	shared := dlsiRandDense(rng, d, 1)
-	dlsiUnitCols(shared)
+	shared := testutil.RandUnitCols(rng, d, 1)
 	for j := 0; j < C*n; j++ {
 		w := 1 + rng.Float64()
 		for i := 0; i < d; i++ {
@@ -35,8 +36,7 @@ func coparToyProblem(seed uint64, C, d, n, k, k0 int) (Ys *mat.Dense, sp, part c
 	}
 	sizes[C] = k0
 	part = core.NewPartition(sizes...)
-	D = dlsiRandDense(rng, d, part.Len())
-	dlsiUnitCols(D)
+	D = testutil.RandUnitCols(rng, d, part.Len())
 	X = make([]*mat.Dense, C)
 	for c := range X {
 		X[c] = mat.NewDense(part.Len(), n, nil)
@@ -50,36 +50,9 @@ func TestCOPARUpdatesLowerCost(t *testing.T) {
 	for _, original := range []bool{false, true} {
 		Ys, sp, part, D, X := coparToyProblem(1, 3, 12, 15, 3, 2)
 		o, _ := COPAROptions{Lambda: 0.05, Eta: 0.2}.resolved()
-		prev := coparCost(D, part, X, Ys, sp, o).Total
-		var first, last float64
-		for it := 0; it < 6; it++ {
-			if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda); err != nil {
-				t.Fatal(err)
-			}
-			cx := coparCost(D, part, X, Ys, sp, o).Total
-			if cx > prev*(1+1e-9) {
-				t.Errorf("original=%v iter %d: X step raised J from %.10g to %.10g", original, it, prev, cx)
-			}
-			if err := coparUpdateD(context.Background(), D, part, X, Ys, sp, o.Eta, original); err != nil {
-				t.Fatal(err)
-			}
-			cd := coparCost(D, part, X, Ys, sp, o).Total
-			if cd > cx*(1+1e-9) {
-				t.Errorf("original=%v iter %d: D step raised J from %.10g to %.10g", original, it, cx, cd)
-			}
-			for j := 0; j < part.Len(); j++ {
-				if nrm := mat.Norm(D.ColView(j), 2); nrm > 1+1e-9 {
-					t.Errorf("original=%v: atom %d has norm %v > 1", original, j, nrm)
-				}
-			}
-			if it == 0 {
-				first = cd
-			}
-			last, prev = cd, cd
-		}
-		if !(last < 0.95*first) {
-			t.Errorf("original=%v: J barely moved: %v -> %v", original, first, last)
-		}
+		dlsiCheckDescent(t, fmt.Sprint("original=", original), D, 0.95, func() float64 { return coparCost(D, part, X, Ys, sp, o).Total },
+			func() error { return coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda) },
+			func() error { return coparUpdateD(context.Background(), D, part, X, Ys, sp, o.Eta, original) })
 		if !original {
 			lo, hi := part.Block(3) // D_0, updated last
 			dlsiCheckBlockOptimal(t, D, lo, hi, func() float64 { return coparCost(D, part, X, Ys, sp, o).Total })
@@ -121,13 +94,7 @@ func TestCOPARXGradient(t *testing.T) {
 		grad.Sub(&grad, B)
 		for i := 0; i < K; i++ {
 			for j := 0; j < hi-lo; j++ {
-				x := X[c].At(i, j)
-				X[c].Set(i, j, x+h)
-				fp := smooth()
-				X[c].Set(i, j, x-h)
-				fm := smooth()
-				X[c].Set(i, j, x)
-				if fd := (fp - fm) / (2 * h); math.Abs(fd-grad.At(i, j)) > 1e-5*math.Max(1, math.Abs(fd)) {
+				if fd := testutil.CentralDiff(smooth, X[c], i, j, h); math.Abs(fd-grad.At(i, j)) > 1e-5*math.Max(1, math.Abs(fd)) {
 					t.Errorf("class %d: ∂J/∂x[%d,%d] = %v by differences, %v by H·X − B", c, i, j, fd, grad.At(i, j))
 				}
 			}
@@ -142,12 +109,7 @@ func TestCOPARXGradient(t *testing.T) {
 		for i := 0; i < K; i++ {
 			for j := 0; j < 5; j++ {
 				x := X[c].At(i, j)
-				X[c].Set(i, j, x+h)
-				fp := smooth()
-				X[c].Set(i, j, x-h)
-				fm := smooth()
-				X[c].Set(i, j, x)
-				g := (fp - fm) / (2 * h)
+				g := testutil.CentralDiff(smooth, X[c], i, j, h)
 				if x != 0 {
 					nz++
 					if want := -o.Lambda * math.Copysign(1, x); math.Abs(g-want) > 1e-4 {
@@ -237,7 +199,7 @@ func TestCOPARSynthetic(t *testing.T) {
 // TestCOPARBadInput checks descriptive errors for bad input.
 func TestCOPARBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	Y := dlsiRandDense(rng, 5, 8)
+	Y := testutil.RandDense(rng, 5, 8)
 	labels := []int{1, 1, 1, 1, 2, 2, 2, 2}
 	inf := mat.DenseCopyOf(Y)
 	inf.Set(1, 1, math.Inf(1))

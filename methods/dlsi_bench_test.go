@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
 // The paper's efficiency setting (section "Validation of efficient
@@ -18,8 +19,7 @@ const benchC, benchD, benchN, benchK = 100, 300, 7, 7
 
 func benchProblem(k0 int) (Ys *mat.Dense, sp, part core.Partition, D *mat.Dense) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	Ys = dlsiRandDense(rng, benchD, benchC*benchN)
-	dlsiUnitCols(Ys)
+	Ys = testutil.RandUnitCols(rng, benchD, benchC*benchN)
 	sizes := make([]int, benchC)
 	ks := make([]int, benchC)
 	for c := range sizes {
@@ -29,8 +29,7 @@ func benchProblem(k0 int) (Ys *mat.Dense, sp, part core.Partition, D *mat.Dense)
 		ks = append(ks, k0)
 	}
 	sp, part = core.NewPartition(sizes...), core.NewPartition(ks...)
-	D = dlsiRandDense(rng, benchD, part.Len())
-	dlsiUnitCols(D)
+	D = testutil.RandUnitCols(rng, benchD, part.Len())
 	return Ys, sp, part, D
 }
 

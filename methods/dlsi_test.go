@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -14,29 +15,8 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
-
-// dlsiRandDense returns an r×c matrix of standard normal entries.
-func dlsiRandDense(rng *rand.Rand, r, c int) *mat.Dense {
-	a := mat.NewDense(r, c, nil)
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			a.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return a
-}
-
-// dlsiUnitCols scales every column of a to unit norm.
-func dlsiUnitCols(a *mat.Dense) {
-	r, c := a.Dims()
-	for j := 0; j < c; j++ {
-		n := mat.Norm(a.ColView(j), 2)
-		for i := 0; i < r; i++ {
-			a.Set(i, j, a.At(i, j)/n)
-		}
-	}
-}
 
 // dlsiToyProblem returns C classes of n samples in dimension d, each a
 // sparse combination of its own class atoms plus noise, sorted by class,
@@ -51,8 +31,7 @@ func dlsiToyProblem(seed uint64, C, d, n, k int) (Ys *mat.Dense, sp, part core.P
 	sp, part = core.NewPartition(sizes...), core.NewPartition(ks...)
 	Ys = mat.NewDense(d, C*n, nil)
 	for c := 0; c < C; c++ {
-		A := dlsiRandDense(rng, d, 4)
-		dlsiUnitCols(A)
+		A := testutil.RandUnitCols(rng, d, 4)
 		for j := 0; j < n; j++ {
 			for i := 0; i < d; i++ {
 				v := 0.05 * rng.NormFloat64()
@@ -65,8 +44,7 @@ func dlsiToyProblem(seed uint64, C, d, n, k int) (Ys *mat.Dense, sp, part core.P
 			}
 		}
 	}
-	D = dlsiRandDense(rng, d, C*k)
-	dlsiUnitCols(D)
+	D = testutil.RandUnitCols(rng, d, C*k)
 	return Ys, sp, part, D
 }
 
@@ -80,42 +58,53 @@ func TestDLSIUpdatesLowerCost(t *testing.T) {
 		for c := range X {
 			X[c] = mat.NewDense(4, 15, nil)
 		}
-		prev := dlsiCost(D, part, X, Ys, sp, o).Total
-		var first, last float64
-		for it := 0; it < 6; it++ {
-			if err := dlsiUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda); err != nil {
-				t.Fatal(err)
-			}
-			cx := dlsiCost(D, part, X, Ys, sp, o).Total
-			if cx > prev*(1+1e-9) {
-				t.Errorf("original=%v iter %d: X step raised J from %.10g to %.10g", original, it, prev, cx)
-			}
-			if err := dlsiUpdateD(context.Background(), D, part, X, Ys, sp, o.Eta, original); err != nil {
-				t.Fatal(err)
-			}
-			cd := dlsiCost(D, part, X, Ys, sp, o).Total
-			if cd > cx*(1+1e-9) {
-				t.Errorf("original=%v iter %d: D step raised J from %.10g to %.10g", original, it, cx, cd)
-			}
-			for j := 0; j < part.Len(); j++ {
-				if nrm := mat.Norm(D.ColView(j), 2); nrm > 1+1e-9 {
-					t.Errorf("original=%v: atom %d has norm %v > 1", original, j, nrm)
-				}
-			}
-			if it == 0 {
-				first = cd
-			}
-			last, prev = cd, cd
-		}
-		if !(last < 0.9*first) {
-			t.Errorf("original=%v: J barely moved: %v -> %v", original, first, last)
-		}
+		dlsiCheckDescent(t, fmt.Sprint("original=", original), D, 0.9, func() float64 { return dlsiCost(D, part, X, Ys, sp, o).Total },
+			func() error { return dlsiUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda) },
+			func() error { return dlsiUpdateD(context.Background(), D, part, X, Ys, sp, o.Eta, original) })
 		if !original {
 			// The last class block was updated last: no feasible move of it
 			// may lower J (this checks the weight η of the D subproblem).
 			lo, hi := part.Block(2)
 			dlsiCheckBlockOptimal(t, D, lo, hi, func() float64 { return dlsiCost(D, part, X, Ys, sp, o).Total })
 		}
+	}
+}
+
+// dlsiCheckDescent runs 6 rounds of stepX and stepD and checks that neither
+// raises J, that every atom of D keeps ‖d‖ ≤ 1 and that J ends below drop
+// times J after the first round. Errors start with name.
+func dlsiCheckDescent(t *testing.T, name string, D *mat.Dense, drop float64, J func() float64, stepX, stepD func() error) {
+	t.Helper()
+	prev := J()
+	var first, last float64
+	for it := 0; it < 6; it++ {
+		if err := stepX(); err != nil {
+			t.Fatal(err)
+		}
+		cx := J()
+		if cx > prev*(1+1e-9) {
+			t.Errorf("%s: iter %d: X step raised J from %.10g to %.10g", name, it, prev, cx)
+		}
+		if err := stepD(); err != nil {
+			t.Fatal(err)
+		}
+		cd := J()
+		if cd > cx*(1+1e-9) {
+			t.Errorf("%s: iter %d: D step raised J from %.10g to %.10g", name, it, cx, cd)
+		}
+		_, K := D.Dims()
+		for j := 0; j < K; j++ {
+			if nrm := mat.Norm(D.ColView(j), 2); nrm > 1+1e-9 {
+				t.Errorf("%s: atom %d has norm %v > 1", name, j, nrm)
+			}
+		}
+		if it == 0 {
+			first = cd
+		}
+		last, prev = cd, cd
+	}
+	if !(last < drop*first) {
+		t.Errorf("%s: J barely moved: %v -> %v", name, first, last)
 	}
 }
 
@@ -132,12 +121,7 @@ func dlsiCheckBlockOptimal(t *testing.T, D *mat.Dense, lo, hi int, J func() floa
 		var gn, gd float64
 		for i := 0; i < d; i++ {
 			x := D.At(i, j)
-			D.Set(i, j, x+h)
-			fp := J()
-			D.Set(i, j, x-h)
-			fm := J()
-			D.Set(i, j, x)
-			g[i] = (fp - fm) / (2 * h)
+			g[i] = testutil.CentralDiff(J, D, i, j, h)
 			gn += g[i] * g[i]
 			gd += g[i] * x
 		}
@@ -159,15 +143,13 @@ func dlsiCheckBlockOptimal(t *testing.T, D *mat.Dense, lo, hi int, J func() floa
 // dlsiSubproblem returns a random instance of problem (P).
 func dlsiSubproblem(seed uint64, d, k, n, ka int) (D, E, F *mat.Dense, AtA *mat.SymDense) {
 	rng := rand.New(rand.NewPCG(seed, 2))
-	Y := dlsiRandDense(rng, d, n)
-	X := dlsiRandDense(rng, k, n)
+	Y := testutil.RandDense(rng, d, n)
+	X := testutil.RandDense(rng, k, n)
 	X.Scale(0.3, X)
-	A := dlsiRandDense(rng, d, ka)
-	dlsiUnitCols(A)
+	A := testutil.RandUnitCols(rng, d, ka)
 	AtA = mat.NewSymDense(d, nil)
 	AtA.SymOuterK(1, A)
-	D = dlsiRandDense(rng, d, k)
-	dlsiUnitCols(D)
+	D = testutil.RandUnitCols(rng, d, k)
 	E, F = new(mat.Dense), new(mat.Dense)
 	E.Mul(Y, X.T())
 	F.Mul(X, X.T())
@@ -359,7 +341,7 @@ func dlsiCheckSparse(t *testing.T, m lrsdl.Classifier, Y mat.Matrix) {
 // TestDLSIBadInput checks descriptive errors for bad input.
 func TestDLSIBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	Y := dlsiRandDense(rng, 5, 8)
+	Y := testutil.RandDense(rng, 5, 8)
 	labels := []int{1, 1, 1, 1, 2, 2, 2, 2}
 	nan := mat.DenseCopyOf(Y)
 	nan.Set(2, 3, math.NaN())

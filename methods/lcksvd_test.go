@@ -9,6 +9,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
 func TestLCKSVDCostNonIncreasing(t *testing.T) {
@@ -83,7 +84,7 @@ func TestLCKSVDArgender(t *testing.T) {
 		t.Skip("argender in -short mode")
 	}
 	Ytr, ltr, Yte, lte := blArgender(t)
-	blBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		// Measured 89.14 / 88.57 % (gonum) and 91.29 / 89.43 % (openblas);
 		// paper: 88.42 / 90.14 %.
 		blFitPredict(t, &LCKSVD1{}, Ytr, ltr, Yte, lte, 86)

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
 func TestODLCostNonIncreasing(t *testing.T) {
@@ -120,7 +121,7 @@ func TestODLArgender(t *testing.T) {
 		t.Skip("argender in -short mode")
 	}
 	Ytr, ltr, Yte, lte := blArgender(t)
-	blBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		blFitPredict(t, &ODL{}, Ytr, ltr, Yte, lte, 88) // measured 91.29 on both backends
 	})
 }
@@ -128,7 +129,7 @@ func TestODLArgender(t *testing.T) {
 func TestODLBackendParity(t *testing.T) {
 	Y, l := blRandom(14, 12, 2, 20)
 	var ref *mat.Dense
-	blBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		m := &ODL{Options: ODLOptions{K: 4, Lambda: 0.05, Iters: 5}}
 		if err := m.Fit(context.Background(), Y, l); err != nil {
 			t.Fatal(err)

@@ -5,34 +5,16 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/james-bowman/sparse"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
-
-// blBackends runs f once per linked BLAS implementation and restores the
-// default afterwards.
-func blBackends(t *testing.T, f func(t *testing.T)) {
-	impls := lrsdl.Implementations()
-	names := make([]string, 0, len(impls))
-	for n := range impls {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	orig := blas64.Implementation()
-	defer blas64.Use(orig)
-	for _, n := range names {
-		blas64.Use(impls[n])
-		t.Run(n, f)
-	}
-}
 
 // blArgender returns 250 samples per class of argender's Y_train (seed 1)
 // and all of Y_test.
@@ -75,12 +57,7 @@ func blRandom(seed uint64, d, C, n int) (*mat.Dense, []int) {
 	Y := mat.NewDense(d, C*n, nil)
 	labels := make([]int, C*n)
 	for c := 0; c < C; c++ {
-		B := mat.NewDense(d, 3, nil)
-		for i := 0; i < d; i++ {
-			for j := 0; j < 3; j++ {
-				B.Set(i, j, rng.NormFloat64())
-			}
-		}
+		B := testutil.RandDense(rng, d, 3)
 		for s := 0; s < n; s++ {
 			j := s*C + c // interleaved classes
 			labels[j] = c
@@ -241,7 +218,7 @@ func TestSRCArgender(t *testing.T) {
 		t.Skip("argender in -short mode")
 	}
 	Ytr, ltr, Yte, lte := blArgender(t)
-	blBackends(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		// Measured 90.71 % on both backends (paper: 92.57 with a converged lasso).
 		blFitPredict(t, &SRC{Options: SRCOptions{Iters: 50}}, Ytr, ltr, Yte, lte, 88)
 	})
