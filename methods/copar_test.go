@@ -165,14 +165,7 @@ func TestCOPARSynthetic(t *testing.T) {
 		if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
 			t.Fatal(err)
 		}
-		if len(costs) != 5 {
-			t.Fatalf("progress called %d times, want 5", len(costs))
-		}
-		for i := 1; i < len(costs); i++ {
-			if costs[i] > costs[i-1]*(1+1e-9) {
-				t.Errorf("original=%v: cost rose from %v to %v at iteration %d", original, costs[i-1], costs[i], i+1)
-			}
-		}
+		dlsiCheckMonotone(t, fmt.Sprint("original=", original), costs, 5)
 		D, part, D0 := m.Atoms()
 		if _, k := D.Dims(); k != 20 || part.Blocks() != 4 || D0 == nil {
 			t.Fatalf("Atoms: D with %d atoms, part %v, D0 %v", k, part, D0)

@@ -257,14 +257,7 @@ func testDLSISynthetic(t *testing.T, size int, original bool) {
 		if err := m.Fit(context.Background(), ds.Train.Y, labels); err != nil {
 			t.Fatal(err)
 		}
-		if len(costs) != 6 {
-			t.Fatalf("progress called %d times, want 6", len(costs))
-		}
-		for i := 1; i < len(costs); i++ {
-			if costs[i] > costs[i-1]*(1+1e-9) {
-				t.Errorf("original=%v: cost rose from %v to %v at iteration %d", original, costs[i-1], costs[i], i+1)
-			}
-		}
+		dlsiCheckMonotone(t, fmt.Sprint("original=", original), costs, 6)
 		acc := dlsiAccuracy(t, m, test)
 		t.Logf("DLSI original=%v synthetic accuracy %.3f, cost %v", original, acc, costs[len(costs)-1])
 		if acc < 0.85 {
@@ -279,6 +272,20 @@ func testDLSISynthetic(t *testing.T, size int, original bool) {
 		}
 		dlsiCheckRoundTrip(t, m, &DLSI{}, test.Y)
 		dlsiCheckSparse(t, m, test.Y)
+	}
+}
+
+// dlsiCheckMonotone checks that the training costs reported by Progress
+// are n and never rise. Errors start with name.
+func dlsiCheckMonotone(t *testing.T, name string, costs []float64, n int) {
+	t.Helper()
+	if len(costs) != n {
+		t.Fatalf("%s: progress called %d times, want %d", name, len(costs), n)
+	}
+	for i := 1; i < len(costs); i++ {
+		if costs[i] > costs[i-1]*(1+1e-9) {
+			t.Errorf("%s: cost rose from %v to %v at iteration %d", name, costs[i-1], costs[i], i+1)
+		}
 	}
 }
 
