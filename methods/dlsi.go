@@ -2,7 +2,6 @@ package methods
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -295,43 +294,4 @@ func dlsiPredict(D *mat.Dense, cl *core.Classes, Y mat.Matrix, code func(c int, 
 		}
 	}
 	return out, nil
-}
-
-// dlsiCheckState validates a saved state of the named method: it decodes the
-// options into opts and checks that the named matrices exist, are finite
-// and have the same number of rows. It returns the classes.
-func dlsiCheckState(s *lrsdl.State, method string, opts any, names ...string) (*core.Classes, error) {
-	if s == nil {
-		return nil, fmt.Errorf("methods: nil %s state", method)
-	}
-	if s.Method != method {
-		return nil, fmt.Errorf("methods: state is for method %q, not %s", s.Method, method)
-	}
-	if err := json.Unmarshal(s.Options, opts); err != nil {
-		return nil, fmt.Errorf("methods: %s state options: %v", method, err)
-	}
-	if len(s.Classes) < 2 {
-		return nil, fmt.Errorf("methods: %s state has %d classes, need at least 2", method, len(s.Classes))
-	}
-	for i := 1; i < len(s.Classes); i++ {
-		if s.Classes[i] <= s.Classes[i-1] {
-			return nil, fmt.Errorf("methods: %s state class labels are not increasing at %d", method, i)
-		}
-	}
-	d := -1
-	for _, n := range names {
-		M, ok := s.Matrices[n]
-		if !ok || M == nil || M.IsEmpty() {
-			return nil, fmt.Errorf("methods: %s state has no matrix %q", method, n)
-		}
-		r, _ := M.Dims()
-		if d >= 0 && r != d {
-			return nil, fmt.Errorf("methods: %s state matrix %q has %d rows, want %d", method, n, r, d)
-		}
-		d = r
-		if err := checkFinite(fmt.Sprintf("%s state matrix %q", method, n), M); err != nil {
-			return nil, err
-		}
-	}
-	return core.ClassesOf(s.Classes), nil
 }

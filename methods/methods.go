@@ -178,22 +178,44 @@ func blockPartition(C, k int, shared ...int) core.Partition {
 	return core.NewPartition(append(sizes, shared...)...)
 }
 
-// dictState validates the state s of the named method with the matrix "D"
-// and returns its resolved options, classes, a copy of D and the atoms of
-// each block, part(o, C), which must cover the columns of D.
-func dictState[O interface{ resolved() (O, error) }](s *lrsdl.State, method string, part func(o O, C int) core.Partition) (O, *core.Classes, *mat.Dense, core.Partition, error) {
-	var o O
-	cl, err := dlsiCheckState(s, method, &o, "D")
-	if err == nil {
-		o, err = o.resolved()
+// dictState validates the state s of the named method with the finite,
+// non-empty matrix "D" and returns its resolved options, classes (at least
+// 2, increasing), a copy of D and the atoms of each block, part(o, C),
+// which must cover the columns of D.
+func dictState[O interface{ resolved() (O, error) }](s *lrsdl.State, method string, part func(o O, C int) core.Partition) (o O, cl *core.Classes, D *mat.Dense, p core.Partition, err error) {
+	fail := func(format string, a ...any) (O, *core.Classes, *mat.Dense, core.Partition, error) {
+		return o, nil, nil, nil, fmt.Errorf("methods: "+format, a...)
 	}
-	if err != nil {
+	switch {
+	case s == nil:
+		return fail("nil %s state", method)
+	case s.Method != method:
+		return fail("state is for method %q, not %s", s.Method, method)
+	case len(s.Classes) < 2:
+		return fail("%s state has %d classes, need at least 2", method, len(s.Classes))
+	}
+	if err := json.Unmarshal(s.Options, &o); err != nil {
+		return fail("%s state options: %v", method, err)
+	}
+	for i := 1; i < len(s.Classes); i++ {
+		if s.Classes[i] <= s.Classes[i-1] {
+			return fail("%s state class labels are not increasing at %d", method, i)
+		}
+	}
+	D = s.Matrices["D"]
+	if D == nil || D.IsEmpty() {
+		return fail("%s state has no matrix %q", method, "D")
+	}
+	if err := checkFinite(method+` state matrix "D"`, D); err != nil {
 		return o, nil, nil, nil, err
 	}
-	p := part(o, cl.Len())
-	D := s.Matrices["D"]
+	if o, err = o.resolved(); err != nil {
+		return o, nil, nil, nil, err
+	}
+	cl = core.ClassesOf(s.Classes)
+	p = part(o, cl.Len())
 	if _, K := D.Dims(); K != p.Len() {
-		return o, nil, nil, nil, fmt.Errorf("methods: %s state has %d atoms, want %d", method, K, p.Len())
+		return fail("%s state has %d atoms, want %d", method, K, p.Len())
 	}
 	return o, cl, mat.DenseCopyOf(D), p, nil
 }
