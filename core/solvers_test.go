@@ -189,13 +189,7 @@ func TestLassoGradient(t *testing.T) {
 		const e = 1e-6
 		for i := 0; i < 4; i++ {
 			for j := 0; j < 3; j++ {
-				x := W.At(i, j)
-				W.Set(i, j, x+e)
-				fp := h()
-				W.Set(i, j, x-e)
-				fm := h()
-				W.Set(i, j, x)
-				if fd := (fp - fm) / (2 * e); math.Abs(fd-g.At(i, j)) > 1e-6*math.Max(1, math.Abs(fd)) {
+				if fd := testutil.CentralDiff(h, W, i, j, e); math.Abs(fd-g.At(i, j)) > 1e-6*math.Max(1, math.Abs(fd)) {
 					t.Errorf("∇h[%d,%d] = %v, finite difference %v", i, j, g.At(i, j), fd)
 				}
 			}
