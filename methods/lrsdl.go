@@ -538,7 +538,7 @@ type xstep struct {
 	H        *mat.Dense // [M(P)+2λ2I, Q; Qᵀ, 2R+λ2I]
 	B        *mat.Dense // [M(DᵀY); 2D0ᵀY]
 	mc       *mat.Dense // K×C means workspace
-	m        []float64
+	cs       []float64  // class sums of a row of W̄
 	// Columns [col0, col0+n) of the full problem are solved; other holds
 	// the column sums of X̄ outside them (for the global means).
 	col0  int
@@ -598,7 +598,7 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 		b0.Scale(2, b0)
 	}
 	s.mc = mat.NewDense(K, sp.Blocks(), nil)
-	s.m = make([]float64, kb)
+	s.cs = make([]float64, sp.Blocks())
 	s.other = make([]float64, kb)
 	if d, _ := Db.Dims(); 2*d < K {
 		s.D = Db.RawMatrix()
@@ -748,12 +748,6 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	} else {
 		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
 	}
-	for i := 0; i < kb; i++ {
-		gr, br := g.Data[i*g.Stride:i*g.Stride+n], b.Data[i*b.Stride:i*b.Stride+n]
-		for j, v := range br {
-			gr[j] -= v
-		}
-	}
 	// classes of the block and their column ranges relative to W
 	cls := func(fn func(c, lo, hi int)) {
 		for c := s.c0; c < s.sp.Blocks(); c++ {
@@ -774,39 +768,34 @@ func (s *xstep) grad(G, W *mat.Dense) {
 			addMul(sub(g, K, kb, lo, hi), Qc, sub(w, a0, a1, lo, hi), true)
 		})
 	}
-	// Mean terms: λ2(M − 2M̂) on X, −λ2M0 on X0.
-	l2 := s.lambda2
-	if l2 == 0 {
-		return
-	}
-	fN := float64(s.N)
+	// −B and the mean terms, λ2(M − 2M̂) on X and −λ2M0 on X0, in one pass
+	// over G.
+	l2, fN := s.lambda2, float64(s.N)
 	for i := 0; i < kb; i++ {
-		var t float64
-		for _, v := range w.Data[i*w.Stride : i*w.Stride+n] {
-			t += v
-		}
-		s.m[i] = (t + s.other[i]) / fN
-	}
-	for i := 0; i < K; i++ {
-		row := g.Data[i*g.Stride : i*g.Stride+n]
-		wr := w.Data[i*w.Stride : i*w.Stride+n]
-		cls(func(c, lo, hi int) {
-			var t float64
-			for _, v := range wr[lo:hi] {
-				t += v
+		gr, br, wr := g.Data[i*g.Stride:i*g.Stride+n], b.Data[i*b.Stride:i*b.Stride+n], w.Data[i*w.Stride:i*w.Stride+n]
+		if i >= K || l2 == 0 {
+			var a float64
+			if l2 != 0 {
+				a = l2 * (floats.Sum(wr) + s.other[i]) / fN
 			}
-			a := l2 * (s.m[i] - 2*t/float64(hi-lo))
-			for j := lo; j < hi; j++ {
-				row[j] += a
+			for j, v := range br {
+				gr[j] -= v + a
+			}
+			continue
+		}
+		tot := s.other[i]
+		cls(func(c, lo, hi int) {
+			s.cs[c] = floats.Sum(wr[lo:hi])
+			tot += s.cs[c]
+		})
+		m := tot / fN
+		cls(func(c, lo, hi int) {
+			a := l2 * (m - 2*s.cs[c]/float64(hi-lo))
+			gc := gr[lo:hi]
+			for j, v := range br[lo:hi] {
+				gc[j] += a - v
 			}
 		})
-	}
-	for i := K; i < kb; i++ {
-		a := l2 * s.m[i]
-		row := g.Data[i*g.Stride : i*g.Stride+n]
-		for j := range row {
-			row[j] -= a
-		}
 	}
 }
 
