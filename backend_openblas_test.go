@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/netlib/blas/netlib"
 )
 
@@ -13,10 +14,17 @@ func TestBackendIsOpenBLAS(t *testing.T) {
 	if b := Backend(); b != "openblas" {
 		t.Errorf("Backend() = %q in the openblas build, want \"openblas\"", b)
 	}
-	if impl, ok := blas64.Implementation().(netlib.Implementation); !ok {
-		t.Errorf("blas64 uses %T in the openblas build, want netlib.Implementation", impl)
+	impl, ok := blas64.Implementation().(OpenBLAS)
+	if !ok {
+		t.Fatalf("blas64 uses %T in the openblas build, want OpenBLAS", blas64.Implementation())
 	}
-	if _, ok := Implementations()["openblas"].(netlib.Implementation); !ok || len(Implementations()) != 2 {
-		t.Errorf("Implementations() = %v, want gonum and openblas (netlib)", Implementations())
+	if _, ok := impl.Float64Level3.(netlib.Implementation); !ok {
+		t.Errorf("level 3 is %T, want netlib.Implementation", impl.Float64Level3)
+	}
+	if _, ok := impl.Float64Level2.(gonum.Implementation); !ok {
+		t.Errorf("level 2 is %T, want gonum.Implementation", impl.Float64Level2)
+	}
+	if _, ok := Implementations()["openblas"].(OpenBLAS); !ok || len(Implementations()) != 2 {
+		t.Errorf("Implementations() = %v, want gonum and openblas", Implementations())
 	}
 }

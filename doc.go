@@ -9,6 +9,8 @@
 // numerical building blocks in packages core and blas.
 //
 // Computation goes through gonum's blas64. The default build uses gonum's
-// pure-Go BLAS; building with -tags openblas (cgo, libopenblas-dev) links
-// OpenBLAS through gonum's netlib instead. Backend reports which is in use.
+// pure-Go BLAS; building with -tags openblas (cgo, libopenblas-dev) takes
+// level-3 BLAS (Gemm, Syrk, …) from OpenBLAS through gonum's netlib instead,
+// keeping gonum's levels 1 and 2, whose results do not depend on memory
+// alignment (see OpenBLAS). Backend reports which is in use.
 package lrsdl
