@@ -2,10 +2,30 @@
 
 package lrsdl
 
-// #cgo LDFLAGS: -lopenblas
+/*
+#cgo LDFLAGS: -lopenblas
+char* openblas_get_config(void);
+char* openblas_get_corename(void);
+int openblas_get_num_threads(void);
+
+// cpu_has reports AVX-512 (F, DQ, BW, VL; feature 0) or AVX2 with FMA (1).
+static int cpu_has(int f) {
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_cpu_init();
+	if (f == 0)
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+			__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+	return 0;
+#endif
+}
+*/
 import "C"
 
 import (
+	"fmt"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -31,3 +51,12 @@ var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, netlib.I
 func init() { blas64.Use(openBLAS) }
 
 func addImplementations(m map[string]blas.Float64) { m["openblas"] = openBLAS }
+
+func backendDetail() string {
+	return fmt.Sprintf("%s, core %s, %d threads", C.GoString(C.openblas_get_config()),
+		C.GoString(C.openblas_get_corename()), int(C.openblas_get_num_threads()))
+}
+
+func openBLASCoreHint() string {
+	return coreHint(C.GoString(C.openblas_get_corename()), C.cpu_has(0) != 0, C.cpu_has(1) != 0)
+}

@@ -8,3 +8,7 @@ import "gonum.org/v1/gonum/blas"
 const backend = "gonum"
 
 func addImplementations(map[string]blas.Float64) {}
+
+func backendDetail() string { return "gonum pure-Go BLAS" }
+
+func openBLASCoreHint() string { return "" }

@@ -32,6 +32,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/internal/coretype"
 	"github.com/lrsdl/lrsdl/methods"
 	"gonum.org/v1/gonum/mat"
 )
@@ -128,6 +129,7 @@ type run struct {
 }
 
 func main() {
+	coretype.Restart()
 	quickFlag := flag.Bool("quick", false, "reduced run (few splits and iterations, no cross-validation) for CI")
 	out := flag.String("out", "bench/results", "output `directory`")
 	dataDir := flag.String("data", "testdata", "`directory` of argender.mat and flower17-split1.mat")
@@ -268,7 +270,7 @@ func (r *run) write() error {
 	fmt.Fprintf(&b, "| wall time | %v (by section: %s) |\n", time.Since(r.start).Round(time.Second), r.tookList())
 	fmt.Fprintf(&b, "| date (UTC) | %s |\n", r.start.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "| machine | %s, %d CPUs, %s/%s |\n", cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintf(&b, "| backend | `%s` (lrsdl.Backend()) |\n", lrsdl.Backend())
+	fmt.Fprintf(&b, "| backend | `%s` (lrsdl.Backend()): %s |\n", lrsdl.Backend(), lrsdl.BackendDetail())
 	fmt.Fprintf(&b, "| GOMAXPROCS | %d |\n", runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&b, "| Go | %s |\n", runtime.Version())
 	fmt.Fprintf(&b, "| commit | `%s` |\n", commit())

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package coretype
+
+func exec(string, []string, []string) {}

@@ -1,0 +1,7 @@
+//go:build unix
+
+package coretype
+
+import "syscall"
+
+func exec(exe string, args, env []string) { _ = syscall.Exec(exe, args, env) }
