@@ -8,18 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// MaxEigSym estimates the largest eigenvalue of the symmetric positive
-// semidefinite matrix a by power iteration started from v (len n; a zero
-// v starts from the all-ones vector). v is left holding the estimated
-// eigenvector, so a later call on a nearby matrix starts warm. It stops when
-// the Rayleigh quotient ρ = vᵀAv (‖v‖ = 1) changes by at most tol relative,
-// or after maxIter iterations, and returns ρ. ρ is a lower bound of λmax:
-// use PowerIter.MaxEig for a safe Lipschitz constant.
-func MaxEigSym(a *mat.Dense, v []float64, maxIter int, tol float64) float64 {
-	rho, _ := powerIter(a, v, make([]float64, len(v)), maxIter, tol)
-	return rho
-}
-
 // PowerIter estimates the largest eigenvalue of symmetric positive
 // semidefinite matrices by warm-started power iteration. The zero value is
 // ready to use; it keeps its vectors between calls, so that calls on
@@ -68,7 +56,7 @@ func (p *PowerIter) MaxEig(a *mat.Dense) (rho, ub float64) {
 func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64) (rho, res float64) {
 	n, _ := a.Dims()
 	if len(v) != n || len(w) != n {
-		panic("core: MaxEigSym vector length mismatch")
+		panic("core: power iteration vector length mismatch")
 	}
 	if n == 0 {
 		return 0, 0

@@ -343,11 +343,6 @@ func TestPowerIter(t *testing.T) {
 			if ub > lmax*1.05 {
 				t.Errorf("n=%d: upper bound %v loose for λmax %v", n, ub, lmax)
 			}
-			if n == 7 || trial == 0 {
-				if got := MaxEigSym(&A, make([]float64, n), 1000, 1e-12); math.Abs(got-lmax) > 1e-6*lmax {
-					t.Errorf("MaxEigSym = %v, want %v", got, lmax)
-				}
-			}
 		}
 	})
 	// Zero matrix and the workspace variant's allocations.

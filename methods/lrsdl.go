@@ -147,7 +147,6 @@ type fisherDL struct {
 	Db      *mat.Dense     // [D D0], d×(K+k0)
 	mc      *mat.Dense     // K×C class means of X
 	m0      []float64      // mean of X0
-	lv      []float64      // warm start of the power iteration
 }
 
 func (f *fisherDL) trained() error {
@@ -193,7 +192,7 @@ type train struct {
 	// hook, if set, is called after every gradient evaluation of the X step
 	// (benchmarks use it to follow the iterates).
 	hook  func(G, W *mat.Dense, L float64)
-	lv    []float64
+	lip   lipWork
 	fist  core.FISTA
 	cur   lrsdl.Cost // cost at the current point when curOK
 	curOK bool
@@ -259,7 +258,6 @@ func (f *fisherDL) fit(ctx context.Context, p dlParams, Y mat.Matrix, labels []i
 	if Q != nil {
 		f.Db = expand(Q, t.Db)
 	}
-	f.lv = t.lv
 	f.mc, f.m0 = t.means()
 	return nil
 }
@@ -663,37 +661,50 @@ func (s *xstep) factoredMul(g, w blas64.General, full bool) {
 	}
 }
 
+// lipWork holds the warm-started power iterations of xstep.lipschitz.
+type lipWork struct {
+	all core.PowerIter   // D̄ᵀD̄
+	cls []core.PowerIter // [D_c D0]ᵀ[D_c D0] of each class c
+	sub mat.Dense
+}
+
 // lipschitz returns an upper bound of the Lipschitz constant of the
-// gradient: ‖D̄‖² + max_c ‖[D_c D0]‖² + 2λ2. v warm-starts the power
-// iteration for ‖D̄‖².
-func (s *xstep) lipschitz(v []float64) float64 {
-	kb := s.K + s.k0
-	l := core.MaxEigSym(s.gram, v, 300, 1e-10) * 1.02
+// gradient, ‖D̄‖² + max_c ‖[D_c D0]‖² + 2λ2, each squared norm bounded above
+// by warm-started power iteration (core.PowerIter.MaxEig).
+func (s *xstep) lipschitz(w *lipWork) float64 {
+	C := s.ap.Blocks()
+	if len(w.cls) != C {
+		w.cls = make([]core.PowerIter, C)
+	}
+	w.all.MaxIter, w.all.Tol = 300, 1e-10
+	_, l := w.all.MaxEig(s.gram)
+	g := s.gram.RawMatrix()
 	var mx float64
-	for c := 0; c < s.ap.Blocks(); c++ {
+	for c := 0; c < C; c++ {
 		a0, a1 := s.ap.Block(c)
-		idx := make([]int, 0, a1-a0+s.k0)
-		for i := a0; i < a1; i++ {
-			idx = append(idx, i)
+		kc := a1 - a0
+		m := kc + s.k0
+		// row or column i of the block: atom a0+i of D_c, then D0's
+		at := func(i int) int {
+			if i < kc {
+				return a0 + i
+			}
+			return s.K + i - kc
 		}
-		for i := s.K; i < kb; i++ {
-			idx = append(idx, i)
-		}
-		sub := mat.NewSymDense(len(idx), nil)
-		for i, a := range idx {
-			for j := i; j < len(idx); j++ {
-				sub.SetSym(i, j, s.gram.At(a, idx[j]))
+		w.sub.Reset()
+		w.sub.ReuseAs(m, m)
+		sr := w.sub.RawMatrix()
+		for i := 0; i < m; i++ {
+			gi := g.Data[at(i)*g.Stride:]
+			for j := 0; j < m; j++ {
+				sr.Data[i*sr.Stride+j] = gi[at(j)]
 			}
 		}
-		var e mat.EigenSym
-		if e.Factorize(sub, false) {
-			vals := e.Values(nil)
-			mx = math.Max(mx, vals[len(vals)-1])
-		} else {
-			mx = math.Max(mx, l)
-		}
+		w.cls[c].MaxIter, w.cls[c].Tol = 300, 1e-10
+		_, u := w.cls[c].MaxEig(&w.sub)
+		mx = math.Max(mx, u)
 	}
-	return l + mx*1.0001 + 2*s.lambda2
+	return l + mx + 2*s.lambda2
 }
 
 // opNorm returns the largest eigenvalue of the Hessian of h̄ over all of
@@ -834,10 +845,7 @@ func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
 	s := &t.xs
 	t.gc.update(t.Db, t.Y, t.sp)
 	s.setupFrom(t.Db, t.Y, t.sp, t.ap, t.p.lambda2, t.gc.G, t.gc.B)
-	if t.lv == nil {
-		t.lv = make([]float64, t.K+t.k0)
-	}
-	L := s.lipschitz(t.lv)
+	L := s.lipschitz(&t.lip)
 	t.fist.MaxIter, t.fist.Tol, t.fist.Restart = t.p.xIters, t.p.xTol, true
 	if t.p.plain {
 		L = s.opNorm()
@@ -1081,7 +1089,6 @@ func (f *fisherDL) setState(name string, s *lrsdl.State, opts any) error {
 	f.d, f.part = d, part
 	f.Db, f.mc = mat.DenseCopyOf(Db), mat.DenseCopyOf(mc)
 	f.m0 = append([]float64(nil), m0.RawRowView(0)[:kb-K]...)
-	f.lv = nil
 	return nil
 }
 

@@ -212,7 +212,7 @@ func BenchmarkLRSDLXToRef_C100n20k10k0_10d500(b *testing.B) {
 	done := cpuMetric(b)
 	for i := 0; i < b.N; i++ {
 		t.Xb.Zero()
-		t.lv = nil
+		t.lip = lipWork{}
 		if err := t.solveX(ctx, t.Xb); err != nil {
 			b.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func itersToCost(b *testing.B, t *train, ref float64) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	Xb := mat.NewDense(t.Xb.RawMatrix().Rows, t.Xb.RawMatrix().Cols, nil)
-	t.lv = nil
+	t.lip = lipWork{}
 	probe := &train{p: t.p, Y: t.Y, sp: t.sp, ap: t.ap, Db: t.Db, Xb: mat.NewDense(t.Xb.RawMatrix().Rows, t.Xb.RawMatrix().Cols, nil), K: t.K, k0: t.k0}
 	n, found := 0, 0
 	t.hook = func(G, W *mat.Dense, L float64) {
@@ -266,7 +266,7 @@ func BenchmarkLRSDLXSolve100_C100n20k10k0_10d500(b *testing.B) {
 	done := cpuMetric(b)
 	for i := 0; i < b.N; i++ {
 		t.Xb.Zero()
-		t.lv = nil
+		t.lip = lipWork{}
 		if err := t.solveX(context.Background(), t.Xb); err != nil {
 			b.Fatal(err)
 		}

@@ -172,7 +172,7 @@ func TestLRSDLLipschitz(t *testing.T) {
 	tr := smallTrain(t, p, 3, 5, 12, 8)
 	var s xstep
 	s.setup(tr.Db, tr.Y, tr.sp, tr.ap, p.lambda2)
-	L := s.lipschitz(make([]float64, tr.K+tr.k0))
+	L := s.lipschitz(new(lipWork))
 	kb, N := tr.Xb.Dims()
 	E := mat.NewDense(kb, N, nil)
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -53,8 +53,9 @@ func (f *fisherDL) codes(p dlParams, Y mat.Matrix) (*mat.Dense, error) {
 			row[j] += l2 * f.m0[i]
 		}
 	}
-	lv := make([]float64, kb)
-	L := core.MaxEigSym(G, lv, 300, 1e-10)*1.02 + l2
+	pi := core.PowerIter{MaxIter: 300, Tol: 1e-10}
+	_, L := pi.MaxEig(G)
+	L += l2
 	if L == 0 {
 		return mat.NewDense(kb, n, nil), nil
 	}
