@@ -4,6 +4,7 @@ package coretype
 
 import (
 	"os"
+	"testing"
 
 	"github.com/lrsdl/lrsdl"
 )
@@ -25,4 +26,11 @@ func Restart() {
 		return
 	}
 	exec(exe, os.Args, append(os.Environ(), Env+"="+hint))
+}
+
+// Main is a TestMain that restarts the test binary as Restart does, so that
+// benchmarks measure the kernels that suit the CPU, then runs the tests.
+func Main(m *testing.M) {
+	Restart()
+	os.Exit(m.Run())
 }
