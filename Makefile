@@ -31,8 +31,9 @@ demo:
 	$(GO) run ./cmd/lrsdl demo
 
 # Reproduce the paper's experiments into $(REPRODUCE_OUT) (RESULTS.md + PNGs):
-# the full run uses OpenBLAS; QUICK=1 is the reduced pure-Go run CI uses (< 5 min).
-REPRODUCE_OUT ?= bench/results
+# the full run uses OpenBLAS and writes the committed bench/results; QUICK=1 is
+# the reduced pure-Go run CI uses (< 5 min), written to out/reproduce-quick.
+REPRODUCE_OUT ?= $(if $(QUICK),out/reproduce-quick,bench/results)
 reproduce:
 	$(if $(QUICK),CGO_ENABLED=0 $(GO) run ./bench/reproduce -quick,CGO_ENABLED=1 $(GO) run -tags openblas ./bench/reproduce) -out $(REPRODUCE_OUT)
 
