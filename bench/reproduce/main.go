@@ -273,7 +273,7 @@ func (r *run) write() error {
 	fmt.Fprintf(&b, "| backend | `%s` (lrsdl.Backend()): %s |\n", lrsdl.Backend(), lrsdl.BackendDetail())
 	fmt.Fprintf(&b, "| GOMAXPROCS | %d |\n", runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&b, "| Go | %s |\n", runtime.Version())
-	fmt.Fprintf(&b, "| commit | `%s` |\n", commit())
+	fmt.Fprintf(&b, "| commit | `%s` |\n", commit(r.out))
 	fmt.Fprintf(&b, "| seed | %d |\n", r.seed)
 	fmt.Fprintf(&b, "| methods | %s |\n", strings.Join(r.methods, ", "))
 	fmt.Fprintf(&b, "| data sets | %s (from %s) |\n\n", strings.Join(r.datasets, ", "), r.dataDir)
@@ -427,13 +427,18 @@ func cpuModel() string {
 	return "unknown CPU"
 }
 
-func commit() string {
+func commit(dir string) string {
 	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
 	if err != nil {
 		return "unknown"
 	}
 	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+	// The output directory does not count: writing the results modifies it.
+	args := []string{"status", "--porcelain", "--untracked-files=no", "--", ":/"}
+	if rel, err := filepath.Rel(".", dir); err == nil && !filepath.IsAbs(rel) && !strings.HasPrefix(rel, "..") {
+		args = append(args, ":(exclude)"+rel)
+	}
+	if st, err := exec.Command("git", args...).Output(); err == nil && len(st) > 0 {
 		c += " (working tree modified)"
 	}
 	return c
