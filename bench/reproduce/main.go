@@ -435,8 +435,12 @@ func commit(dir string) string {
 	c := strings.TrimSpace(string(out))
 	// The output directory does not count: writing the results modifies it.
 	args := []string{"status", "--porcelain", "--untracked-files=no", "--", ":/"}
-	if rel, err := filepath.Rel(".", dir); err == nil && !filepath.IsAbs(rel) && !strings.HasPrefix(rel, "..") {
-		args = append(args, ":(exclude)"+rel)
+	top, err1 := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	abs, err2 := filepath.Abs(dir)
+	if err1 == nil && err2 == nil {
+		if rel, err := filepath.Rel(strings.TrimSpace(string(top)), abs); err == nil && !strings.HasPrefix(rel, "..") {
+			args = append(args, ":(top,exclude)"+filepath.ToSlash(rel))
+		}
 	}
 	if st, err := exec.Command("git", args...).Output(); err == nil && len(st) > 0 {
 		c += " (working tree modified)"
