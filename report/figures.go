@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/png"
 	"os"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
@@ -136,7 +137,39 @@ func Lines(title, xLabel, yLabel string, series ...Series) (*plot.Plot, error) {
 		}
 	}
 	p.Legend.Top = true
+	p.X.Tick.Marker = distinctTicks{plot.DefaultTicks{}}
+	p.Y.Tick.Marker = distinctTicks{plot.DefaultTicks{}}
 	return p, nil
+}
+
+// distinctTicks labels the major ticks of its Ticker with the fewest
+// significant digits that tell them apart, so that a narrow range such as
+// costs from 12.878 to 12.9 is not labelled "12.9" at every tick.
+type distinctTicks struct{ plot.Ticker }
+
+func (d distinctTicks) Ticks(min, max float64) []plot.Tick {
+	ts := d.Ticker.Ticks(min, max)
+	for prec := 1; prec <= 17; prec++ {
+		seen := map[string]bool{}
+		ok := true
+		for _, t := range ts {
+			if t.Label == "" {
+				continue
+			}
+			l := strconv.FormatFloat(t.Value, 'g', prec, 64)
+			ok = ok && !seen[l]
+			seen[l] = true
+		}
+		if ok {
+			for i := range ts {
+				if ts[i].Label != "" {
+					ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', prec, 64)
+				}
+			}
+			break
+		}
+	}
+	return ts
 }
 
 // Render draws plots in a grid of rows (nil entries stay blank) on a

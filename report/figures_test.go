@@ -116,3 +116,24 @@ func TestLinesErrorBars(t *testing.T) {
 		t.Error("error bars are not drawn")
 	}
 }
+
+func TestDistinctTicks(t *testing.T) {
+	for _, r := range [][2]float64{{12.878, 12.9}, {0, 100}, {86, 94}, {1e-4, 3e-4}} {
+		ts := distinctTicks{plot.DefaultTicks{}}.Ticks(r[0], r[1])
+		seen := map[string]bool{}
+		n := 0
+		for _, tk := range ts {
+			if tk.Label == "" {
+				continue
+			}
+			n++
+			if seen[tk.Label] {
+				t.Errorf("range %v: label %q repeats in %v", r, tk.Label, ts)
+			}
+			seen[tk.Label] = true
+		}
+		if n < 2 {
+			t.Errorf("range %v: %d labelled ticks", r, n)
+		}
+	}
+}
