@@ -144,11 +144,14 @@ func (j *atbJob) rowsCSR(lo, hi int) {
 // value for the BLAS in use, and through Gemm otherwise. Measured at
 // K=1000, N=2000 (BenchmarkSparseX_K1000N2000 against
 // BenchmarkDgemm_K1000K1000N2000, both cores): the sparse path costs about
-// 0.3–0.4 ns per non-zero per row of A, OpenBLAS's Dgemm about 0.04 ns and
-// gonum's about 0.35 ns per element of X per row of A.
+// 0.3–0.4 ns per non-zero per row of A, OpenBLAS's Dgemm about 0.019 ns
+// (its AVX-512 SkylakeX kernels; 0.04 ns with AVX2 ones) and gonum's about
+// 0.35 ns per element of X per row of A. In the LRSDL-X gradient at
+// C=100, k=k0=10, N=2000 the two paths break even at about 3 % on OpenBLAS
+// (BenchmarkLRSDLX_C100n20k10k0_10d500 in package methods).
 const (
 	DensityCrossoverGonum    = 0.80
-	DensityCrossoverOpenBLAS = 0.10
+	DensityCrossoverOpenBLAS = 0.03
 )
 
 // DensityCrossover returns the crossover density for the BLAS that blas64
