@@ -32,7 +32,7 @@ func TestParse(t *testing.T) {
 
 func TestRender(t *testing.T) {
 	res := parse(bytes.NewBufferString(sample))
-	md := render(map[string]map[string]result{"gonum": res}, []string{"gonum"}, []string{"go test"}, nil, "1x", 0)
+	md := render(map[string]map[string]result{"gonum": res}, []string{"gonum"}, []string{"go test"}, nil, "1x", 0, "abc")
 	for _, want := range []string{
 		"| MulM_K1000N2000 / Dgemm_K1000K1000N2000 | 0.5 |",        // kernel / Dgemm
 		"| DLSIUpdateD_Efficient / DLSIUpdateD_Original | 0.333 |", // efficient / original

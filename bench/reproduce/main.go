@@ -20,7 +20,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -33,6 +32,7 @@ import (
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/internal/coretype"
+	"github.com/lrsdl/lrsdl/internal/provenance"
 	"github.com/lrsdl/lrsdl/methods"
 	"gonum.org/v1/gonum/mat"
 )
@@ -269,11 +269,11 @@ func (r *run) write() error {
 	fmt.Fprintf(&b, "| command | %s |\n", commandLine())
 	fmt.Fprintf(&b, "| wall time | %v (by section: %s) |\n", time.Since(r.start).Round(time.Second), r.tookList())
 	fmt.Fprintf(&b, "| date (UTC) | %s |\n", r.start.UTC().Format(time.RFC3339))
-	fmt.Fprintf(&b, "| machine | %s, %d CPUs, %s/%s |\n", cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "| machine | %s, %d CPUs, %s/%s |\n", provenance.CPUModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&b, "| backend | `%s` (lrsdl.Backend()): %s |\n", lrsdl.Backend(), lrsdl.BackendDetail())
 	fmt.Fprintf(&b, "| GOMAXPROCS | %d |\n", runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&b, "| Go | %s |\n", runtime.Version())
-	fmt.Fprintf(&b, "| commit | `%s` |\n", commit(r.out))
+	fmt.Fprintf(&b, "| commit | `%s` |\n", provenance.Commit(r.out))
 	fmt.Fprintf(&b, "| seed | %d |\n", r.seed)
 	fmt.Fprintf(&b, "| methods | %s |\n", strings.Join(r.methods, ", "))
 	fmt.Fprintf(&b, "| data sets | %s (from %s) |\n\n", strings.Join(r.datasets, ", "), r.dataDir)
@@ -410,42 +410,6 @@ func flagsOf() []string {
 	}
 	s = append(s, "./bench/reproduce")
 	return append(s, os.Args[1:]...)
-}
-
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "model name") {
-			if i := strings.Index(l, ":"); i >= 0 {
-				return strings.TrimSpace(l[i+1:])
-			}
-		}
-	}
-	return "unknown CPU"
-}
-
-func commit(dir string) string {
-	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	c := strings.TrimSpace(string(out))
-	// The output directory does not count: writing the results modifies it.
-	args := []string{"status", "--porcelain", "--untracked-files=no", "--", ":/"}
-	top, err1 := exec.Command("git", "rev-parse", "--show-toplevel").Output()
-	abs, err2 := filepath.Abs(dir)
-	if err1 == nil && err2 == nil {
-		if rel, err := filepath.Rel(strings.TrimSpace(string(top)), abs); err == nil && !strings.HasPrefix(rel, "..") {
-			args = append(args, ":(top,exclude)"+filepath.ToSlash(rel))
-		}
-	}
-	if st, err := exec.Command("git", args...).Output(); err == nil && len(st) > 0 {
-		c += " (working tree modified)"
-	}
-	return c
 }
 
 // newFunc returns a constructor of method name configured with p (options
