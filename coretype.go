@@ -17,8 +17,8 @@ func BackendDetail() string { return backendDetail() }
 // the lrsdl command and the bench programs restart themselves with it.
 func OpenBLASCoreHint() string { return openBLASCoreHint() }
 
-// coreHint returns the core type for a CPU with AVX-512 or AVX2 that
-// OpenBLAS gave the generic kernel set core, or "".
+// coreHint returns the OPENBLAS_CORETYPE for a CPU with AVX-512 (SkylakeX)
+// or AVX2 (Haswell) on which OpenBLAS chose the older kernel set core, or "".
 func coreHint(core string, avx512, avx2 bool) string {
 	switch strings.ToLower(core) {
 	case "prescott", "core2", "penryn", "dunnington", "nehalem", "atom", "sandybridge",
