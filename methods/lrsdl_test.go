@@ -102,10 +102,19 @@ func testParams() dlParams {
 
 // TestLRSDLXGradient checks the gradient of ½f̄ + λ2/2·ḡ (eqs. hbar_diff_up/lo,
 // with the paper's typos corrected) against central finite differences of the
-// cost, for the full problem and for a column block (O-FDDL-X).
+// cost, for the full problem and for a column block (O-FDDL-X). The case
+// with gemm takes the per-class Gemm products on OpenBLAS.
 func TestLRSDLXGradient(t *testing.T) {
-	for _, c := range []struct{ k0, d int }{{0, 12}, {3, 12}, {0, 5}, {3, 5}} { // d = 5: Dᵀ(DX) path
+	defer func(m int) { blockGemmMin = m }(blockGemmMin)
+	for _, c := range []struct {
+		k0, d int
+		gemm  bool
+	}{{0, 12, false}, {3, 12, false}, {0, 5, false}, {3, 5, false}, {3, 12, true}} { // d = 5: Dᵀ(DX) path
 		k0 := c.k0
+		blockGemmMin = 8192
+		if c.gemm {
+			blockGemmMin = 0
+		}
 		p := testParams()
 		p.k0 = k0
 		tr := smallTrain(t, p, 3, 5, c.d, 7)
