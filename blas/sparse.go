@@ -158,10 +158,17 @@ const (
 // currently uses: DensityCrossoverGonum for gonum's, DensityCrossoverOpenBLAS
 // for any other.
 func DensityCrossover() float64 {
-	if _, ok := blas64.Implementation().(gonum.Implementation); ok {
+	if PureGo() {
 		return DensityCrossoverGonum
 	}
 	return DensityCrossoverOpenBLAS
+}
+
+// PureGo reports whether blas64 currently uses gonum's pure-Go BLAS, whose
+// kernels favour different shapes than OpenBLAS's.
+func PureGo() bool {
+	_, ok := blas64.Implementation().(gonum.Implementation)
+	return ok
 }
 
 // NonZeros returns the number of non-zero elements of x.

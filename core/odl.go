@@ -8,9 +8,10 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	lblas "github.com/lrsdl/lrsdl/blas"
 )
 
 // DictObjective returns −2tr(EDᵀ) + tr(F·DᵀD).
@@ -84,7 +85,7 @@ func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 		w.dt = make([]float64, d*k)
 		w.et = make([]float64, d*k)
 	}
-	_, pureGo := blas64.Implementation().(gonum.Implementation)
+	pureGo := lblas.PureGo()
 	bs := min(odlBlock, k)
 	if k < 2*odlBlock || pureGo && d*k <= odlResident {
 		bs = 1 // the plain sweep: faster for few atoms, and in pure Go while D stays in cache

@@ -10,7 +10,6 @@ import (
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -611,15 +610,14 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 // 110 µs against 200 µs); never on gonum, whose Gemm is slower than the
 // axpys at these shapes (705 µs against 560 µs).
 func useBlockGemm(work int) bool {
-	_, pureGo := blas64.Implementation().(gonum.Implementation)
-	return !pureGo && work >= blockGemmMin
+	return !blas.PureGo() && work >= blockGemmMin
 }
 
 var blockGemmMin = 8192 // a variable for the tests
 
 // addMul adds op(a)·b to dst, op(a) = aᵀ if trans, by one axpy (gonum's
-// assembly kernel, no cgo) per non-zero of a: the per-class blocks are too
-// small to pay for a BLAS call.
+// assembly kernel, no cgo) per non-zero of a: per-class blocks below
+// useBlockGemm's size do not pay for a BLAS call.
 func addMul(dst, a, b blas64.General, trans bool) {
 	inner := a.Cols
 	if trans {
