@@ -134,12 +134,21 @@ func BenchmarkSparseX_K1000N2000(b *testing.B) {
 	}
 }
 
-func BenchmarkProxStep_K1000N2000(b *testing.B) {
+// BenchmarkProxStep_K1000N2000 and _K50N700 (the codes of AR gender
+// training) time the fused FISTA step; the _Portable variants run the
+// loop without the vector kernel.
+func BenchmarkProxStep_K1000N2000(b *testing.B)         { benchProx(b, 1000, 2000, true) }
+func BenchmarkProxStep_K50N700(b *testing.B)            { benchProx(b, 50, 700, true) }
+func BenchmarkProxStepPortable_K1000N2000(b *testing.B) { benchProx(b, 1000, 2000, false) }
+func BenchmarkProxStepPortable_K50N700(b *testing.B)    { benchProx(b, 50, 700, false) }
+
+func benchProx(b *testing.B, K, N int, vec bool) {
+	defer func(v bool) { hasVec = v }(hasVec)
+	hasVec = hasVec && vec
 	rnd := rand.New(rand.NewPCG(1, 1))
-	const K, N = 1000, 2000
 	z, w, g := randSlice(rnd, K*N), randSlice(rnd, K*N), randSlice(rnd, K*N)
 	thr := []float64{0.01}
-	b.SetBytes(5 * 8 * K * N)
+	b.SetBytes(int64(5 * 8 * K * N))
 	defer startCPU(b)()
 	for range b.N {
 		ProxStep(z, w, g, K, N, 1e-3, thr, 0.5)

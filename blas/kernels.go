@@ -54,31 +54,55 @@ type proxJob struct {
 var proxJobs = make(freeList[proxJob], 8)
 
 func (j *proxJob) do(c int) {
-	cols, step, beta := j.cols, j.step, j.beta
-	var dz2, z2, rs float64
-	for i := c * j.size; i < min((c+1)*j.size, j.rows); i++ {
-		t := j.thr[0]
-		if len(j.thr) > 1 {
-			t = j.thr[i]
-		}
-		zr := j.z[i*cols : (i+1)*cols]
-		wr := j.w[i*cols : (i+1)*cols]
-		gr := j.g[i*cols : (i+1)*cols]
-		gr = gr[:len(zr)]
-		wr = wr[:len(zr)]
-		for k, zo := range zr {
-			wv := wr[k]
-			v := wv - step*gr[k]
-			zn := v - max(-t, min(v, t)) // S_t(v) without branches; NaN stays NaN
-			d := zn - zo
-			dz2 += d * d
-			z2 += zn * zn
-			rs += (wv - zn) * d
-			wr[k] = zn + beta*d
-			zr[k] = zn
+	lo, hi := c*j.size, min((c+1)*j.size, j.rows)
+	var acc [12]float64 // lanes 0-3: ‖zₙ−Z‖², 4-7: ‖zₙ‖², 8-11: restart
+	if len(j.thr) == 1 {
+		// One threshold: the chunk is one contiguous range.
+		proxRange(j.z[lo*j.cols:hi*j.cols], j.w[lo*j.cols:hi*j.cols], j.g[lo*j.cols:hi*j.cols], j.step, j.thr[0], j.beta, &acc)
+	} else {
+		for i := lo; i < hi; i++ {
+			r := i * j.cols
+			proxRange(j.z[r:r+j.cols], j.w[r:r+j.cols], j.g[r:r+j.cols], j.step, j.thr[i], j.beta, &acc)
 		}
 	}
-	j.part[c] = [3]float64{dz2, z2, rs}
+	for q := range 3 {
+		a := acc[4*q : 4*q+4]
+		j.part[c][q] = (a[0] + a[1]) + (a[2] + a[3])
+	}
+}
+
+// proxRange runs the step of ProxStep on one range with threshold t,
+// adding the sums of element k to lane k mod 4 of acc. The vector kernel
+// (proxVec) performs exactly these operations on groups of 4 elements.
+func proxRange(z, w, g []float64, step, t, beta float64, acc *[12]float64) {
+	n := len(z)
+	w, g = w[:n], g[:n]
+	k := 0
+	if hasVec && n >= 4 {
+		k = n &^ 3
+		proxVec(&z[0], &w[0], &g[0], k, step, t, beta, acc)
+	}
+	proxScalar(z[k:], w[k:], g[k:], step, t, beta, acc)
+}
+
+// proxScalar is the portable proxRange for len(z) elements; z, w and g
+// start at a multiple of 4 from the start of the range. The float64
+// conversions keep the compiler from fusing multiply-adds, so the vector
+// kernel and this loop round identically.
+func proxScalar(z, w, g []float64, step, t, beta float64, acc *[12]float64) {
+	w, g = w[:len(z)], g[:len(z)]
+	for k, zo := range z {
+		l := k & 3
+		wv := w[k]
+		v := wv - float64(step*g[k])
+		zn := v - max(-t, min(t, v)) // S_t(v) without branches; NaN stays NaN
+		d := zn - zo
+		acc[l] += float64(d * d)
+		acc[4+l] += float64(zn * zn)
+		acc[8+l] += float64((wv - zn) * d)
+		w[k] = zn + float64(beta*d)
+		z[k] = zn
+	}
 }
 
 // SoftThreshold sets x[i] = sgn(x[i])·max(|x[i]|−t, 0) (NaN stays NaN).

@@ -1,0 +1,23 @@
+//go:build amd64 && !noasm
+
+package blas
+
+// hasVec reports whether proxVec may run: the CPU has AVX and the operating
+// system saves the YMM registers.
+var hasVec = func() bool {
+	_, _, c, _ := cpuid(1, 0)
+	if c&(1<<27) == 0 || c&(1<<28) == 0 { // OSXSAVE, AVX
+		return false
+	}
+	eax, _ := xgetbv()
+	return eax&6 == 6
+}()
+
+// proxVec is proxScalar for n elements (a multiple of 4) with AVX.
+//
+//go:noescape
+func proxVec(z, w, gr *float64, n int, step, t, beta float64, acc *[12]float64)
+
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+
+func xgetbv() (eax, edx uint32)
