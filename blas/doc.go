@@ -11,9 +11,11 @@
 //   - SparseWorkspace.Mul: A·X for a mostly-zero X stored densely, switching
 //     to Gemm above DensityCrossover(); NonZeros counts non-zeros.
 //   - ProxStep, SoftThreshold, BlockMeans: the fused FISTA step,
-//     soft-thresholding and per-class column means. On amd64 with AVX,
-//     ProxStep runs an assembly kernel that rounds exactly as its portable
-//     loop (build tag noasm selects the loop everywhere).
+//     soft-thresholding and per-class column means.
+//
+// On amd64 with AVX, ProxStep and the sparse path of SparseWorkspace.Mul
+// run assembly kernels that round exactly as their portable loops (build
+// tag noasm selects the loops everywhere).
 //
 // Dense products go through gonum's blas64, so they run on whichever BLAS
 // the build links (see lrsdl.Backend). The sparse kernels and ProxStep split

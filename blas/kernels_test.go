@@ -445,3 +445,41 @@ func TestProxStepVector(t *testing.T) {
 func sameBits(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 }
+
+// TestSparseMulOrder checks the sparse path bit for bit against its
+// formula summed in order, unfused, with and without the vector kernel.
+func TestSparseMulOrder(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(13, 14))
+	for _, sh := range [][3]int{{1, 9, 3}, {7, 13, 5}, {33, 40, 21}} {
+		m, K, N := sh[0], sh[1], sh[2]
+		a, x := randGeneral(rnd, m, K, pad), randGeneral(rnd, K, N, pad)
+		sparsify(rnd, x, 0.6)
+		want := make([]float64, m*N)
+		for i := 0; i < m; i++ {
+			for j := 0; j < N; j++ {
+				var s float64
+				for k := 0; k < K; k++ {
+					if v := x.Data[k*x.Stride+j]; v != 0 {
+						s += float64(a.Data[i*a.Stride+k] * v)
+					}
+				}
+				want[i*N+j] = s
+			}
+		}
+		for _, vec := range []bool{true, false} {
+			func() {
+				defer func(v bool) { hasVec = v }(hasVec)
+				hasVec = hasVec && vec
+				ws := NewSparseWorkspace(K, N)
+				dst := randGeneral(rnd, m, N, pad)
+				if !ws.compress(x, K*N) {
+					t.Fatal("compress refused")
+				}
+				ws.mulCompressed(dst, a)
+				for i := 0; i < m; i++ {
+					checkIdentical(t, "sparse A·X row", dst.Data[i*dst.Stride:i*dst.Stride+N], want[i*N:(i+1)*N])
+				}
+			}()
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
-	"gonum.org/v1/gonum/floats"
 )
 
 // SparseAtB sets dst = Aᵀ·B for a dense d×K matrix A and a sparse d×N
@@ -144,14 +143,14 @@ func (j *atbJob) rowsCSR(lo, hi int) {
 // value for the BLAS in use, and through Gemm otherwise. Measured at
 // K=1000, N=2000 (BenchmarkSparseX_K1000N2000 against
 // BenchmarkDgemm_K1000K1000N2000, both cores): the sparse path costs about
-// 0.3–0.4 ns per non-zero per row of A, OpenBLAS's Dgemm about 0.019 ns
-// (its AVX-512 SkylakeX kernels; 0.04 ns with AVX2 ones) and gonum's about
-// 0.35 ns per element of X per row of A. In the LRSDL-X gradient at
-// C=100, k=k0=10, N=2000 the two paths break even at about 3 % on OpenBLAS
-// (BenchmarkLRSDLX_C100n20k10k0_10d500 in package methods).
+// 0.18 ns per non-zero per row of A, OpenBLAS's Dgemm about 0.014 ns per
+// element of X per row of A (its AVX-512 SkylakeX kernels) and gonum's
+// 0.22 ns, so on gonum the sparse path is never slower. In the LRSDL-X
+// gradient at C=100, k=k0=10, N=2000 the paths break even at about 5 % on
+// OpenBLAS (BenchmarkLRSDLX_C100n20k10k0_10d500 in package methods).
 const (
-	DensityCrossoverGonum    = 0.80
-	DensityCrossoverOpenBLAS = 0.03
+	DensityCrossoverGonum    = 1
+	DensityCrossoverOpenBLAS = 0.05
 )
 
 // DensityCrossover returns the crossover density for the BLAS that blas64
@@ -187,9 +186,9 @@ func NonZeros(x blas64.General) int {
 // SparseWorkspace holds a compressed copy of a K×N matrix X that is stored
 // densely but is mostly zero, such as FISTA's codes, so that A·X costs
 // 2·m·nnz(X) flops instead of 2·m·K·N. X is kept by columns; the product is
-// formed transposed, (A·X)ᵀ[j,:] = Σ_k X_kj·Aᵀ[k,:], one contiguous axpy
-// (gonum's assembly kernel, no cgo) per non-zero. Its zero value is not
-// usable; build it once with NewSparseWorkspace.
+// formed transposed, (A·X)ᵀ[j,:] = Σ_k X_kj·Aᵀ[k,:], by contiguous axpys
+// four non-zeros at a time (no cgo). Its zero value is not usable; build it
+// once with NewSparseWorkspace.
 type SparseWorkspace struct {
 	rows, cols int
 	ptr        []int   // entries of column j: ptr[j] to ptr[j+1]
@@ -300,16 +299,22 @@ var spmmJobs = make(freeList[spmmJob], 8)
 
 const spmmCols = 16 // columns of dst per chunk
 
-// do computes columns [c·spmmCols, (c+1)·spmmCols) of dst.
+// do computes columns [c·spmmCols, (c+1)·spmmCols) of dst, four non-zeros
+// of a column per pass.
 func (j *spmmJob) do(c int) {
 	w, m, ld := j.w, j.m, j.dst.Stride
 	lo, hi := c*spmmCols, min((c+1)*spmmCols, w.cols)
 	for col := lo; col < hi; col++ {
 		acc := w.t[col*m : (col+1)*m]
 		clear(acc)
-		for q := w.ptr[col]; q < w.ptr[col+1]; q++ {
+		q, end := w.ptr[col], w.ptr[col+1]
+		for ; q+4 <= end; q += 4 {
+			ix := w.ind[q : q+4]
+			axpy4(acc, w.val[q:q+4], w.at[int(ix[0])*m:], w.at[int(ix[1])*m:], w.at[int(ix[2])*m:], w.at[int(ix[3])*m:])
+		}
+		for ; q < end; q++ {
 			k := int(w.ind[q])
-			floats.AddScaled(acc, w.val[q], w.at[k*m:(k+1)*m])
+			axpy1(acc, w.val[q], w.at[k*m:(k+1)*m])
 		}
 	}
 	for i := 0; i < m; i++ {
@@ -317,5 +322,34 @@ func (j *spmmJob) do(c int) {
 		for c := range d {
 			d[c] = w.t[(lo+c)*m+i]
 		}
+	}
+}
+
+// axpy4 sets acc[i] = (((acc[i] + v[0]·a0[i]) + v[1]·a1[i]) + v[2]·a2[i]) +
+// v[3]·a3[i]: four axpys in one pass, rounded as four in sequence. The
+// float64 conversions keep the compiler from fusing multiply-adds, so the
+// vector kernel and this loop round identically.
+func axpy4(acc, v, a0, a1, a2, a3 []float64) {
+	n := len(acc)
+	k := 0
+	if hasVec && n >= 4 {
+		k = n &^ 3
+		axpy4Vec(&acc[0], k, &v[0], &a0[0], &a1[0], &a2[0], &a3[0])
+	}
+	v0, v1, v2, v3 := v[0], v[1], v[2], v[3]
+	a0, a1, a2, a3 = a0[:n], a1[:n], a2[:n], a3[:n]
+	for ; k < n; k++ {
+		x := acc[k] + float64(v0*a0[k])
+		x += float64(v1 * a1[k])
+		x += float64(v2 * a2[k])
+		acc[k] = x + float64(v3*a3[k])
+	}
+}
+
+// axpy1 sets acc[i] += v·a[i], unfused.
+func axpy1(acc []float64, v float64, a []float64) {
+	a = a[:len(acc)]
+	for i, x := range a {
+		acc[i] += float64(v * x)
 	}
 }

@@ -79,7 +79,7 @@ func gradFlops(t *train) float64 {
 // density 100 %, 20 %, 10 % and 3 %. GFLOP/s counts the dense flops, so a
 // sparse run above the dense one is faster than the dense floor.
 func BenchmarkLRSDLX_C100n20k10k0_10d500(b *testing.B) {
-	for _, dens := range []float64{1, 0.2, 0.1, 0.03} {
+	for _, dens := range []float64{1, 0.2, 0.1, 0.05, 0.03} {
 		b.Run(fmt.Sprintf("density%g", dens*100), func(b *testing.B) {
 			benchX(b, benchTrain(100, 20, 10, 10, 500, dens))
 		})

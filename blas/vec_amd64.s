@@ -72,3 +72,39 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	MOVL AX, eax+0(FP)
 	MOVL DX, edx+4(FP)
 	RET
+
+// func axpy4Vec(acc *float64, n int, v *float64, a0, a1, a2, a3 *float64)
+TEXT ·axpy4Vec(SB), NOSPLIT, $0-56
+	MOVQ acc+0(FP), DI
+	MOVQ n+8(FP), CX
+	MOVQ v+16(FP), AX
+	MOVQ a0+24(FP), R8
+	MOVQ a1+32(FP), R9
+	MOVQ a2+40(FP), R10
+	MOVQ a3+48(FP), R11
+	VBROADCASTSD 0(AX), Y0
+	VBROADCASTSD 8(AX), Y1
+	VBROADCASTSD 16(AX), Y2
+	VBROADCASTSD 24(AX), Y3
+	XORQ BX, BX
+	SHRQ $2, CX
+	JZ axdone
+
+axloop:
+	VMOVUPD (DI)(BX*8), Y4
+	VMULPD (R8)(BX*8), Y0, Y5
+	VADDPD Y5, Y4, Y4
+	VMULPD (R9)(BX*8), Y1, Y6
+	VADDPD Y6, Y4, Y4
+	VMULPD (R10)(BX*8), Y2, Y7
+	VADDPD Y7, Y4, Y4
+	VMULPD (R11)(BX*8), Y3, Y8
+	VADDPD Y8, Y4, Y4
+	VMOVUPD Y4, (DI)(BX*8)
+	ADDQ $4, BX
+	DECQ CX
+	JNZ axloop
+
+axdone:
+	VZEROUPPER
+	RET

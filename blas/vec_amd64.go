@@ -2,8 +2,8 @@
 
 package blas
 
-// hasVec reports whether proxVec may run: the CPU has AVX and the operating
-// system saves the YMM registers.
+// hasVec reports whether the vector kernels (proxVec, axpy4Vec) may run:
+// the CPU has AVX and the operating system saves the YMM registers.
 var hasVec = func() bool {
 	_, _, c, _ := cpuid(1, 0)
 	if c&(1<<27) == 0 || c&(1<<28) == 0 { // OSXSAVE, AVX
@@ -21,3 +21,8 @@ func proxVec(z, w, gr *float64, n int, step, t, beta float64, acc *[12]float64)
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
 func xgetbv() (eax, edx uint32)
+
+// axpy4Vec is axpy4 for n elements (a multiple of 4) with AVX.
+//
+//go:noescape
+func axpy4Vec(acc *float64, n int, v *float64, a0, a1, a2, a3 *float64)
