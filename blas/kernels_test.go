@@ -385,6 +385,9 @@ func TestShapePanics(t *testing.T) {
 		"SparseAtBCSR":    {func() { SparseAtBCSR(g(2, 5), g(3, 2), toCSR(g(4, 5))) }, errShape},
 		"Mul":             {func() { NewSparseWorkspace(3, 5).Mul(g(2, 5), g(2, 3), g(3, 4)) }, errShape},
 		"BlockMeans":      {func() { BlockMeans(g(2, 2), g(2, 5), []int{0, 3, 4}) }, errPart},
+		"AddScaled4": {func() {
+			AddScaled4(make([]float64, 5), &[4]float64{}, make([]float64, 5), make([]float64, 5), make([]float64, 4), make([]float64, 5))
+		}, errShape},
 		"ProxStep": {func() {
 			ProxStep(make([]float64, 6), make([]float64, 6), make([]float64, 6), 2, 3, 1, []float64{1, 2, 3}, 0)
 		}, errShape},
@@ -446,7 +449,7 @@ func sameBits(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 }
 
-// TestSparseMulOrder checks the sparse path bit for bit against its
+// TestSparseMulOrder checks the sparse path (AddScaled4) bit for bit against its
 // formula summed in order, unfused, with and without the vector kernel.
 func TestSparseMulOrder(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(13, 14))

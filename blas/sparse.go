@@ -310,7 +310,7 @@ func (j *spmmJob) do(c int) {
 		q, end := w.ptr[col], w.ptr[col+1]
 		for ; q+4 <= end; q += 4 {
 			ix := w.ind[q : q+4]
-			axpy4(acc, w.val[q:q+4], w.at[int(ix[0])*m:], w.at[int(ix[1])*m:], w.at[int(ix[2])*m:], w.at[int(ix[3])*m:])
+			AddScaled4(acc, (*[4]float64)(w.val[q:q+4]), w.at[int(ix[0])*m:], w.at[int(ix[1])*m:], w.at[int(ix[2])*m:], w.at[int(ix[3])*m:])
 		}
 		for ; q < end; q++ {
 			k := int(w.ind[q])
@@ -325,24 +325,30 @@ func (j *spmmJob) do(c int) {
 	}
 }
 
-// axpy4 sets acc[i] = (((acc[i] + v[0]·a0[i]) + v[1]·a1[i]) + v[2]·a2[i]) +
-// v[3]·a3[i]: four axpys in one pass, rounded as four in sequence. The
-// float64 conversions keep the compiler from fusing multiply-adds, so the
-// vector kernel and this loop round identically.
-func axpy4(acc, v, a0, a1, a2, a3 []float64) {
-	n := len(acc)
+// AddScaled4 adds four scaled vectors to dst in one pass:
+//
+//	dst[i] = (((dst[i] + alpha[0]·x0[i]) + alpha[1]·x1[i]) + alpha[2]·x2[i]) + alpha[3]·x3[i]
+//
+// rounded as four axpys in sequence, without fused multiply-adds, so it
+// equals four calls of floats.AddScaled bit for bit. Each x must have at
+// least len(dst) elements.
+func AddScaled4(dst []float64, alpha *[4]float64, x0, x1, x2, x3 []float64) {
+	n := len(dst)
+	if len(x0) < n || len(x1) < n || len(x2) < n || len(x3) < n {
+		panic(errShape)
+	}
 	k := 0
 	if hasVec && n >= 4 {
 		k = n &^ 3
-		axpy4Vec(&acc[0], k, &v[0], &a0[0], &a1[0], &a2[0], &a3[0])
+		axpy4Vec(&dst[0], k, &alpha[0], &x0[0], &x1[0], &x2[0], &x3[0])
 	}
-	v0, v1, v2, v3 := v[0], v[1], v[2], v[3]
-	a0, a1, a2, a3 = a0[:n], a1[:n], a2[:n], a3[:n]
-	for ; k < n; k++ {
-		x := acc[k] + float64(v0*a0[k])
-		x += float64(v1 * a1[k])
-		x += float64(v2 * a2[k])
-		acc[k] = x + float64(v3*a3[k])
+	v0, v1, v2, v3 := alpha[0], alpha[1], alpha[2], alpha[3]
+	x0, x1, x2, x3 = x0[:n], x1[:n], x2[:n], x3[:n]
+	for ; k < n; k++ { // the float64 conversions forbid fusing
+		x := dst[k] + float64(v0*x0[k])
+		x += float64(v1 * x1[k])
+		x += float64(v2 * x2[k])
+		dst[k] = x + float64(v3*x3[k])
 	}
 }
 
