@@ -42,6 +42,7 @@ func benchGemm(b *testing.B, tA blas.Transpose, m, k, n int) {
 		ar, ac = k, m
 	}
 	a, x, dst := randGeneral(rnd, ar, ac, 0), randGeneral(rnd, k, n, 0), randGeneral(rnd, m, n, 0)
+	blas64.Gemm(tA, blas.NoTrans, 1, a, x, 0, dst) // warm-up: -benchtime 1x times one call
 	defer startCPU(b)()
 	for range b.N {
 		blas64.Gemm(tA, blas.NoTrans, 1, a, x, 0, dst)
@@ -62,6 +63,7 @@ func benchMulM(b *testing.B, K, N, k int) {
 	rnd := rand.New(rand.NewPCG(1, 1))
 	a, x, dst := randGeneral(rnd, K, K, 0), randGeneral(rnd, K, N, 0), randGeneral(rnd, K, N, 0)
 	p := evenPartition(K, k)
+	MulM(dst, a, x, p) // warm-up
 	defer startCPU(b)()
 	for range b.N {
 		MulM(dst, a, x, p)
@@ -121,8 +123,10 @@ func BenchmarkSparseX_K1000N2000(b *testing.B) {
 			rnd := rand.New(rand.NewPCG(1, 1))
 			a, x, dst := randGeneral(rnd, K, K, 0), randGeneral(rnd, K, N, 0), randGeneral(rnd, K, N, 0)
 			sparsify(rnd, x, pct/100)
-			ws := newSparseWorkspace(K, N, K*N)
+			ws := NewSparseWorkspace(K, N)
 			nnz := NonZeros(x)
+			ws.compress(x, K*N) // warm-up: allocates the workspace
+			ws.mulCompressed(dst, a)
 			defer startCPU(b)()
 			for range b.N {
 				ws.compress(x, K*N)

@@ -198,14 +198,11 @@ type SparseWorkspace struct {
 	at, t      []float64 // Aᵀ (K×m) and (A·X)ᵀ (N×m)
 }
 
-// NewSparseWorkspace returns a workspace for K×N matrices X, with room for
-// max(DensityCrossoverGonum, DensityCrossoverOpenBLAS)·K·N non-zeros.
+// NewSparseWorkspace returns a workspace for K×N matrices X. Room for
+// DensityCrossover()·K·N non-zeros is allocated at the first sparse product
+// and kept.
 func NewSparseWorkspace(K, N int) *SparseWorkspace {
-	return newSparseWorkspace(K, N, int(max(DensityCrossoverGonum, DensityCrossoverOpenBLAS)*float64(K)*float64(N))+1)
-}
-
-func newSparseWorkspace(K, N, capacity int) *SparseWorkspace {
-	return &SparseWorkspace{rows: K, cols: N, ptr: make([]int, N+1), next: make([]int, N), ind: make([]int32, capacity), val: make([]float64, capacity)}
+	return &SparseWorkspace{rows: K, cols: N, ptr: make([]int, N+1), next: make([]int, N)}
 }
 
 // Mul sets dst = A·X for an m×K matrix A and the K×N matrix X. When the
@@ -224,8 +221,7 @@ func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
 	if m == 0 || N == 0 {
 		return true
 	}
-	limit := min(int(DensityCrossover()*float64(K)*float64(N)), len(w.val))
-	if K > 0 && !w.compress(x, limit) {
+	if K > 0 && !w.compress(x, int(DensityCrossover()*float64(K)*float64(N))) {
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
 		return false
 	}
@@ -250,6 +246,9 @@ func (w *SparseWorkspace) compress(x blas64.General, limit int) bool {
 		if n > limit {
 			return false
 		}
+	}
+	if len(w.val) < n { // room for limit entries, so a denser X later does not allocate
+		w.ind, w.val = make([]int32, limit), make([]float64, limit)
 	}
 	w.ptr[0] = 0
 	for j, c := range cnt {

@@ -96,6 +96,7 @@ func benchX(b *testing.B, t *train) {
 	var s xstep
 	s.setup(t.Db, t.Y, t.sp, t.ap, t.p.lambda2)
 	G := mat.NewDense(t.K+t.k0, t.Xb.RawMatrix().Cols, nil)
+	s.grad(G, t.Xb) // workspaces are allocated on first use
 	defer cpuMetric(b)()
 	for i := 0; i < b.N; i++ {
 		s.grad(G, t.Xb)
@@ -113,6 +114,7 @@ func BenchmarkDgemm_1000x1000x2000(b *testing.B) {
 	for i := range B.RawMatrix().Data {
 		B.RawMatrix().Data[i] = float64(i%5) - 2
 	}
+	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix()) // warm-up
 	defer cpuMetric(b)()
 	for i := 0; i < b.N; i++ {
 		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix())
