@@ -12,10 +12,11 @@
 //     to Gemm above DensityCrossover(); NonZeros counts non-zeros.
 //   - ProxStep, SoftThreshold, BlockMeans: the fused FISTA step,
 //     soft-thresholding and per-class column means.
-//   - AddScaled4: four axpys in one pass (the sparse path's and the ODL
-//     update's inner loop).
+//   - AddCombination: a weighted sum of rows added to a vector, skipping
+//     zero weights (the ODL update's and LRSDL-X's small products).
 //
-// On amd64 with AVX, ProxStep and AddScaled4 run assembly kernels that round exactly as their portable loops (build
+// On amd64 with AVX, ProxStep and the four-axpy loop of AddCombination and
+// of the sparse path run assembly kernels that round exactly as their portable loops (build
 // tag noasm selects the loops everywhere).
 //
 // Dense products go through gonum's blas64, so they run on whichever BLAS

@@ -1,6 +1,7 @@
 package blas
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -377,17 +378,16 @@ func TestShapePanics(t *testing.T) {
 		f    func()
 		want string
 	}{
-		"MulM dst":        {func() { MulM(g(3, 4), g(3, 3), g(3, 5), []int{0, 3}) }, errShape},
-		"MulM partition":  {func() { MulM(g(3, 5), g(3, 3), g(3, 5), []int{0, 2}) }, errPart},
-		"MulM decreasing": {func() { MulM(g(3, 5), g(3, 3), g(3, 5), []int{0, 2, 1, 3}) }, errPart},
-		"AtB":             {func() { AtB(g(2, 5), g(3, 2), g(4, 5)) }, errShape},
-		"SparseAtB":       {func() { SparseAtB(g(2, 5), g(3, 2), y) }, errShape},
-		"SparseAtBCSR":    {func() { SparseAtBCSR(g(2, 5), g(3, 2), toCSR(g(4, 5))) }, errShape},
-		"Mul":             {func() { NewSparseWorkspace(3, 5).Mul(g(2, 5), g(2, 3), g(3, 4)) }, errShape},
-		"BlockMeans":      {func() { BlockMeans(g(2, 2), g(2, 5), []int{0, 3, 4}) }, errPart},
-		"AddScaled4": {func() {
-			AddScaled4(make([]float64, 5), &[4]float64{}, make([]float64, 5), make([]float64, 5), make([]float64, 4), make([]float64, 5))
-		}, errShape},
+		"MulM dst":         {func() { MulM(g(3, 4), g(3, 3), g(3, 5), []int{0, 3}) }, errShape},
+		"MulM partition":   {func() { MulM(g(3, 5), g(3, 3), g(3, 5), []int{0, 2}) }, errPart},
+		"MulM decreasing":  {func() { MulM(g(3, 5), g(3, 3), g(3, 5), []int{0, 2, 1, 3}) }, errPart},
+		"AtB":              {func() { AtB(g(2, 5), g(3, 2), g(4, 5)) }, errShape},
+		"SparseAtB":        {func() { SparseAtB(g(2, 5), g(3, 2), y) }, errShape},
+		"SparseAtBCSR":     {func() { SparseAtBCSR(g(2, 5), g(3, 2), toCSR(g(4, 5))) }, errShape},
+		"Mul":              {func() { NewSparseWorkspace(3, 5).Mul(g(2, 5), g(2, 3), g(3, 4)) }, errShape},
+		"BlockMeans":       {func() { BlockMeans(g(2, 2), g(2, 5), []int{0, 3, 4}) }, errPart},
+		"AddCombination x": {func() { AddCombination(make([]float64, 5), 2, make([]float64, 2), 1, make([]float64, 9), 5) }, errShape},
+		"AddCombination a": {func() { AddCombination(make([]float64, 5), 2, make([]float64, 2), 2, make([]float64, 10), 5) }, errShape},
 		"ProxStep": {func() {
 			ProxStep(make([]float64, 6), make([]float64, 6), make([]float64, 6), 2, 3, 1, []float64{1, 2, 3}, 0)
 		}, errShape},
@@ -482,6 +482,38 @@ func TestSparseMulOrder(t *testing.T) {
 				for i := 0; i < m; i++ {
 					checkIdentical(t, "sparse A·X row", dst.Data[i*dst.Stride:i*dst.Stride+N], want[i*N:(i+1)*N])
 				}
+			}()
+		}
+	}
+}
+
+// TestAddCombination checks AddCombination bit for bit against its formula
+// summed in order, unfused, with and without the vector kernel.
+func TestAddCombination(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(15, 16))
+	for _, c := range [][3]int{{0, 3, 1}, {5, 0, 1}, {1, 4, 1}, {7, 9, 3}, {13, 11, 2}, {40, 30, 1}} {
+		m, n, inc := c[0], c[1], c[2]
+		ldx := m + 3
+		a, x := randSlice(rnd, max(n*inc, 1)), randSlice(rnd, n*ldx+m)
+		for p := 0; p < n; p += 3 {
+			a[p*inc] = 0
+		}
+		dst0 := randSlice(rnd, m)
+		want := slices.Clone(dst0)
+		for p := 0; p < n; p++ {
+			if f := a[p*inc]; f != 0 {
+				for i := range want {
+					want[i] += float64(f * x[p*ldx+i])
+				}
+			}
+		}
+		for _, vec := range []bool{true, false} {
+			func() {
+				defer func(v bool) { hasVec = v }(hasVec)
+				hasVec = hasVec && vec
+				dst := slices.Clone(dst0)
+				AddCombination(dst, n, a, inc, x, ldx)
+				checkIdentical(t, fmt.Sprintf("AddCombination %v vector=%v", c, hasVec), dst, want)
 			}()
 		}
 	}

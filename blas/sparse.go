@@ -309,7 +309,7 @@ func (j *spmmJob) do(c int) {
 		q, end := w.ptr[col], w.ptr[col+1]
 		for ; q+4 <= end; q += 4 {
 			ix := w.ind[q : q+4]
-			AddScaled4(acc, (*[4]float64)(w.val[q:q+4]), w.at[int(ix[0])*m:], w.at[int(ix[1])*m:], w.at[int(ix[2])*m:], w.at[int(ix[3])*m:])
+			addScaled4(acc, (*[4]float64)(w.val[q:q+4]), w.at[int(ix[0])*m:], w.at[int(ix[1])*m:], w.at[int(ix[2])*m:], w.at[int(ix[3])*m:])
 		}
 		for ; q < end; q++ {
 			k := int(w.ind[q])
@@ -324,26 +324,49 @@ func (j *spmmJob) do(c int) {
 	}
 }
 
-// AddScaled4 adds four scaled vectors to dst in one pass:
+// AddCombination adds to dst the rows of x weighted by the non-zeros of a:
 //
-//	dst[i] = (((dst[i] + alpha[0]·x0[i]) + alpha[1]·x1[i]) + alpha[2]·x2[i]) + alpha[3]·x3[i]
+//	dst += Σ_{p<n, a[p·inc] ≠ 0} a[p·inc] · x[p·ldx : p·ldx+len(dst)]
 //
-// rounded as four axpys in sequence, without fused multiply-adds, so it
-// equals four calls of floats.AddScaled bit for bit. Each x must have at
-// least len(dst) elements.
-func AddScaled4(dst []float64, alpha *[4]float64, x0, x1, x2, x3 []float64) {
-	n := len(dst)
-	if len(x0) < n || len(x1) < n || len(x2) < n || len(x3) < n {
+// term by term in order of p, rounded as that sequence of axpys (no fused
+// multiply-adds); the terms are applied four at a time (addScaled4).
+func AddCombination(dst []float64, n int, a []float64, inc int, x []float64, ldx int) {
+	if n < 0 || inc < 1 || ldx < 0 || n > 0 && (len(a) <= (n-1)*inc || len(x) < (n-1)*ldx+len(dst)) {
 		panic(errShape)
 	}
+	var v [4]float64
+	var r [4][]float64
+	q := 0
+	for p := 0; p < n; p++ {
+		f := a[p*inc]
+		if f == 0 {
+			continue
+		}
+		v[q], r[q] = f, x[p*ldx:]
+		if q++; q == 4 {
+			addScaled4(dst, &v, r[0], r[1], r[2], r[3])
+			q = 0
+		}
+	}
+	for i := range q {
+		axpy1(dst, v[i], r[i])
+	}
+}
+
+// addScaled4 sets dst[i] = (((dst[i] + v[0]·x0[i]) + v[1]·x1[i]) +
+// v[2]·x2[i]) + v[3]·x3[i], rounded as four axpys in sequence. The float64
+// conversions forbid fused multiply-adds, so the vector kernel and this
+// loop round identically. Each x has at least len(dst) elements.
+func addScaled4(dst []float64, v *[4]float64, x0, x1, x2, x3 []float64) {
+	n := len(dst)
 	k := 0
 	if hasVec && n >= 4 {
 		k = n &^ 3
-		axpy4Vec(&dst[0], k, &alpha[0], &x0[0], &x1[0], &x2[0], &x3[0])
+		axpy4Vec(&dst[0], k, &v[0], &x0[0], &x1[0], &x2[0], &x3[0])
 	}
-	v0, v1, v2, v3 := alpha[0], alpha[1], alpha[2], alpha[3]
+	v0, v1, v2, v3 := v[0], v[1], v[2], v[3]
 	x0, x1, x2, x3 = x0[:n], x1[:n], x2[:n], x3[:n]
-	for ; k < n; k++ { // the float64 conversions forbid fusing
+	for ; k < n; k++ {
 		x := dst[k] + float64(v0*x0[k])
 		x += float64(v1 * x1[k])
 		x += float64(v2 * x2[k])
@@ -351,7 +374,7 @@ func AddScaled4(dst []float64, alpha *[4]float64, x0, x1, x2, x3 []float64) {
 	}
 }
 
-// axpy1 sets acc[i] += v·a[i], unfused.
+// axpy1 sets acc[i] += v·a[i], unfused; a has at least len(acc) elements.
 func axpy1(acc []float64, v float64, a []float64) {
 	a = a[:len(acc)]
 	for i, x := range a {

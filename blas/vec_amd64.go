@@ -22,7 +22,7 @@ func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
 func xgetbv() (eax, edx uint32)
 
-// axpy4Vec is AddScaled4 for n elements (a multiple of 4) with AVX.
+// axpy4Vec is addScaled4 for n elements (a multiple of 4) with AVX.
 //
 //go:noescape
 func axpy4Vec(acc *float64, n int, v *float64, a0, a1, a2, a3 *float64)

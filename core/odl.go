@@ -163,35 +163,18 @@ var odlResident = 1 << 20
 // so that a nb×odlChunk block of products stays in cache.
 const odlChunk = 256
 
-// odlProducts sets p (f.Rows×d) = f·dt, dt k×d, with axpys over pieces of
-// odlChunk columns, four non-zeros of f at a time: faster than gonum's
-// Dgemm at these shapes. Each element sums over j in order.
+// odlProducts sets p (f.Rows×d) = f·dt, dt k×d, over pieces of odlChunk
+// columns (lblas.AddCombination): faster than gonum's Dgemm at these shapes.
 func odlProducts(p []float64, f blas64.General, dt []float64, d int) {
 	clear(p)
 	c := odlChunk
 	if f.Rows == 1 {
 		c = d
 	}
-	var v [4]float64
-	var x [4][]float64
 	for c0 := 0; c0 < d; c0 += c {
 		c1 := min(c0+c, d)
 		for s := 0; s < f.Rows; s++ {
-			acc := p[s*d+c0 : s*d+c1]
-			n := 0
-			for j, a := range f.Data[s*f.Stride : s*f.Stride+f.Cols] {
-				if a == 0 {
-					continue
-				}
-				v[n], x[n] = a, dt[j*d+c0:j*d+c1]
-				if n++; n == 4 {
-					lblas.AddScaled4(acc, &v, x[0], x[1], x[2], x[3])
-					n = 0
-				}
-			}
-			for i := range n {
-				floats.AddScaled(acc, v[i], x[i])
-			}
+			lblas.AddCombination(p[s*d+c0:s*d+c1], f.Cols, f.Data[s*f.Stride:], 1, dt[c0:], d)
 		}
 	}
 }

@@ -616,36 +616,15 @@ func useBlockGemm(work int) bool {
 var blockGemmMin = 8192 // a variable for the tests
 
 // addMul adds op(a)·b to dst, op(a) = aᵀ if trans, by axpys over the
-// non-zeros of a, four at a time (blas.AddScaled4, no cgo): per-class
-// blocks below useBlockGemm's size do not pay for a BLAS call.
+// non-zeros of a (blas.AddCombination, no cgo): per-class blocks below
+// useBlockGemm's size do not pay for a BLAS call.
 func addMul(dst, a, b blas64.General, trans bool) {
-	inner := a.Cols
-	if trans {
-		inner = a.Rows
-	}
-	var v [4]float64
-	var x [4][]float64
 	for i := 0; i < dst.Rows; i++ {
 		dr := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
-		n := 0
-		for p := 0; p < inner; p++ {
-			var f float64
-			if trans {
-				f = a.Data[p*a.Stride+i]
-			} else {
-				f = a.Data[i*a.Stride+p]
-			}
-			if f == 0 {
-				continue
-			}
-			v[n], x[n] = f, b.Data[p*b.Stride:p*b.Stride+b.Cols]
-			if n++; n == 4 {
-				blas.AddScaled4(dr, &v, x[0], x[1], x[2], x[3])
-				n = 0
-			}
-		}
-		for q := range n {
-			floats.AddScaled(dr, v[q], x[q])
+		if trans {
+			blas.AddCombination(dr, a.Rows, a.Data[i:], a.Stride, b.Data, b.Stride)
+		} else {
+			blas.AddCombination(dr, a.Cols, a.Data[i*a.Stride:], 1, b.Data, b.Stride)
 		}
 	}
 }
