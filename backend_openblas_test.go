@@ -11,6 +11,17 @@ import (
 )
 
 func TestBackendIsOpenBLAS(t *testing.T) {
+	orig := blas64.Implementation()
+	defer blas64.Use(orig)
+	if Backend() != "gonum" {
+		t.Errorf("Backend() = %q before UseOpenBLAS: importing the library changed the BLAS", Backend())
+	}
+	if !OpenBLASLinked() {
+		t.Error("OpenBLASLinked() = false in the openblas build")
+	}
+	if err := UseOpenBLAS(); err != nil {
+		t.Fatal(err)
+	}
 	if b := Backend(); b != "openblas" {
 		t.Errorf("Backend() = %q in the openblas build, want \"openblas\"", b)
 	}

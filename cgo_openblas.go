@@ -27,12 +27,11 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/netlib/blas/netlib"
 )
 
-const backend = "openblas"
+const openBLASLinked = true
 
 // OpenBLAS is the openblas build's BLAS: level 3 (Gemm, Syrk, Trsm, …) from
 // OpenBLAS through netlib, levels 1 and 2 from gonum. OpenBLAS's ddot and
@@ -48,11 +47,10 @@ type OpenBLAS struct {
 
 var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, netlib.Implementation{}}
 
-func init() { blas64.Use(openBLAS) }
-
-func addImplementations(m map[string]blas.Float64) { m["openblas"] = openBLAS }
-
 func backendDetail() string {
+	if Backend() != "openblas" {
+		return "gonum pure-Go BLAS (OpenBLAS linked, not in use: see UseOpenBLAS)"
+	}
 	return fmt.Sprintf("%s, core %s, %d threads", C.GoString(C.openblas_get_config()),
 		C.GoString(C.openblas_get_corename()), int(C.openblas_get_num_threads()))
 }

@@ -21,7 +21,7 @@ func TestCoreHint(t *testing.T) {
 			t.Errorf("coreHint(%q, %v, %v) = %q, want %q", c.core, c.avx512, c.avx2, got, c.want)
 		}
 	}
-	if Backend() == "gonum" && OpenBLASCoreHint() != "" {
+	if !OpenBLASLinked() && OpenBLASCoreHint() != "" {
 		t.Errorf("pure-Go build hints at an OpenBLAS core %q", OpenBLASCoreHint())
 	}
 	if BackendDetail() == "" {

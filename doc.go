@@ -6,11 +6,12 @@
 // Samples are the columns of a d×N matrix Y. A classifier is trained with
 // Fit(ctx, Y, labels) and labels new samples with Predict. The methods live in
 // package methods; data files, splits and model files in package data; the
-// numerical building blocks in packages core and blas.
+// numerical building blocks in packages core and kernels.
 //
-// Computation goes through gonum's blas64. The default build uses gonum's
-// pure-Go BLAS; building with -tags openblas (cgo, libopenblas-dev) takes
-// level-3 BLAS (Gemm, Syrk, …) from OpenBLAS through gonum's netlib instead,
-// keeping gonum's levels 1 and 2, whose results do not depend on memory
-// alignment (see OpenBLAS). Backend reports which is in use.
+// Computation goes through gonum's blas64, gonum's pure-Go BLAS unless the
+// program chooses otherwise: importing this library never changes it. A
+// binary built with -tags openblas (cgo, libopenblas-dev) links OpenBLAS, and
+// UseOpenBLAS makes blas64 take level-3 BLAS (Gemm, Syrk, …) from it through
+// gonum's netlib, keeping gonum's levels 1 and 2, whose results do not depend
+// on memory alignment (see OpenBLAS). Backend reports which is in use.
 package lrsdl

@@ -1,6 +1,6 @@
 module github.com/lrsdl/lrsdl
 
-go 1.26.8
+go 1.24.0
 
 require (
 	github.com/james-bowman/sparse v0.0.0-20260216202247-495ee4f84d35

@@ -2,12 +2,15 @@
 
 package lrsdl
 
-import "gonum.org/v1/gonum/blas"
+import "gonum.org/v1/gonum/blas/gonum"
 
-// backend is gonum's pure-Go BLAS, the portable default.
-const backend = "gonum"
+const openBLASLinked = false
 
-func addImplementations(map[string]blas.Float64) {}
+// OpenBLAS is, in builds without -tags openblas, a stand-in that
+// UseOpenBLAS never installs.
+type OpenBLAS struct{ gonum.Implementation }
+
+var openBLAS OpenBLAS
 
 func backendDetail() string { return "gonum pure-Go BLAS" }
 

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl/blas"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // GradFunc writes ∇h(W) into G. It must not retain or resize either matrix.
@@ -88,7 +88,7 @@ func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambd
 		grad(&f.g, &f.w)
 		tn := (1 + math.Sqrt(1+4*t*t)) / 2
 		beta := (t - 1) / tn
-		dz2, z2, rs := blas.ProxStep(zr.Data, wr.Data, gr.Data, r, c, 1/L, thr, beta)
+		dz2, z2, rs := kernels.ProxStep(zr.Data, wr.Data, gr.Data, r, c, 1/L, thr, beta)
 		t = tn
 		if f.Restart && rs > 0 {
 			t = 1

@@ -3,7 +3,7 @@ package core
 import (
 	"math"
 
-	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -82,7 +82,7 @@ func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64) (rho, res
 		maxIter = 1
 	}
 	for it := 0; it < maxIter; it++ {
-		blas64.Gemv(gblas.NoTrans, 1, ar, vv, 0, wv)
+		blas64.Gemv(blas.NoTrans, 1, ar, vv, 0, wv)
 		nr := blas64.Dot(vv, wv)
 		var r2, w2 float64
 		for i, x := range w {

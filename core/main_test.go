@@ -3,7 +3,7 @@ package core
 import (
 	"testing"
 
-	"github.com/lrsdl/lrsdl/internal/coretype"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
-func TestMain(m *testing.M) { coretype.Main(m) }
+func TestMain(m *testing.M) { testutil.Main(m) }

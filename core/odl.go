@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	lblas "github.com/lrsdl/lrsdl/blas"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // DictObjective returns −2tr(EDᵀ) + tr(F·DᵀD).
@@ -85,7 +85,7 @@ func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 		w.dt = make([]float64, d*k)
 		w.et = make([]float64, d*k)
 	}
-	pureGo := lblas.PureGo()
+	pureGo := kernels.PureGo()
 	bs := min(odlBlock, k)
 	if k < 2*odlBlock || pureGo && d*k <= odlResident {
 		bs = 1 // the plain sweep: faster for few atoms, and in pure Go while D stays in cache
@@ -164,7 +164,7 @@ var odlResident = 1 << 20
 const odlChunk = 256
 
 // odlProducts sets p (f.Rows×d) = f·dt, dt k×d, over pieces of odlChunk
-// columns (lblas.AddCombination): faster than gonum's Dgemm at these shapes.
+// columns (kernels.AddCombination): faster than gonum's Dgemm at these shapes.
 func odlProducts(p []float64, f blas64.General, dt []float64, d int) {
 	clear(p)
 	c := odlChunk
@@ -174,7 +174,7 @@ func odlProducts(p []float64, f blas64.General, dt []float64, d int) {
 	for c0 := 0; c0 < d; c0 += c {
 		c1 := min(c0+c, d)
 		for s := 0; s < f.Rows; s++ {
-			lblas.AddCombination(p[s*d+c0:s*d+c1], f.Cols, f.Data[s*f.Stride:], 1, dt[c0:], d)
+			kernels.AddCombination(p[s*d+c0:s*d+c1], f.Cols, f.Data[s*f.Stride:], 1, dt[c0:], d)
 		}
 	}
 }

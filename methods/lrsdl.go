@@ -8,14 +8,14 @@ import (
 	"math/rand/v2"
 	"time"
 
-	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 func init() {
@@ -319,7 +319,7 @@ func newTrain(ctx context.Context, p dlParams, Y *mat.Dense, sp core.Partition) 
 func (t *train) means() (*mat.Dense, []float64) {
 	C := t.sp.Blocks()
 	mc := mat.NewDense(t.K, C, nil)
-	blas.BlockMeans(mc.RawMatrix(), t.X().RawMatrix(), t.sp)
+	kernels.BlockMeans(mc.RawMatrix(), t.X().RawMatrix(), t.sp)
 	m0 := make([]float64, t.k0)
 	_, N := t.Xb.Dims()
 	for i := range m0 {
@@ -362,8 +362,8 @@ func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition) {
 	g.Db.Copy(Db)
 	g.y = y
 	db := Db.RawMatrix()
-	blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, db, db, 0, g.G.RawMatrix())
-	blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, db, Y.RawMatrix(), 0, g.B.RawMatrix())
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, db, db, 0, g.G.RawMatrix())
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, db, Y.RawMatrix(), 0, g.B.RawMatrix())
 	g.ysq = g.ysq[:0]
 	yr := Y.RawMatrix()
 	for c := 0; c < sp.Blocks(); c++ {
@@ -412,16 +412,16 @@ func lrsdlCost(p dlParams, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCac
 	for _, v := range gc.ysq {
 		ysq += v
 	}
-	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, G, x, 0, W)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, G, x, 0, W)
 	fid := ysq - 2*dot(B, x, 0, kb, 0, N) + dot(W, x, 0, kb, 0, N)
 	// W = blockdiag(G_jj, G_00)·X̄; its diagonal blocks give ‖D_jX_c^j‖²
 	// and part of ‖D_cX_c^c + D0X0_c‖².
 	for j := 0; j < C; j++ {
 		a0, a1 := ap.Block(j)
-		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, sub(G, a0, a1, a0, a1), sub(x, a0, a1, 0, N), 0, sub(W, a0, a1, 0, N))
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(G, a0, a1, a0, a1), sub(x, a0, a1, 0, N), 0, sub(W, a0, a1, 0, N))
 	}
 	if k0 > 0 {
-		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, sub(G, K, kb, K, kb), sub(x, K, kb, 0, N), 0, sub(W, K, kb, 0, N))
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(G, K, kb, K, kb), sub(x, K, kb, 0, N), 0, sub(W, K, kb, 0, N))
 		fid += dot(W, x, K, kb, 0, N) - 2*dot(B, x, K, kb, 0, N)
 	}
 	fid += ysq
@@ -445,7 +445,7 @@ func lrsdlCost(p dlParams, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCac
 	// Fisher term.
 	X := Xb.Slice(0, K, 0, N).(*mat.Dense)
 	mc := mat.NewDense(K, C, nil)
-	blas.BlockMeans(mc.RawMatrix(), X.RawMatrix(), sp)
+	kernels.BlockMeans(mc.RawMatrix(), X.RawMatrix(), sp)
 	m := make([]float64, K)
 	for i := 0; i < K; i++ {
 		for c := 0; c < C; c++ {
@@ -541,8 +541,8 @@ type xstep struct {
 	// the column sums of X̄ outside them (for the global means).
 	col0  int
 	other []float64
-	c0    int                   // first class of the block
-	sw    *blas.SparseWorkspace // H·W̄ for sparse W̄ over all N columns
+	c0    int                      // first class of the block
+	sw    *kernels.SparseWorkspace // H·W̄ for sparse W̄ over all N columns
 	// With d < K/2, H·W̄ is computed through T = D̄W̄ (d×N).
 	D blas64.General
 	T *mat.Dense
@@ -562,7 +562,7 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 	k0 := kb - K
 	sw := s.sw
 	if sw == nil || s.K != K || s.k0 != k0 || s.N != N {
-		sw = blas.NewSparseWorkspace(kb, N)
+		sw = kernels.NewSparseWorkspace(kb, N)
 	}
 	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap, sw: sw}
 	if G == nil {
@@ -571,7 +571,7 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 	}
 	s.gram = G
 	s.H = mat.DenseCopyOf(s.gram)
-	blas.DoubleDiagBlocks(s.H.RawMatrix(), ap, ap)
+	kernels.DoubleDiagBlocks(s.H.RawMatrix(), ap, ap)
 	for i := 0; i < kb; i++ {
 		if i >= K {
 			s.H.Set(i, i, 2*s.H.At(i, i)+lambda2)
@@ -590,7 +590,7 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 		s.B = mat.NewDense(kb, N, nil)
 		s.B.Mul(Db.T(), Y)
 	}
-	blas.DoubleDiagBlocks(s.B.Slice(0, K, 0, N).(*mat.Dense).RawMatrix(), ap, sp)
+	kernels.DoubleDiagBlocks(s.B.Slice(0, K, 0, N).(*mat.Dense).RawMatrix(), ap, sp)
 	if k0 > 0 {
 		b0 := s.B.Slice(K, kb, 0, N).(*mat.Dense)
 		b0.Scale(2, b0)
@@ -610,21 +610,21 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 // 110 µs against 200 µs); never on gonum, whose Gemm is slower than the
 // axpys at these shapes (705 µs against 560 µs).
 func useBlockGemm(work int) bool {
-	return !blas.PureGo() && work >= blockGemmMin
+	return !kernels.PureGo() && work >= blockGemmMin
 }
 
 var blockGemmMin = 8192 // a variable for the tests
 
 // addMul adds op(a)·b to dst, op(a) = aᵀ if trans, by axpys over the
-// non-zeros of a (blas.AddCombination, no cgo): per-class blocks below
+// non-zeros of a (kernels.AddCombination, no cgo): per-class blocks below
 // useBlockGemm's size do not pay for a BLAS call.
 func addMul(dst, a, b blas64.General, trans bool) {
 	for i := 0; i < dst.Rows; i++ {
 		dr := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
 		if trans {
-			blas.AddCombination(dr, a.Rows, a.Data[i:], a.Stride, b.Data, b.Stride)
+			kernels.AddCombination(dr, a.Rows, a.Data[i:], a.Stride, b.Data, b.Stride)
 		} else {
-			blas.AddCombination(dr, a.Cols, a.Data[i*a.Stride:], 1, b.Data, b.Stride)
+			kernels.AddCombination(dr, a.Cols, a.Data[i*a.Stride:], 1, b.Data, b.Stride)
 		}
 	}
 }
@@ -638,9 +638,9 @@ func (s *xstep) factoredMul(g, w blas64.General, full bool) {
 	if full {
 		s.sw.Mul(t, s.D, w)
 	} else {
-		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.D, w, 0, t)
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.D, w, 0, t)
 	}
-	blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, s.D, t, 0, g)
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, s.D, t, 0, g)
 	gr := s.gram.RawMatrix()
 	K, kb, n := s.K, s.K+s.k0, w.Cols
 	for c := 0; c < s.ap.Blocks(); c++ {
@@ -758,7 +758,7 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	} else if full {
 		s.sw.Mul(g, s.H.RawMatrix(), w)
 	} else {
-		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
 	}
 	// classes of the block and their column ranges relative to W
 	cls := func(fn func(c, lo, hi int)) {
@@ -781,8 +781,8 @@ func (s *xstep) grad(G, W *mat.Dense) {
 				addMul(sub(g, K, kb, lo, hi), Qc, sub(w, a0, a1, lo, hi), true)
 				return
 			}
-			blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, Qc, sub(w, K, kb, lo, hi), 1, sub(g, a0, a1, lo, hi))
-			blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, Qc, sub(w, a0, a1, lo, hi), 1, sub(g, K, kb, lo, hi))
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Qc, sub(w, K, kb, lo, hi), 1, sub(g, a0, a1, lo, hi))
+			blas64.Gemm(blas.Trans, blas.NoTrans, 1, Qc, sub(w, a0, a1, lo, hi), 1, sub(g, K, kb, lo, hi))
 		})
 	}
 	// −B and the mean terms, λ2(M − 2M̂) on X and −λ2M0 on X0, in one pass
@@ -907,7 +907,7 @@ func (t *train) ybar() *mat.Dense {
 // mx returns M(X), X with its diagonal (class atoms × class samples) blocks doubled.
 func (t *train) mx() *mat.Dense {
 	MX := mat.DenseCopyOf(t.X())
-	blas.DoubleDiagBlocks(MX.RawMatrix(), t.ap, t.sp)
+	kernels.DoubleDiagBlocks(MX.RawMatrix(), t.ap, t.sp)
 	return MX
 }
 
@@ -960,7 +960,7 @@ func (t *train) stepD(ctx context.Context) error {
 	}
 	F := mat.NewDense(t.K, t.K, nil)
 	F.Mul(X, X.T())
-	blas.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
+	kernels.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
 	Dn := mat.DenseCopyOf(D)
 	if t.p.alpha > 0 {
 		before := t.current()

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -114,10 +114,10 @@ func BenchmarkDgemm_1000x1000x2000(b *testing.B) {
 	for i := range B.RawMatrix().Data {
 		B.RawMatrix().Data[i] = float64(i%5) - 2
 	}
-	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix()) // warm-up
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix()) // warm-up
 	defer cpuMetric(b)()
 	for i := 0; i < b.N; i++ {
-		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix())
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix())
 	}
 	b.ReportMetric(2*1000*1000*2000*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

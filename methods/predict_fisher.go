@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // transform codes the columns of Y by eq. findcodebarx,
@@ -62,7 +62,7 @@ func (f *fisherDL) codes(p dlParams, Y mat.Matrix) (*mat.Dense, error) {
 	gr := G.RawMatrix()
 	fi := core.FISTA{MaxIter: 200, Tol: 1e-6, Restart: true}
 	Xb := mat.NewDense(kb, n, nil)
-	sw := blas.NewSparseWorkspace(kb, n)
+	sw := kernels.NewSparseWorkspace(kb, n)
 	br := B.RawMatrix().Data
 	_, err := fi.Solve(context.Background(), Xb, func(g, w *mat.Dense) {
 		gg, wr := g.RawMatrix(), w.RawMatrix()

@@ -60,7 +60,7 @@ func main() {
 	backends := flag.String("backends", "gonum,openblas", "comma-separated backends")
 	benchtime := flag.String("benchtime", "1x", "go test -benchtime")
 	bench := flag.String("bench", ".", "go test -bench pattern")
-	pkgs := flag.String("pkgs", "./blas/,./core/,./methods/", "comma-separated packages")
+	pkgs := flag.String("pkgs", "./kernels/,./core/,./methods/", "comma-separated packages")
 	timeout := flag.String("timeout", "40m", "go test -timeout of each package")
 	logFile := flag.String("log", "", "re-render from the saved output `file` of an earlier run instead of running")
 	save := flag.String("save", "bench/bench.log", "save the go test output to `file`")

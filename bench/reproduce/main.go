@@ -31,7 +31,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
-	"github.com/lrsdl/lrsdl/internal/coretype"
+	"github.com/lrsdl/lrsdl/internal/backend"
 	"github.com/lrsdl/lrsdl/internal/provenance"
 	"github.com/lrsdl/lrsdl/methods"
 	"gonum.org/v1/gonum/mat"
@@ -129,7 +129,7 @@ type run struct {
 }
 
 func main() {
-	coretype.Restart()
+	backend.Setup()
 	quickFlag := flag.Bool("quick", false, "reduced run (few splits and iterations, no cross-validation) for CI")
 	out := flag.String("out", "bench/results", "output `directory`")
 	dataDir := flag.String("data", "testdata", "`directory` of argender.mat and flower17-split1.mat")

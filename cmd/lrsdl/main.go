@@ -25,7 +25,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/eval"
-	"github.com/lrsdl/lrsdl/internal/coretype"
+	"github.com/lrsdl/lrsdl/internal/backend"
 	"github.com/lrsdl/lrsdl/methods"
 )
 
@@ -36,7 +36,7 @@ var (
 )
 
 func main() {
-	coretype.Restart()
+	backend.Setup()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

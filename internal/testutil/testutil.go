@@ -3,6 +3,7 @@ package testutil
 
 import (
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/backend"
 )
 
 // Backends runs f as a subtest once per BLAS implementation linked into the
@@ -66,4 +68,12 @@ func CentralDiff(f func() float64, M *mat.Dense, i, j int, h float64) float64 {
 	fm := f()
 	M.Set(i, j, x)
 	return (fp - fm) / (2 * h)
+}
+
+// Main is the TestMain of the project's test binaries: it sets up the
+// binary's BLAS as its programs do (backend.Setup: OpenBLAS in the openblas
+// build, with the kernels that suit the CPU), then runs the tests.
+func Main(m *testing.M) {
+	backend.Setup()
+	os.Exit(m.Run())
 }

@@ -1,4 +1,4 @@
-// Package blas holds the hand-written kernels of lrsdl: operations on raw
+// Package kernels holds the hand-written kernels of lrsdl: operations on raw
 // row-major storage (gonum's blas64.General) that run in place on
 // preallocated buffers and never allocate once warm.
 //
@@ -20,9 +20,9 @@
 // tag noasm selects the loops everywhere).
 //
 // Dense products go through gonum's blas64, so they run on whichever BLAS
-// the build links (see lrsdl.Backend). The sparse kernels and ProxStep split
+// the program installed with blas64.Use (see lrsdl.UseOpenBLAS). The sparse kernels and ProxStep split
 // large inputs over all cores in fixed chunks: every output element is
 // computed by the same operations whatever GOMAXPROCS is, so results do not
 // depend on it. Programmer errors (mismatched shapes) panic with a fixed
 // message.
-package blas
+package kernels

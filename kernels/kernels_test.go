@@ -1,6 +1,8 @@
-package blas
+package kernels
 
 import (
+	"github.com/lrsdl/lrsdl/internal/testutil"
+
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -141,7 +143,7 @@ func TestDoubleDiagBlocks(t *testing.T) {
 }
 
 func TestMulM(t *testing.T) {
-	forEachBackend(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(7, 8))
 		for _, sh := range [][3]int{{1, 1, 1}, {1, 3, 1}, {5, 4, 2}, {12, 9, 4}, {40, 33, 7}, {70, 130, 10}} {
 			K, N, C := sh[0], sh[1], sh[2]
@@ -160,7 +162,7 @@ func TestMulM(t *testing.T) {
 }
 
 func TestAtBAndSparseAtB(t *testing.T) {
-	forEachBackend(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(9, 10))
 		for _, sh := range [][3]int{{1, 1, 1}, {3, 1, 4}, {7, 5, 9}, {50, 30, 40}, {200, 68, 102}} {
 			d, K, N := sh[0], sh[1], sh[2]
@@ -181,7 +183,7 @@ func TestAtBAndSparseAtB(t *testing.T) {
 }
 
 func TestSparseWorkspaceMul(t *testing.T) {
-	forEachBackend(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(11, 12))
 		for _, sh := range [][3]int{{1, 1, 1}, {3, 4, 1}, {9, 6, 11}, {70, 50, 90}, {33, 200, 150}} {
 			m, K, N := sh[0], sh[1], sh[2]
@@ -246,7 +248,7 @@ func TestGOMAXPROCSIndependent(t *testing.T) {
 // what the BLAS's own Gemm calls allocate (gonum's parallel Dgemm starts
 // goroutines; OpenBLAS allocates nothing).
 func TestAllocs(t *testing.T) {
-	forEachBackend(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(15, 16))
 		K, N, d := 120, 600, 200 // large enough for both cores
 		z, w, g := randSlice(rnd, K*N), randSlice(rnd, K*N), randSlice(rnd, K*N)
@@ -304,7 +306,7 @@ func TestBackendParity(t *testing.T) {
 	xs := cloneGeneral(x)
 	sparsify(rnd, xs, 0.02)
 	results := map[string][]blas64.General{}
-	forEachBackend(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		var out []blas64.General
 		for _, f := range []func(dst blas64.General){
 			func(dst blas64.General) { MulM(dst, a, x, p) },
@@ -337,7 +339,7 @@ func TestBackendParity(t *testing.T) {
 // TestEmpty checks that zero-sized operands are accepted and nothing is
 // written.
 func TestEmpty(t *testing.T) {
-	forEachBackend(t, func(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(19, 20))
 		for _, sh := range [][3]int{{0, 0, 0}, {0, 3, 2}, {3, 0, 2}, {2, 3, 0}} {
 			m, K, N := sh[0], sh[1], sh[2]

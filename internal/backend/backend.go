@@ -1,16 +1,24 @@
-// Package coretype lets the project's programs restart themselves with the
-// OpenBLAS kernel set that suits the CPU (see lrsdl.OpenBLASCoreHint).
-package coretype
+// Package backend is how the project's programs and test binaries choose
+// their BLAS: OpenBLAS when the binary links it, with the kernel set that
+// suits the CPU (see lrsdl.OpenBLASCoreHint), gonum's pure-Go BLAS otherwise.
+package backend
 
 import (
 	"os"
-	"testing"
 
 	"github.com/lrsdl/lrsdl"
 )
 
 // Env is the environment variable OpenBLAS reads its kernel set from.
 const Env = "OPENBLAS_CORETYPE"
+
+// Setup restarts the program as Restart does, then installs OpenBLAS when
+// the binary links it (lrsdl.UseOpenBLAS). It returns lrsdl.Backend().
+func Setup() string {
+	Restart()
+	_ = lrsdl.UseOpenBLAS() // an error only means OpenBLAS is not linked: keep gonum
+	return lrsdl.Backend()
+}
 
 // Restart re-executes the running program with OPENBLAS_CORETYPE set to
 // lrsdl.OpenBLASCoreHint() when that is not empty and the variable is not
@@ -26,11 +34,4 @@ func Restart() {
 		return
 	}
 	exec(exe, os.Args, append(os.Environ(), Env+"="+hint))
-}
-
-// Main is a TestMain that restarts the test binary as Restart does, so that
-// benchmarks measure the kernels that suit the CPU, then runs the tests.
-func Main(m *testing.M) {
-	Restart()
-	os.Exit(m.Run())
 }

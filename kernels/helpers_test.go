@@ -1,4 +1,4 @@
-package blas
+package kernels
 
 import (
 	"math"
@@ -9,26 +9,7 @@ import (
 
 	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/blas/blas64"
-
-	"github.com/lrsdl/lrsdl"
 )
-
-// forEachBackend runs f once per BLAS linked into the binary, with blas64
-// switched to it, and restores the original implementation afterwards.
-func forEachBackend(t *testing.T, f func(t *testing.T)) {
-	orig := blas64.Implementation()
-	defer blas64.Use(orig)
-	impls := lrsdl.Implementations()
-	names := make([]string, 0, len(impls))
-	for name := range impls {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		blas64.Use(impls[name])
-		t.Run(name, f)
-	}
-}
 
 const pad = 3 // extra stride of non-contiguous matrices
 

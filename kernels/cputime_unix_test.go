@@ -1,6 +1,6 @@
 //go:build unix
 
-package blas
+package kernels
 
 import (
 	"syscall"

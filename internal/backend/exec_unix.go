@@ -1,6 +1,6 @@
 //go:build unix
 
-package coretype
+package backend
 
 import "syscall"
 

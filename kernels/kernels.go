@@ -1,14 +1,10 @@
-package blas
+package kernels
 
-import (
-	"gonum.org/v1/gonum/blas/blas64"
-
-	_ "github.com/lrsdl/lrsdl" // installs the build's BLAS backend
-)
+import "gonum.org/v1/gonum/blas/blas64"
 
 const (
-	errShape = "blas: dimension mismatch"
-	errPart  = "blas: bad partition"
+	errShape = "kernels: dimension mismatch"
+	errPart  = "kernels: bad partition"
 )
 
 // proxMinElems is the smallest chunk of ProxStep, in elements.

@@ -1,5 +1,5 @@
 //go:build !unix
 
-package coretype
+package backend
 
 func exec(string, []string, []string) {}

@@ -1,13 +1,13 @@
 //go:build !amd64 || noasm
 
-package blas
+package kernels
 
 var hasVec = false
 
 func proxVec(z, w, g *float64, n int, step, t, beta float64, acc *[12]float64) {
-	panic("blas: no vector kernel")
+	panic("kernels: no vector kernel")
 }
 
 func axpy4Vec(acc *float64, n int, v *float64, a0, a1, a2, a3 *float64) {
-	panic("blas: no vector kernel")
+	panic("kernels: no vector kernel")
 }

@@ -1,6 +1,6 @@
 //go:build amd64 && !noasm
 
-package blas
+package kernels
 
 // hasVec reports whether the vector kernels (proxVec, axpy4Vec) may run:
 // the CPU has AVX and the operating system saves the YMM registers.

@@ -1,4 +1,4 @@
-package blas
+package kernels
 
 import (
 	"github.com/james-bowman/sparse"

@@ -1,4 +1,4 @@
-package blas
+package kernels
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 
 // Run briefly, e.g.
 //
-//	go test -run '^$' -bench . -benchtime 3x ./blas/
-//	go test -tags openblas -run '^$' -bench . -benchtime 3x ./blas/
+//	go test -run '^$' -bench . -benchtime 3x ./kernels/
+//	go test -tags openblas -run '^$' -bench . -benchtime 3x ./kernels/
 //
 // GFLOP/s counts the flops of the dense product each kernel replaces
 // (2mkn), so kernel and Dgemm rates of one shape compare as times do;

@@ -1,9 +1,0 @@
-package blas
-
-import (
-	"testing"
-
-	"github.com/lrsdl/lrsdl/internal/coretype"
-)
-
-func TestMain(m *testing.M) { coretype.Main(m) }
