@@ -9,12 +9,10 @@ import (
 	"testing"
 
 	"github.com/james-bowman/sparse"
-
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/core"
 )
 
 // lrsdlSynth returns n samples per class of C classes in dimension d: each
@@ -99,160 +97,6 @@ func testParams() dlParams {
 	m := LRSDL{Options: o}
 	return m.params()
 }
-
-// TestLRSDLXGradient checks the gradient of ½f̄ + λ2/2·ḡ (eqs. hbar_diff_up/lo,
-// with the paper's typos corrected) against central finite differences of the
-// cost, for the full problem and for a column block (O-FDDL-X). The case
-// with gemm takes the per-class Gemm products on OpenBLAS.
-func TestLRSDLXGradient(t *testing.T) {
-	defer func(m int) { blockGemmMin = m }(blockGemmMin)
-	for _, c := range []struct {
-		k0, d int
-		gemm  bool
-	}{{0, 12, false}, {3, 12, false}, {0, 5, false}, {3, 5, false}, {3, 12, true}} { // d = 5: Dᵀ(DX) path
-		k0 := c.k0
-		blockGemmMin = 8192
-		if c.gemm {
-			blockGemmMin = 0
-		}
-		p := testParams()
-		p.k0 = k0
-		tr := smallTrain(t, p, 3, 5, c.d, 7)
-		rng := rand.New(rand.NewPCG(3, 3))
-		for _, v := range tr.Xb.RawMatrix().Data {
-			_ = v
-		}
-		raw := tr.Xb.RawMatrix().Data
-		for i := range raw {
-			raw[i] = rng.NormFloat64()
-		}
-		h := func() float64 {
-			c := tr.cost()
-			return c.Term("fidelity") + c.Term("fisher") + c.Term("shared")
-		}
-		var s xstep
-		s.setup(tr.Db, tr.Y, tr.sp, tr.ap, p.lambda2)
-		if (s.T != nil) != (c.d == 5) {
-			t.Fatalf("d=%d: factored product used: %v", c.d, s.T != nil)
-		}
-		kb, N := tr.Xb.Dims()
-		G := mat.NewDense(kb, N, nil)
-		s.grad(G, tr.Xb)
-		const eps = 1e-5
-		for i := 0; i < kb; i++ {
-			for j := 0; j < N; j++ {
-				x := tr.Xb.At(i, j)
-				tr.Xb.Set(i, j, x+eps)
-				fp := h()
-				tr.Xb.Set(i, j, x-eps)
-				fm := h()
-				tr.Xb.Set(i, j, x)
-				fd := (fp - fm) / (2 * eps)
-				if math.Abs(fd-G.At(i, j)) > 1e-6*math.Max(1, math.Abs(fd)) {
-					t.Fatalf("k0=%d: gradient (%d,%d) = %v, finite difference %v", k0, i, j, G.At(i, j), fd)
-				}
-			}
-		}
-		// Block of class 1 with the other columns fixed.
-		lo, hi := tr.sp.Block(1)
-		for i := 0; i < kb; i++ {
-			var sum float64
-			for j, v := range tr.Xb.RawRowView(i) {
-				if j < lo || j >= hi {
-					sum += v
-				}
-			}
-			s.other[i] = sum
-		}
-		s.col0, s.c0 = lo, 1
-		W := mat.DenseCopyOf(tr.Xb.Slice(0, kb, lo, hi))
-		Gb := mat.NewDense(kb, hi-lo, nil)
-		s.grad(Gb, W)
-		if !mat.EqualApprox(Gb, G.Slice(0, kb, lo, hi), 1e-10) {
-			t.Errorf("k0=%d: block gradient differs from the full gradient", k0)
-		}
-	}
-}
-
-// TestLRSDLLipschitz checks that L bounds the gradient's Lipschitz constant:
-// ‖∇h(X+E) − ∇h(X)‖ ≤ L‖E‖ for the top direction found by power iteration.
-func TestLRSDLLipschitz(t *testing.T) {
-	p := testParams()
-	tr := smallTrain(t, p, 3, 5, 12, 8)
-	var s xstep
-	s.setup(tr.Db, tr.Y, tr.sp, tr.ap, p.lambda2)
-	L := s.lipschitz(new(lipWork))
-	kb, N := tr.Xb.Dims()
-	E := mat.NewDense(kb, N, nil)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range E.RawMatrix().Data {
-		E.RawMatrix().Data[i] = rng.NormFloat64()
-	}
-	Z := mat.NewDense(kb, N, nil)
-	G0, G1 := mat.NewDense(kb, N, nil), mat.NewDense(kb, N, nil)
-	s.grad(G0, Z)
-	var lam float64
-	for it := 0; it < 500; it++ {
-		E.Scale(1/mat.Norm(E, 2), E)
-		s.grad(G1, E)
-		G1.Sub(G1, G0) // Hessian times E
-		lam = mat.Norm(G1, 2)
-		E.Copy(G1)
-	}
-	if lam > L || L > 2.5*lam {
-		t.Errorf("Lipschitz bound %v, largest Hessian eigenvalue %v", L, lam)
-	}
-}
-
-// TestLRSDLStepsLowerCost checks that each of the X, D and D0 steps does not
-// increase J̄, that every update changes its variables, for E- and O- variants.
-func TestLRSDLStepsLowerCost(t *testing.T) {
-	ctx := context.Background()
-	for _, orig := range []bool{false, true} {
-		p := testParams()
-		p.origX, p.origD = orig, orig
-		tr := smallTrain(t, p, 3, 8, 20, 9)
-		for it := 0; it < 3; it++ {
-			steps := []struct {
-				name string
-				fn   func(context.Context) error
-				v    *mat.Dense
-			}{{"X", tr.stepX, tr.Xb}, {"D", tr.stepD, tr.D()}, {"D0", tr.stepD0, tr.D0()}}
-			for _, st := range steps {
-				before := tr.cost().Total
-				old := mat.DenseCopyOf(st.v)
-				if err := st.fn(ctx); err != nil {
-					t.Fatal(err)
-				}
-				after := tr.cost().Total
-				if after > before*(1+1e-12) {
-					t.Errorf("orig=%v iter %d: step %s raised the cost from %v to %v", orig, it, st.name, before, after)
-				}
-				if mat.EqualApprox(old, st.v, 1e-12) {
-					t.Errorf("orig=%v iter %d: step %s left its variable unchanged", orig, it, st.name)
-				}
-			}
-		}
-	}
-}
-
-// TestLRSDLEtaLowRank checks that a larger η gives a D0 of smaller nuclear norm.
-func TestLRSDLEtaLowRank(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 15, 30, 4)
-	var nuc []float64
-	for _, eta := range []float64{-1, 0.05, 0.5} {
-		m := &LRSDL{Options: LRSDLOptions{K0: 6, Eta: eta, FDDLOptions: FDDLOptions{K: 4, Iters: 8, Tol: -1}}}
-		if err := m.Fit(context.Background(), Y, labels); err != nil {
-			t.Fatal(err)
-		}
-		_, _, D0 := m.Atoms()
-		nuc = append(nuc, core.NuclearNorm(D0))
-	}
-	if !(nuc[0] > nuc[1] && nuc[1] > nuc[2]) {
-		t.Errorf("‖D0‖_* for η = 0, 0.05, 0.5: %v, want decreasing", nuc)
-	}
-}
-
 func TestLRSDLSyntheticAccuracy(t *testing.T) {
 	C, n := 4, 40
 	Y, labels, shared := lrsdlSynth(C, 2*n, 40, 11)
@@ -453,55 +297,6 @@ func TestLRSDLRegistered(t *testing.T) {
 	}
 }
 
-func TestLRSDLXAllocs(t *testing.T) {
-	tr := smallTrain(t, testParams(), 3, 8, 20, 2)
-	var s xstep
-	s.setup(tr.Db, tr.Y, tr.sp, tr.ap, 0.05)
-	kb, N := tr.Xb.Dims()
-	G := mat.NewDense(kb, N, nil)
-	if a := testing.AllocsPerRun(10, func() { s.grad(G, tr.Xb) }); a != 0 {
-		t.Errorf("gradient allocates %v times per call", a)
-	}
-}
-
-// TestLRSDLXSparsePath checks that the gradient through the sparse kernel
-// (codes mostly zero) equals the dense one and allocates nothing.
-func TestLRSDLXSparsePath(t *testing.T) {
-	for _, d := range []int{20, 5} {
-		testLRSDLXSparsePath(t, d)
-	}
-}
-
-func testLRSDLXSparsePath(t *testing.T, d int) {
-	tr := smallTrain(t, testParams(), 3, 30, d, 2)
-	raw := tr.Xb.RawMatrix().Data
-	rng := rand.New(rand.NewPCG(5, 5))
-	for i := range raw {
-		raw[i] = 0
-		if rng.Float64() < 0.03 {
-			raw[i] = rng.NormFloat64()
-		}
-	}
-	var s xstep
-	s.setup(tr.Db, tr.Y, tr.sp, tr.ap, 0.05)
-	kb, N := tr.Xb.Dims()
-	Gs, Gd := mat.NewDense(kb, N, nil), mat.NewDense(kb, N, nil)
-	s.grad(Gs, tr.Xb)
-	if a := testing.AllocsPerRun(10, func() { s.grad(Gs, tr.Xb) }); a != 0 {
-		t.Errorf("sparse gradient allocates %v times per call", a)
-	}
-	sw := s.sw
-	s.sw = nil
-	s.grad(Gd, tr.Xb)
-	s.sw = sw
-	if !mat.EqualApprox(Gs, Gd, 1e-12) {
-		t.Error("sparse and dense gradients differ")
-	}
-	if mat.Equal(Gs, Gd) {
-		t.Log("sparse and dense gradients are bit-identical")
-	}
-}
-
 // TestLRSDLTransformOptimal checks the optimality conditions of the codes of
 // eq. findcodebarx: with r = ∇(½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖²), r_i = −λ·sgn(x_i)
 // where x_i ≠ 0 and |r_i| ≤ λ where x_i = 0.
@@ -565,33 +360,6 @@ func TestFDDLIsLRSDLWithoutShared(t *testing.T) {
 	}
 	if _, _, D0 := f.Atoms(); D0 != nil {
 		t.Error("FDDL has a shared dictionary")
-	}
-}
-
-// TestLRSDLOriginalAlgorithms trains with O-FDDL-X and O-FDDL-D and checks
-// that the reported cost never rises and the result classifies.
-func TestLRSDLOriginalAlgorithms(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 20, 30, 10)
-	for _, o := range []FDDLOptions{{OriginalX: true}, {OriginalD: true}, {OriginalX: true, OriginalD: true}} {
-		var costs []float64
-		o.K, o.Iters, o.Tol = 4, 5, -1
-		o.Progress = func(p lrsdl.Progress) { costs = append(costs, p.Cost.Total) }
-		m := &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: 2}}
-		if err := m.Fit(context.Background(), Y, labels); err != nil {
-			t.Fatal(err)
-		}
-		for i := 1; i < len(costs); i++ {
-			if costs[i] > costs[i-1]*(1+1e-12) {
-				t.Errorf("%+v: cost rose from %v to %v", o, costs[i-1], costs[i])
-			}
-		}
-		pred, err := m.Predict(Y)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if acc := accuracy(pred, labels); acc < 0.9 {
-			t.Errorf("original_x=%v original_d=%v: training accuracy %.3f", o.OriginalX, o.OriginalD, acc)
-		}
 	}
 }
 
@@ -708,115 +476,5 @@ func TestLRSDLSetStateErrors(t *testing.T) {
 	var u LRSDL
 	if _, err := u.State(); err == nil {
 		t.Error("State of an untrained model returned no error")
-	}
-}
-
-// directFidelity returns ½f̄ of lrsdlCost from the residuals themselves.
-func directFidelity(Y *mat.Dense, sp, ap core.Partition, Db, Xb *mat.Dense) float64 {
-	d, N := Y.Dims()
-	K := ap.Len()
-	kb, _ := Xb.Dims()
-	var fid float64
-	for c := 0; c < sp.Blocks(); c++ {
-		s0, s1 := sp.Block(c)
-		Yc, Xc := Y.Slice(0, d, s0, s1), Xb.Slice(0, kb, s0, s1).(*mat.Dense)
-		var R, R2 mat.Dense
-		R.Mul(Db, Xc)
-		R.Sub(Yc, &R)
-		fid += mat.Norm(&R, 2) * mat.Norm(&R, 2)
-		R2.CloneFrom(Yc)
-		for j := 0; j < ap.Blocks(); j++ {
-			a0, a1 := ap.Block(j)
-			var P mat.Dense
-			P.Mul(Db.Slice(0, d, a0, a1), Xc.Slice(a0, a1, 0, s1-s0))
-			if j == c {
-				R2.Sub(&R2, &P)
-			} else {
-				fid += mat.Norm(&P, 2) * mat.Norm(&P, 2)
-			}
-		}
-		if kb > K {
-			var P mat.Dense
-			P.Mul(Db.Slice(0, d, K, kb), Xc.Slice(K, kb, 0, s1-s0))
-			R2.Sub(&R2, &P)
-		}
-		fid += mat.Norm(&R2, 2) * mat.Norm(&R2, 2)
-	}
-	_ = N
-	return fid / 2
-}
-
-// TestLRSDLCostFidelity checks the Gram form of the fidelity against the
-// residuals, with and without shared atoms, and that the cached products
-// follow changes of D̄.
-func TestLRSDLCostFidelity(t *testing.T) {
-	for _, k0 := range []int{0, 3} {
-		p := testParams()
-		p.k0 = k0
-		tr := smallTrain(t, p, 3, 6, 15, 4)
-		rng := rand.New(rand.NewPCG(5, uint64(k0)))
-		for rep := 0; rep < 2; rep++ {
-			for _, m := range []*mat.Dense{tr.Xb, tr.Db} {
-				raw := m.RawMatrix().Data
-				for i := range raw {
-					raw[i] = rng.NormFloat64()
-				}
-			}
-			got := tr.cost().Term("fidelity")
-			want := directFidelity(tr.Y, tr.sp, tr.ap, tr.Db, tr.Xb)
-			if math.Abs(got-want) > 1e-12*want {
-				t.Errorf("k0=%d rep %d: fidelity %v, direct %v", k0, rep, got, want)
-			}
-		}
-	}
-}
-
-// TestFisherDLSpanReduction trains LRSDL, FDDL and D2L2R2 on a d > N problem
-// in span(Y) and on the full data: same dictionaries and labels.
-func TestFisherDLSpanReduction(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 8, 60, 12)
-	Yt, _, _ := lrsdlSynth(3, 5, 60, 13)
-	if Q, _ := reduceSpan(Y); Q == nil {
-		t.Fatal("60×24 data not reduced")
-	}
-	o := FDDLOptions{K: 4, Iters: 4, Seed: 2}
-	for _, mk := range []func() lrsdl.Classifier{
-		func() lrsdl.Classifier { return &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: 3}} },
-		func() lrsdl.Classifier { return &FDDL{Options: o} },
-		func() lrsdl.Classifier { return &D2L2R2{Options: D2L2R2Options{FDDLOptions: o, Alpha: 0.05}} },
-	} {
-		var Db [2]*mat.Dense
-		var pred [2][]int
-		for i, off := range []bool{false, true} {
-			spanOff = off
-			m := mk()
-			err := m.Fit(context.Background(), Y, labels)
-			spanOff = false
-			if err != nil {
-				t.Fatal(err)
-			}
-			if pred[i], err = m.Predict(Yt); err != nil {
-				t.Fatal(err)
-			}
-			switch m := m.(type) {
-			case *LRSDL:
-				Db[i] = m.dl.Db
-			case *FDDL:
-				Db[i] = m.dl.Db
-			case *D2L2R2:
-				Db[i] = m.dl.Db
-			}
-		}
-		var diff mat.Dense
-		diff.Sub(Db[0], Db[1])
-		if r := mat.Norm(&diff, 2) / mat.Norm(Db[1], 2); !(r <= 1e-8) {
-			t.Errorf("%s: ‖D̄_reduced − D̄‖/‖D̄‖ = %.3g", mk().Name(), r)
-		}
-		for j := range pred[0] {
-			if pred[0][j] != pred[1][j] {
-				t.Errorf("%s: sample %d predicted %d reduced, %d not", mk().Name(), j, pred[0][j], pred[1][j])
-				break
-			}
-		}
 	}
 }

@@ -1,0 +1,409 @@
+package methods
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/kernels"
+)
+
+// train is the state of one training run.
+type train struct {
+	p  dlParams
+	Y  *mat.Dense     // d×N, columns by class
+	sp core.Partition // samples of each class
+	ap core.Partition // atoms of each class
+	Db *mat.Dense     // [D D0]
+	Xb *mat.Dense     // [X; X0]
+	K  int
+	k0 int
+	xs xstep
+	gc gramCache
+	// workspaces of the D and D0 updates
+	du, du0     core.DictUpdater
+	admm, admm0 core.ADMMDictWorkspace
+	// hook, if set, is called after every gradient evaluation of the X step
+	// (benchmarks use it to follow the iterates).
+	hook  func(G, W *mat.Dense, L float64)
+	lip   lipWork
+	fist  core.FISTA
+	cur   lrsdl.Cost // cost at the current point when curOK
+	curOK bool
+}
+
+func (t *train) D() *mat.Dense  { return t.Db.Slice(0, t.Db.RawMatrix().Rows, 0, t.K).(*mat.Dense) }
+func (t *train) D0() *mat.Dense { r, c := t.Db.Dims(); return t.Db.Slice(0, r, t.K, c).(*mat.Dense) }
+func (t *train) X() *mat.Dense  { _, n := t.Xb.Dims(); return t.Xb.Slice(0, t.K, 0, n).(*mat.Dense) }
+func (t *train) X0() *mat.Dense { r, n := t.Xb.Dims(); return t.Xb.Slice(t.K, r, 0, n).(*mat.Dense) }
+
+func (f *fisherDL) fit(ctx context.Context, p dlParams, Y mat.Matrix, labels []int) error {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	Ys, g, err := trainingSet(Y, labels)
+	if err != nil {
+		return err
+	}
+	C := g.Classes.Len()
+	if C < 2 {
+		return fmt.Errorf("methods: need at least 2 classes, have %d", C)
+	}
+	for c := 0; c < C; c++ {
+		if g.Part.Size(c) < 2 {
+			return fmt.Errorf("methods: class %d has %d training sample, need at least 2", g.Classes.Labels[c], g.Part.Size(c))
+		}
+	}
+	start := time.Now()
+	// Train in span(Y) on Yr = QᵀY (N×N) when d is well above N; D̄ = Q·D̄_r.
+	Q, Yr := reduceSpan(Ys)
+	Yt := Ys
+	if Q != nil {
+		Yt = Yr
+	}
+	t, err := newTrain(ctx, p, Yt, g.Part)
+	if err != nil {
+		return err
+	}
+	prev := t.current().Total
+	for it := 1; it <= p.iters; it++ {
+		if err := t.stepX(ctx); err != nil {
+			return err
+		}
+		if err := t.stepD(ctx); err != nil {
+			return err
+		}
+		if err := t.stepD0(ctx); err != nil {
+			return err
+		}
+		cost := t.current()
+		if p.progress != nil {
+			p.progress(lrsdl.Progress{Iter: it, Cost: cost, Elapsed: time.Since(start)})
+		}
+		if p.tol > 0 && math.Abs(prev-cost.Total) <= p.tol*math.Abs(prev) {
+			break
+		}
+		prev = cost.Total
+	}
+	f.classes = g.Classes
+	f.d, _ = Ys.Dims()
+	f.part = t.ap
+	f.Db = t.Db
+	if Q != nil {
+		f.Db = expand(Q, t.Db)
+	}
+	f.mc, f.m0 = t.means()
+	return nil
+}
+
+func (p *dlParams) validate() error {
+	switch {
+	case p.k < 1:
+		return fmt.Errorf("methods: need k ≥ 1 atoms per class, have %d", p.k)
+	case p.k0 < 0:
+		return fmt.Errorf("methods: need k0 ≥ 0 shared atoms, have %d", p.k0)
+	case p.w < 0 || p.w > 1:
+		return fmt.Errorf("methods: GC weight w = %v is outside [0, 1]", p.w)
+	}
+	for _, v := range []float64{p.lambda1, p.lambda2, p.eta, p.alpha, p.lambda} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("methods: non-finite regularisation parameter %v", v)
+		}
+	}
+	return nil
+}
+
+// newTrain initialises per Algorithm 2: each D_c and its codes X_c^c by ODL
+// on Y_c, D0 and X0 by ODL on Y, the other codes zero.
+func newTrain(ctx context.Context, p dlParams, Y *mat.Dense, sp core.Partition) (*train, error) {
+	d, N := Y.Dims()
+	C := sp.Blocks()
+	sizes := make([]int, C)
+	for c := range sizes {
+		sizes[c] = p.k
+	}
+	ap := core.NewPartition(sizes...)
+	K := ap.Len()
+	t := &train{p: p, Y: Y, sp: sp, ap: ap, K: K, k0: p.k0,
+		Db: mat.NewDense(d, K+p.k0, nil), Xb: mat.NewDense(K+p.k0, N, nil)}
+	rng := rand.New(rand.NewPCG(p.seed, 0x5eed1e55))
+	lo := core.LearnDictOptions{Iter: p.initIters, Lasso: core.LassoOptions{MaxIter: p.xIters, Tol: p.xTol}}
+	for c := 0; c < C; c++ {
+		s0, s1 := sp.Block(c)
+		a0, a1 := ap.Block(c)
+		Dc, Xc, err := core.LearnDict(ctx, Y.Slice(0, d, s0, s1), p.k, p.lambda1, rng, lo)
+		if err != nil {
+			return nil, err
+		}
+		t.Db.Slice(0, d, a0, a1).(*mat.Dense).Copy(Dc)
+		t.Xb.Slice(a0, a1, s0, s1).(*mat.Dense).Copy(Xc)
+	}
+	if p.k0 > 0 {
+		D0, X0, err := core.LearnDict(ctx, Y, p.k0, p.lambda1, rng, lo)
+		if err != nil {
+			return nil, err
+		}
+		t.D0().Copy(D0)
+		t.X0().Copy(X0)
+	}
+	return t, nil
+}
+
+// means returns the class means of X (K×C) and the mean of X0.
+func (t *train) means() (*mat.Dense, []float64) {
+	C := t.sp.Blocks()
+	mc := mat.NewDense(t.K, C, nil)
+	kernels.BlockMeans(mc.RawMatrix(), t.X().RawMatrix(), t.sp)
+	m0 := make([]float64, t.k0)
+	_, N := t.Xb.Dims()
+	for i := range m0 {
+		var s float64
+		for _, v := range t.Xb.RawRowView(t.K + i) {
+			s += v
+		}
+		m0[i] = s / float64(N)
+	}
+	return mc, m0
+}
+
+// stepX updates X̄ by LRSDL-X (one FISTA over [X; X0]) or, with origX, by
+// O-FDDL-X (one FISTA per class over its columns, the others fixed).
+func (t *train) stepX(ctx context.Context) error {
+	before := mat.DenseCopyOf(t.Xb)
+	old := t.current()
+	if err := t.solveX(ctx, t.Xb); err != nil {
+		return err
+	}
+	t.keepIfLower(old, func() { t.Xb.Copy(before) }) // FISTA is not monotone
+	return nil
+}
+
+// current returns J̄ at the current point, evaluated once per change.
+func (t *train) current() lrsdl.Cost {
+	if !t.curOK {
+		t.cur, t.curOK = t.cost(), true
+	}
+	return t.cur
+}
+
+// keepIfLower keeps the new point if its cost is not above old.Total, and
+// otherwise calls revert and restores old.
+func (t *train) keepIfLower(old lrsdl.Cost, revert func()) {
+	c := t.cost()
+	if c.Total > old.Total {
+		revert()
+		c = old
+	}
+	t.cur, t.curOK = c, true
+}
+
+func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
+	s := &t.xs
+	t.gc.update(t.Db, t.Y, t.sp)
+	s.setupFrom(t.Db, t.Y, t.sp, t.ap, t.p.lambda2, t.gc.G, t.gc.B)
+	L := s.lipschitz(&t.lip)
+	t.fist.MaxIter, t.fist.Tol, t.fist.Restart = t.p.xIters, t.p.xTol, true
+	if t.p.plain {
+		L = s.opNorm()
+		t.fist.Tol, t.fist.Restart = -1, false
+	}
+	grad := s.grad
+	if t.hook != nil {
+		grad = func(G, W *mat.Dense) { s.grad(G, W); t.hook(G, W, L) }
+	}
+	if !t.p.origX {
+		_, err := t.fist.Solve(ctx, Xb, grad, L, t.p.lambda1, nil)
+		return err
+	}
+	kb, N := Xb.Dims()
+	for c := 0; c < t.sp.Blocks(); c++ {
+		lo, hi := t.sp.Block(c)
+		for i := 0; i < kb; i++ {
+			var sum float64
+			row := Xb.RawRowView(i)
+			for j, v := range row {
+				if j < lo || j >= hi {
+					sum += v
+				}
+			}
+			s.other[i] = sum
+		}
+		s.col0, s.c0 = lo, c
+		Xc := mat.DenseCopyOf(Xb.Slice(0, kb, lo, hi))
+		if _, err := t.fist.Solve(ctx, Xc, grad, L, t.p.lambda1, nil); err != nil {
+			return err
+		}
+		Xb.Slice(0, kb, lo, hi).(*mat.Dense).Copy(Xc)
+	}
+	_ = N
+	s.col0, s.c0 = 0, 0
+	for i := range s.other {
+		s.other[i] = 0
+	}
+	return nil
+}
+
+// ybar returns Ȳ = Y − D0X0.
+func (t *train) ybar() *mat.Dense {
+	Yb := mat.DenseCopyOf(t.Y)
+	if t.k0 > 0 {
+		var p mat.Dense
+		p.Mul(t.D0(), t.X0())
+		Yb.Sub(Yb, &p)
+	}
+	return Yb
+}
+
+// mx returns M(X), X with its diagonal (class atoms × class samples) blocks doubled.
+func (t *train) mx() *mat.Dense {
+	MX := mat.DenseCopyOf(t.X())
+	kernels.DoubleDiagBlocks(MX.RawMatrix(), t.ap, t.sp)
+	return MX
+}
+
+// stepD updates D by E-FDDL-D: D = argmin −2tr(EDᵀ) + tr(F·DᵀD) with
+// E = Ȳ·M(X)ᵀ, F = M(XXᵀ), by ODL (with α > 0, ADMM + SVT per class
+// dictionary: D2L2R2); or, with origD, by O-FDDL-D class by class.
+func (t *train) stepD(ctx context.Context) error {
+	D, X := t.D(), t.X()
+	uo := t.p.updateOpts()
+	if t.p.origD {
+		Yb := t.ybar()
+		d, N := Yb.Dims()
+		for c := 0; c < t.ap.Blocks(); c++ {
+			a0, a1 := t.ap.Block(c)
+			s0, s1 := t.sp.Block(c)
+			Xc := X.Slice(a0, a1, 0, N)
+			// Ŷ = Ȳ − Σ_{i≠c} D_iX^i
+			Yh := mat.DenseCopyOf(Yb)
+			var p mat.Dense
+			p.Mul(D, X)
+			Yh.Sub(Yh, &p)
+			p.Reset()
+			p.Mul(D.Slice(0, d, a0, a1), Xc)
+			Yh.Add(Yh, &p)
+			E := mat.NewDense(d, a1-a0, nil)
+			E.Mul(Yh, Xc.T())
+			p.Reset()
+			p.Mul(Yb.Slice(0, d, s0, s1), X.Slice(a0, a1, s0, s1).T())
+			E.Add(E, &p)
+			F := mat.NewDense(a1-a0, a1-a0, nil)
+			F.Mul(Xc, Xc.T())
+			F.Scale(2, F)
+			Dc := mat.DenseCopyOf(D.Slice(0, d, a0, a1))
+			t.du.Update(Dc, E, F, uo)
+			D.Slice(0, d, a0, a1).(*mat.Dense).Copy(Dc)
+		}
+		t.curOK = false
+		return nil
+	}
+	MX := t.mx()
+	d, _ := t.Y.Dims()
+	E := mat.NewDense(d, t.K, nil)
+	E.Mul(t.Y, MX.T())
+	if t.k0 > 0 { // Ȳ·M(X)ᵀ = Y·M(X)ᵀ − D0·(X0·M(X)ᵀ), no d×N product
+		var XM mat.Dense
+		XM.Mul(t.X0(), MX.T())
+		var p mat.Dense
+		p.Mul(t.D0(), &XM)
+		E.Sub(E, &p)
+	}
+	F := mat.NewDense(t.K, t.K, nil)
+	F.Mul(X, X.T())
+	kernels.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
+	Dn := mat.DenseCopyOf(D)
+	if t.p.alpha > 0 {
+		before := t.current()
+		rho := rhoFor(F)
+		prox := func(z, v *mat.Dense, rho float64) {
+			for c := 0; c < t.ap.Blocks(); c++ {
+				a0, a1 := t.ap.Block(c)
+				zc := z.Slice(0, d, a0, a1).(*mat.Dense)
+				core.SVT(zc, v.Slice(0, d, a0, a1).(*mat.Dense), t.p.alpha/rho)
+			}
+		}
+		if err := t.admm.Update(ctx, Dn, E, F, prox, t.p.admmOpts(rho, uo)); err != nil {
+			return err
+		}
+		old := mat.DenseCopyOf(D)
+		D.Copy(Dn)
+		t.keepIfLower(before, func() { D.Copy(old) })
+		return nil
+	}
+	t.du.Update(Dn, E, F, uo)
+	D.Copy(Dn)
+	t.curOK = false
+	return nil
+}
+
+func (p *dlParams) updateOpts() core.UpdateDictOptions {
+	o := core.UpdateDictOptions{MaxIter: p.dIters}
+	if p.plain {
+		o.Tol = -1
+	}
+	return o
+}
+
+func (p *dlParams) admmOpts(rho float64, uo core.UpdateDictOptions) core.ADMMOptions {
+	o := core.ADMMOptions{Rho: rho, MaxIter: p.admmIters, Update: uo}
+	if p.plain {
+		o.Tol = -1
+	}
+	return o
+}
+
+// rhoFor returns an ADMM penalty on the scale of the quadratic term tr(F·DᵀD).
+func rhoFor(F *mat.Dense) float64 {
+	k, _ := F.Dims()
+	var tr float64
+	for i := 0; i < k; i++ {
+		tr += F.At(i, i)
+	}
+	return math.Max(2*tr/float64(k), 1e-3)
+}
+
+// stepD0 updates D0 by LRSDL-D0: argmin −2tr(E·D0ᵀ) + tr(F·D0ᵀD0) + η‖D0‖_*
+// with E = V·X0ᵀ, F = X0X0ᵀ, V = Y − ½D·M(X), by ADMM with SVT. A result
+// that does not lower the cost (ADMM stopped early) is discarded.
+func (t *train) stepD0(ctx context.Context) error {
+	if t.k0 == 0 {
+		return nil
+	}
+	D0, X0 := t.D0(), t.X0()
+	// E = Y·X0ᵀ − ½D·(M(X)·X0ᵀ), no d×N product.
+	d, _ := t.Y.Dims()
+	E := mat.NewDense(d, t.k0, nil)
+	E.Mul(t.Y, X0.T())
+	var MX0 mat.Dense
+	MX0.Mul(t.mx(), X0.T())
+	var p mat.Dense
+	p.Mul(t.D(), &MX0)
+	p.Scale(0.5, &p)
+	E.Sub(E, &p)
+	F := mat.NewDense(t.k0, t.k0, nil)
+	F.Mul(X0, X0.T())
+	Dn := mat.DenseCopyOf(D0)
+	uo := t.p.updateOpts()
+	if t.p.eta == 0 {
+		t.du0.Update(Dn, E, F, uo)
+		D0.Copy(Dn)
+		t.curOK = false
+		return nil
+	}
+	before := t.current()
+	eta := t.p.eta
+	prox := func(z, v *mat.Dense, rho float64) { core.SVT(z, v, eta/rho) }
+	if err := t.admm0.Update(ctx, Dn, E, F, prox, t.p.admmOpts(rhoFor(F), uo)); err != nil {
+		return err
+	}
+	old := mat.DenseCopyOf(D0)
+	D0.Copy(Dn)
+	t.keepIfLower(before, func() { D0.Copy(old) })
+	return nil
+}

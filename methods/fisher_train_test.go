@@ -1,0 +1,137 @@
+package methods
+
+import (
+	"context"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+)
+
+// TestLRSDLStepsLowerCost checks that each of the X, D and D0 steps does not
+// increase J̄, that every update changes its variables, for E- and O- variants.
+func TestLRSDLStepsLowerCost(t *testing.T) {
+	ctx := context.Background()
+	for _, orig := range []bool{false, true} {
+		p := testParams()
+		p.origX, p.origD = orig, orig
+		tr := smallTrain(t, p, 3, 8, 20, 9)
+		for it := 0; it < 3; it++ {
+			steps := []struct {
+				name string
+				fn   func(context.Context) error
+				v    *mat.Dense
+			}{{"X", tr.stepX, tr.Xb}, {"D", tr.stepD, tr.D()}, {"D0", tr.stepD0, tr.D0()}}
+			for _, st := range steps {
+				before := tr.cost().Total
+				old := mat.DenseCopyOf(st.v)
+				if err := st.fn(ctx); err != nil {
+					t.Fatal(err)
+				}
+				after := tr.cost().Total
+				if after > before*(1+1e-12) {
+					t.Errorf("orig=%v iter %d: step %s raised the cost from %v to %v", orig, it, st.name, before, after)
+				}
+				if mat.EqualApprox(old, st.v, 1e-12) {
+					t.Errorf("orig=%v iter %d: step %s left its variable unchanged", orig, it, st.name)
+				}
+			}
+		}
+	}
+}
+
+// TestLRSDLEtaLowRank checks that a larger η gives a D0 of smaller nuclear norm.
+func TestLRSDLEtaLowRank(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 15, 30, 4)
+	var nuc []float64
+	for _, eta := range []float64{-1, 0.05, 0.5} {
+		m := &LRSDL{Options: LRSDLOptions{K0: 6, Eta: eta, FDDLOptions: FDDLOptions{K: 4, Iters: 8, Tol: -1}}}
+		if err := m.Fit(context.Background(), Y, labels); err != nil {
+			t.Fatal(err)
+		}
+		_, _, D0 := m.Atoms()
+		nuc = append(nuc, core.NuclearNorm(D0))
+	}
+	if !(nuc[0] > nuc[1] && nuc[1] > nuc[2]) {
+		t.Errorf("‖D0‖_* for η = 0, 0.05, 0.5: %v, want decreasing", nuc)
+	}
+}
+
+// TestLRSDLOriginalAlgorithms trains with O-FDDL-X and O-FDDL-D and checks
+// that the reported cost never rises and the result classifies.
+func TestLRSDLOriginalAlgorithms(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 20, 30, 10)
+	for _, o := range []FDDLOptions{{OriginalX: true}, {OriginalD: true}, {OriginalX: true, OriginalD: true}} {
+		var costs []float64
+		o.K, o.Iters, o.Tol = 4, 5, -1
+		o.Progress = func(p lrsdl.Progress) { costs = append(costs, p.Cost.Total) }
+		m := &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: 2}}
+		if err := m.Fit(context.Background(), Y, labels); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(costs); i++ {
+			if costs[i] > costs[i-1]*(1+1e-12) {
+				t.Errorf("%+v: cost rose from %v to %v", o, costs[i-1], costs[i])
+			}
+		}
+		pred, err := m.Predict(Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc := accuracy(pred, labels); acc < 0.9 {
+			t.Errorf("original_x=%v original_d=%v: training accuracy %.3f", o.OriginalX, o.OriginalD, acc)
+		}
+	}
+}
+
+// TestFisherDLSpanReduction trains LRSDL, FDDL and D2L2R2 on a d > N problem
+// in span(Y) and on the full data: same dictionaries and labels.
+func TestFisherDLSpanReduction(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 8, 60, 12)
+	Yt, _, _ := lrsdlSynth(3, 5, 60, 13)
+	if Q, _ := reduceSpan(Y); Q == nil {
+		t.Fatal("60×24 data not reduced")
+	}
+	o := FDDLOptions{K: 4, Iters: 4, Seed: 2}
+	for _, mk := range []func() lrsdl.Classifier{
+		func() lrsdl.Classifier { return &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: 3}} },
+		func() lrsdl.Classifier { return &FDDL{Options: o} },
+		func() lrsdl.Classifier { return &D2L2R2{Options: D2L2R2Options{FDDLOptions: o, Alpha: 0.05}} },
+	} {
+		var Db [2]*mat.Dense
+		var pred [2][]int
+		for i, off := range []bool{false, true} {
+			spanOff = off
+			m := mk()
+			err := m.Fit(context.Background(), Y, labels)
+			spanOff = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pred[i], err = m.Predict(Yt); err != nil {
+				t.Fatal(err)
+			}
+			switch m := m.(type) {
+			case *LRSDL:
+				Db[i] = m.dl.Db
+			case *FDDL:
+				Db[i] = m.dl.Db
+			case *D2L2R2:
+				Db[i] = m.dl.Db
+			}
+		}
+		var diff mat.Dense
+		diff.Sub(Db[0], Db[1])
+		if r := mat.Norm(&diff, 2) / mat.Norm(Db[1], 2); !(r <= 1e-8) {
+			t.Errorf("%s: ‖D̄_reduced − D̄‖/‖D̄‖ = %.3g", mk().Name(), r)
+		}
+		for j := range pred[0] {
+			if pred[0][j] != pred[1][j] {
+				t.Errorf("%s: sample %d predicted %d reduced, %d not", mk().Name(), j, pred[0][j], pred[1][j])
+				break
+			}
+		}
+	}
+}

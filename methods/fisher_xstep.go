@@ -1,0 +1,308 @@
+package methods
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/kernels"
+)
+
+// xstep holds the precomputed matrices of LRSDL-X (Algorithm 1). With
+// P = DᵀD, Q = DᵀD0, R = D0ᵀD0 its gradient is
+//
+//	upper: (M(P) + 2λ2I)X + M(Q X0) − M(DᵀY) + λ2(M − 2M̂)
+//	lower: (2R + λ2I)X0 + Qᵀ M(X) − 2D0ᵀY − λ2M0
+//
+// which is ∇[½f̄ + λ2/2·ḡ] with Ȳ = Y − D0X0 and V = Y − ½D·M(X).
+type xstep struct {
+	K, k0, N int
+	lambda2  float64
+	sp, ap   core.Partition
+	gram     *mat.Dense // D̄ᵀD̄
+	H        *mat.Dense // [M(P)+2λ2I, Q; Qᵀ, 2R+λ2I]
+	B        *mat.Dense // [M(DᵀY); 2D0ᵀY]
+	mc       *mat.Dense // K×C means workspace
+	cs       []float64  // class sums of a row of W̄
+	// Columns [col0, col0+n) of the full problem are solved; other holds
+	// the column sums of X̄ outside them (for the global means).
+	col0  int
+	other []float64
+	c0    int                      // first class of the block
+	sw    *kernels.SparseWorkspace // H·W̄ for sparse W̄ over all N columns
+	// With d < K/2, H·W̄ is computed through T = D̄W̄ (d×N).
+	D blas64.General
+	T *mat.Dense
+}
+
+// setup precomputes the Gram matrices and B for D̄ and Y.
+func (s *xstep) setup(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda2 float64) {
+	s.setupFrom(Db, Y, sp, ap, lambda2, nil, nil)
+}
+
+// setupFrom is setup with G = D̄ᵀD̄ and DtY = D̄ᵀY given (not modified), or
+// computed when nil.
+func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, lambda2 float64, G, DtY *mat.Dense) {
+	_, kb := Db.Dims()
+	_, N := Y.Dims()
+	K := ap.Len()
+	k0 := kb - K
+	sw := s.sw
+	if sw == nil || s.K != K || s.k0 != k0 || s.N != N {
+		sw = kernels.NewSparseWorkspace(kb, N)
+	}
+	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap, sw: sw}
+	if G == nil {
+		G = mat.NewDense(kb, kb, nil)
+		G.Mul(Db.T(), Db)
+	}
+	s.gram = G
+	s.H = mat.DenseCopyOf(s.gram)
+	kernels.DoubleDiagBlocks(s.H.RawMatrix(), ap, ap)
+	for i := 0; i < kb; i++ {
+		if i >= K {
+			s.H.Set(i, i, 2*s.H.At(i, i)+lambda2)
+			for j := K; j < kb; j++ {
+				if j != i {
+					s.H.Set(i, j, 2*s.H.At(i, j))
+				}
+			}
+			continue
+		}
+		s.H.Set(i, i, s.H.At(i, i)+2*lambda2)
+	}
+	if DtY != nil {
+		s.B = mat.DenseCopyOf(DtY)
+	} else {
+		s.B = mat.NewDense(kb, N, nil)
+		s.B.Mul(Db.T(), Y)
+	}
+	kernels.DoubleDiagBlocks(s.B.Slice(0, K, 0, N).(*mat.Dense).RawMatrix(), ap, sp)
+	if k0 > 0 {
+		b0 := s.B.Slice(K, kb, 0, N).(*mat.Dense)
+		b0.Scale(2, b0)
+	}
+	s.mc = mat.NewDense(K, sp.Blocks(), nil)
+	s.cs = make([]float64, sp.Blocks())
+	s.other = make([]float64, kb)
+	if d, _ := Db.Dims(); 2*d < K {
+		s.D = Db.RawMatrix()
+		s.T = mat.NewDense(d, N, nil)
+	}
+}
+
+// useBlockGemm reports whether a per-class block product of work
+// multiply-adds goes to Gemm rather than addMul: on OpenBLAS from 8192 on
+// (the LRSDL-X gradient on AR gender, k=20, k0=10, 350 samples per class:
+// 110 µs against 200 µs); never on gonum, whose Gemm is slower than the
+// axpys at these shapes (705 µs against 560 µs).
+func useBlockGemm(work int) bool {
+	return !kernels.PureGo() && work >= blockGemmMin
+}
+
+var blockGemmMin = 8192 // a variable for the tests
+
+// addMul adds op(a)·b to dst, op(a) = aᵀ if trans, by axpys over the
+// non-zeros of a (kernels.AddCombination, no cgo): per-class blocks below
+// useBlockGemm's size do not pay for a BLAS call.
+func addMul(dst, a, b blas64.General, trans bool) {
+	for i := 0; i < dst.Rows; i++ {
+		dr := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
+		if trans {
+			kernels.AddCombination(dr, a.Rows, a.Data[i:], a.Stride, b.Data, b.Stride)
+		} else {
+			kernels.AddCombination(dr, a.Cols, a.Data[i*a.Stride:], 1, b.Data, b.Stride)
+		}
+	}
+}
+
+// factoredMul sets g = H·w as D̄ᵀ(D̄·w) + diag(D_cᵀD_c)·X + 2λ2·X on the
+// upper rows and + R·X0 + λ2·X0 on the lower ones, which costs about
+// 2dK̄n instead of K̄²n multiply-adds: fewer when d < K/2.
+func (s *xstep) factoredMul(g, w blas64.General, full bool) {
+	t := s.T.RawMatrix()
+	t.Cols = w.Cols
+	if full {
+		s.sw.Mul(t, s.D, w)
+	} else {
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.D, w, 0, t)
+	}
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, s.D, t, 0, g)
+	gr := s.gram.RawMatrix()
+	K, kb, n := s.K, s.K+s.k0, w.Cols
+	for c := 0; c < s.ap.Blocks(); c++ {
+		a0, a1 := s.ap.Block(c)
+		addMul(sub(g, a0, a1, 0, n), sub(gr, a0, a1, a0, a1), sub(w, a0, a1, 0, n), false)
+	}
+	if s.k0 > 0 {
+		addMul(sub(g, K, kb, 0, n), sub(gr, K, kb, K, kb), sub(w, K, kb, 0, n), false)
+	}
+	for i := 0; i < kb; i++ {
+		l := 2 * s.lambda2
+		if i >= K {
+			l = s.lambda2
+		}
+		row, wr := g.Data[i*g.Stride:i*g.Stride+n], w.Data[i*w.Stride:i*w.Stride+n]
+		for j, v := range wr {
+			row[j] += l * v
+		}
+	}
+}
+
+// lipWork holds the warm-started power iterations of xstep.lipschitz.
+type lipWork struct {
+	all core.PowerIter   // D̄ᵀD̄
+	cls []core.PowerIter // [D_c D0]ᵀ[D_c D0] of each class c
+	sub mat.Dense
+}
+
+// lipschitz returns an upper bound of the Lipschitz constant of the
+// gradient, ‖D̄‖² + max_c ‖[D_c D0]‖² + 2λ2, each squared norm bounded above
+// by warm-started power iteration (core.PowerIter.MaxEig).
+func (s *xstep) lipschitz(w *lipWork) float64 {
+	C := s.ap.Blocks()
+	if len(w.cls) != C {
+		w.cls = make([]core.PowerIter, C)
+	}
+	w.all.MaxIter, w.all.Tol = 300, 1e-10
+	_, l := w.all.MaxEig(s.gram)
+	g := s.gram.RawMatrix()
+	var mx float64
+	for c := 0; c < C; c++ {
+		a0, a1 := s.ap.Block(c)
+		kc := a1 - a0
+		m := kc + s.k0
+		// row or column i of the block: atom a0+i of D_c, then D0's
+		at := func(i int) int {
+			if i < kc {
+				return a0 + i
+			}
+			return s.K + i - kc
+		}
+		w.sub.Reset()
+		w.sub.ReuseAs(m, m)
+		sr := w.sub.RawMatrix()
+		for i := 0; i < m; i++ {
+			gi := g.Data[at(i)*g.Stride:]
+			for j := 0; j < m; j++ {
+				sr.Data[i*sr.Stride+j] = gi[at(j)]
+			}
+		}
+		w.cls[c].MaxIter, w.cls[c].Tol = 300, 1e-10
+		_, u := w.cls[c].MaxEig(&w.sub)
+		mx = math.Max(mx, u)
+	}
+	return l + mx + 2*s.lambda2
+}
+
+// opNorm returns the largest eigenvalue of the Hessian of h̄ over all of
+// X̄ (the linear map W ↦ ∇h̄(W) − ∇h̄(0)) by power iteration to a relative
+// change of 1e-6. It is the reference's L, not used by the default solver.
+func (s *xstep) opNorm() float64 {
+	kb, N := s.K+s.k0, s.N
+	G0, V, G := mat.NewDense(kb, N, nil), mat.NewDense(kb, N, nil), mat.NewDense(kb, N, nil)
+	s.grad(G0, V)
+	v := V.RawMatrix().Data
+	for i := range v {
+		v[i] = 1 + float64(i%7)/7
+	}
+	var rho float64
+	for it := 0; it < 300; it++ {
+		s.grad(G, V)
+		G.Sub(G, G0)
+		var r, nv float64
+		for i, x := range v {
+			r += x * G.RawMatrix().Data[i]
+			nv += x * x
+		}
+		r /= nv
+		V.Scale(1/mat.Norm(G, 2), G)
+		if math.Abs(r-rho) <= 1e-6*r {
+			return r
+		}
+		rho = r
+	}
+	return rho
+}
+
+func sub(g blas64.General, r0, r1, c0, c1 int) blas64.General {
+	return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: g.Stride, Data: g.Data[r0*g.Stride+c0:]}
+}
+
+// grad writes ∇h̄(W) into G for the column block [s.col0, s.col0+n) of the
+// problem, n the columns of W. It allocates nothing.
+func (s *xstep) grad(G, W *mat.Dense) {
+	K, k0 := s.K, s.k0
+	kb, n := W.Dims()
+	g, w := G.RawMatrix(), W.RawMatrix()
+	b := sub(s.B.RawMatrix(), 0, kb, s.col0, s.col0+n)
+	// G = H·W − B with H = [M(P)+2λ2I, Q; Qᵀ, 2R+λ2I] except for the
+	// diagonal blocks of M(Q·X0) and Qᵀ·M(X), added per class below. The
+	// product takes the sparse kernel when W is sparse enough.
+	full := s.sw != nil && n == s.N
+	if s.T != nil {
+		s.factoredMul(g, w, full)
+	} else if full {
+		s.sw.Mul(g, s.H.RawMatrix(), w)
+	} else {
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
+	}
+	// classes of the block and their column ranges relative to W
+	cls := func(fn func(c, lo, hi int)) {
+		for c := s.c0; c < s.sp.Blocks(); c++ {
+			lo, hi := s.sp.Block(c)
+			lo, hi = lo-s.col0, hi-s.col0
+			if lo >= n {
+				break
+			}
+			fn(c, lo, hi)
+		}
+	}
+	if k0 > 0 {
+		gr := s.gram.RawMatrix()
+		cls(func(c, lo, hi int) {
+			a0, a1 := s.ap.Block(c)
+			Qc := sub(gr, a0, a1, K, kb)
+			if !useBlockGemm((a1 - a0) * k0 * (hi - lo)) {
+				addMul(sub(g, a0, a1, lo, hi), Qc, sub(w, K, kb, lo, hi), false)
+				addMul(sub(g, K, kb, lo, hi), Qc, sub(w, a0, a1, lo, hi), true)
+				return
+			}
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Qc, sub(w, K, kb, lo, hi), 1, sub(g, a0, a1, lo, hi))
+			blas64.Gemm(blas.Trans, blas.NoTrans, 1, Qc, sub(w, a0, a1, lo, hi), 1, sub(g, K, kb, lo, hi))
+		})
+	}
+	// −B and the mean terms, λ2(M − 2M̂) on X and −λ2M0 on X0, in one pass
+	// over G.
+	l2, fN := s.lambda2, float64(s.N)
+	for i := 0; i < kb; i++ {
+		gr, br, wr := g.Data[i*g.Stride:i*g.Stride+n], b.Data[i*b.Stride:i*b.Stride+n], w.Data[i*w.Stride:i*w.Stride+n]
+		if i >= K || l2 == 0 {
+			var a float64
+			if l2 != 0 {
+				a = l2 * (floats.Sum(wr) + s.other[i]) / fN
+			}
+			for j, v := range br {
+				gr[j] -= v + a
+			}
+			continue
+		}
+		tot := s.other[i]
+		cls(func(c, lo, hi int) {
+			s.cs[c] = floats.Sum(wr[lo:hi])
+			tot += s.cs[c]
+		})
+		m := tot / fN
+		cls(func(c, lo, hi int) {
+			a := l2 * (m - 2*s.cs[c]/float64(hi-lo))
+			gc := gr[lo:hi]
+			for j, v := range br[lo:hi] {
+				gc[j] += a - v
+			}
+		})
+	}
+}

@@ -1,0 +1,162 @@
+package methods
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestLRSDLXGradient checks the gradient of ½f̄ + λ2/2·ḡ (eqs. hbar_diff_up/lo,
+// with the paper's typos corrected) against central finite differences of the
+// cost, for the full problem and for a column block (O-FDDL-X). The case
+// with gemm takes the per-class Gemm products on OpenBLAS.
+func TestLRSDLXGradient(t *testing.T) {
+	defer func(m int) { blockGemmMin = m }(blockGemmMin)
+	for _, c := range []struct {
+		k0, d int
+		gemm  bool
+	}{{0, 12, false}, {3, 12, false}, {0, 5, false}, {3, 5, false}, {3, 12, true}} { // d = 5: Dᵀ(DX) path
+		k0 := c.k0
+		blockGemmMin = 8192
+		if c.gemm {
+			blockGemmMin = 0
+		}
+		p := testParams()
+		p.k0 = k0
+		tr := smallTrain(t, p, 3, 5, c.d, 7)
+		rng := rand.New(rand.NewPCG(3, 3))
+		for _, v := range tr.Xb.RawMatrix().Data {
+			_ = v
+		}
+		raw := tr.Xb.RawMatrix().Data
+		for i := range raw {
+			raw[i] = rng.NormFloat64()
+		}
+		h := func() float64 {
+			c := tr.cost()
+			return c.Term("fidelity") + c.Term("fisher") + c.Term("shared")
+		}
+		var s xstep
+		s.setup(tr.Db, tr.Y, tr.sp, tr.ap, p.lambda2)
+		if (s.T != nil) != (c.d == 5) {
+			t.Fatalf("d=%d: factored product used: %v", c.d, s.T != nil)
+		}
+		kb, N := tr.Xb.Dims()
+		G := mat.NewDense(kb, N, nil)
+		s.grad(G, tr.Xb)
+		const eps = 1e-5
+		for i := 0; i < kb; i++ {
+			for j := 0; j < N; j++ {
+				x := tr.Xb.At(i, j)
+				tr.Xb.Set(i, j, x+eps)
+				fp := h()
+				tr.Xb.Set(i, j, x-eps)
+				fm := h()
+				tr.Xb.Set(i, j, x)
+				fd := (fp - fm) / (2 * eps)
+				if math.Abs(fd-G.At(i, j)) > 1e-6*math.Max(1, math.Abs(fd)) {
+					t.Fatalf("k0=%d: gradient (%d,%d) = %v, finite difference %v", k0, i, j, G.At(i, j), fd)
+				}
+			}
+		}
+		// Block of class 1 with the other columns fixed.
+		lo, hi := tr.sp.Block(1)
+		for i := 0; i < kb; i++ {
+			var sum float64
+			for j, v := range tr.Xb.RawRowView(i) {
+				if j < lo || j >= hi {
+					sum += v
+				}
+			}
+			s.other[i] = sum
+		}
+		s.col0, s.c0 = lo, 1
+		W := mat.DenseCopyOf(tr.Xb.Slice(0, kb, lo, hi))
+		Gb := mat.NewDense(kb, hi-lo, nil)
+		s.grad(Gb, W)
+		if !mat.EqualApprox(Gb, G.Slice(0, kb, lo, hi), 1e-10) {
+			t.Errorf("k0=%d: block gradient differs from the full gradient", k0)
+		}
+	}
+}
+
+// TestLRSDLLipschitz checks that L bounds the gradient's Lipschitz constant:
+// ‖∇h(X+E) − ∇h(X)‖ ≤ L‖E‖ for the top direction found by power iteration.
+func TestLRSDLLipschitz(t *testing.T) {
+	p := testParams()
+	tr := smallTrain(t, p, 3, 5, 12, 8)
+	var s xstep
+	s.setup(tr.Db, tr.Y, tr.sp, tr.ap, p.lambda2)
+	L := s.lipschitz(new(lipWork))
+	kb, N := tr.Xb.Dims()
+	E := mat.NewDense(kb, N, nil)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range E.RawMatrix().Data {
+		E.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	Z := mat.NewDense(kb, N, nil)
+	G0, G1 := mat.NewDense(kb, N, nil), mat.NewDense(kb, N, nil)
+	s.grad(G0, Z)
+	var lam float64
+	for it := 0; it < 500; it++ {
+		E.Scale(1/mat.Norm(E, 2), E)
+		s.grad(G1, E)
+		G1.Sub(G1, G0) // Hessian times E
+		lam = mat.Norm(G1, 2)
+		E.Copy(G1)
+	}
+	if lam > L || L > 2.5*lam {
+		t.Errorf("Lipschitz bound %v, largest Hessian eigenvalue %v", L, lam)
+	}
+}
+
+func TestLRSDLXAllocs(t *testing.T) {
+	tr := smallTrain(t, testParams(), 3, 8, 20, 2)
+	var s xstep
+	s.setup(tr.Db, tr.Y, tr.sp, tr.ap, 0.05)
+	kb, N := tr.Xb.Dims()
+	G := mat.NewDense(kb, N, nil)
+	if a := testing.AllocsPerRun(10, func() { s.grad(G, tr.Xb) }); a != 0 {
+		t.Errorf("gradient allocates %v times per call", a)
+	}
+}
+
+// TestLRSDLXSparsePath checks that the gradient through the sparse kernel
+// (codes mostly zero) equals the dense one and allocates nothing.
+func TestLRSDLXSparsePath(t *testing.T) {
+	for _, d := range []int{20, 5} {
+		testLRSDLXSparsePath(t, d)
+	}
+}
+
+func testLRSDLXSparsePath(t *testing.T, d int) {
+	tr := smallTrain(t, testParams(), 3, 30, d, 2)
+	raw := tr.Xb.RawMatrix().Data
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := range raw {
+		raw[i] = 0
+		if rng.Float64() < 0.03 {
+			raw[i] = rng.NormFloat64()
+		}
+	}
+	var s xstep
+	s.setup(tr.Db, tr.Y, tr.sp, tr.ap, 0.05)
+	kb, N := tr.Xb.Dims()
+	Gs, Gd := mat.NewDense(kb, N, nil), mat.NewDense(kb, N, nil)
+	s.grad(Gs, tr.Xb)
+	if a := testing.AllocsPerRun(10, func() { s.grad(Gs, tr.Xb) }); a != 0 {
+		t.Errorf("sparse gradient allocates %v times per call", a)
+	}
+	sw := s.sw
+	s.sw = nil
+	s.grad(Gd, tr.Xb)
+	s.sw = sw
+	if !mat.EqualApprox(Gs, Gd, 1e-12) {
+		t.Error("sparse and dense gradients differ")
+	}
+	if mat.Equal(Gs, Gd) {
+		t.Log("sparse and dense gradients are bit-identical")
+	}
+}
