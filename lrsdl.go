@@ -92,6 +92,7 @@ type Progress struct {
 	Iter    int           // outer iteration, starting at 1
 	Cost    Cost          // cost after the iteration
 	Elapsed time.Duration // time since Fit started
+	Stop    StopReason    // why training stops, on the last iteration; "" before
 }
 
 // ProgressFunc receives training progress. It is called from the goroutine

@@ -353,8 +353,10 @@ type memo struct {
 	seen map[float64]int
 }
 
-func (m *memo) Name() string { return "MEMO" }
-func (m *memo) Config() any  { return &m.Options }
+func (m *memo) Name() string                      { return "MEMO" }
+func (m *memo) Params() []lrsdl.Param             { return []lrsdl.Param{{Name: "x", Type: "float"}} }
+func (m *memo) SetParam(name, value string) error { return nil }
+func (m *memo) SetProgress(lrsdl.ProgressFunc)    {}
 func (m *memo) Fit(_ context.Context, Y mat.Matrix, labels []int) error {
 	m.seen = map[float64]int{}
 	for j, l := range labels {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -29,7 +30,42 @@ type fake struct {
 }
 
 func (f *fake) Name() string { return "FAKE" }
-func (f *fake) Config() any  { return &f.Options }
+
+// Params, SetParam and SetProgress make fake an lrsdl.Configurable.
+func (f *fake) Params() []lrsdl.Param {
+	o := &f.Options
+	return []lrsdl.Param{
+		{Name: "iters", Type: "int", Value: fmt.Sprint(o.Iters), Default: "0"},
+		{Name: "lambda", Type: "float", Value: fmt.Sprint(o.Lambda), Default: "0"},
+		{Name: "original_x", Type: "bool", Value: fmt.Sprint(o.Original), Default: "false"},
+		{Name: "seed", Type: "seed", Value: fmt.Sprint(o.Seed), Default: "0"},
+	}
+}
+
+func (f *fake) SetParam(name, value string) error {
+	o := f.Options
+	var err error
+	switch name {
+	case "iters":
+		o.Iters, err = strconv.Atoi(value)
+	case "lambda":
+		o.Lambda, err = strconv.ParseFloat(value, 64)
+	case "original_x":
+		o.Original, err = strconv.ParseBool(value)
+	case "seed":
+		o.Seed, err = strconv.ParseUint(value, 10, 64)
+	default:
+		return fmt.Errorf("method FAKE has no option %q (have iters, lambda, original_x, seed)", name)
+	}
+	if err != nil {
+		return fmt.Errorf("method FAKE option %s=%s: %v", name, value, err)
+	}
+	f.Options = o
+	return nil
+}
+
+func (f *fake) SetProgress(p lrsdl.ProgressFunc) { f.Options.Progress = p }
+
 func (f *fake) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	d, n := Y.Dims()
 	if n != len(labels) {

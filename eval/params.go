@@ -2,10 +2,7 @@ package eval
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,13 +11,6 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 )
-
-// Configurable is implemented by methods whose options can be set by name:
-// Config returns a pointer to the method's Options struct, whose fields
-// carry JSON tags ("lambda1", "k", "seed", ...).
-type Configurable interface {
-	Config() any
-}
 
 // Params are method options by JSON name, e.g. {"lambda1": 0.01}.
 // Values are float64, bool or string.
@@ -77,105 +67,92 @@ func (p Params) Set(kv string) error {
 	return nil
 }
 
-// options returns the Options struct of c, or nil.
-func options(c lrsdl.Classifier) reflect.Value {
-	cf, ok := c.(Configurable)
+// configurable returns c as an lrsdl.Configurable, or an error naming c.
+func configurable(c lrsdl.Classifier) (lrsdl.Configurable, error) {
+	cf, ok := c.(lrsdl.Configurable)
 	if !ok {
-		return reflect.Value{}
+		return nil, fmt.Errorf("method %s has no options to set", c.Name())
 	}
-	v := reflect.ValueOf(cf.Config())
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return reflect.Value{}
-	}
-	return v.Elem()
+	return cf, nil
 }
 
-// ParamNames returns the JSON names of c's options in sorted order, or nil
-// when c is not Configurable.
+// ParamNames returns the names of c's options in sorted order, or nil
+// when c is not lrsdl.Configurable.
 func ParamNames(c lrsdl.Classifier) []string {
-	v := options(c)
-	if !v.IsValid() {
+	cf, err := configurable(c)
+	if err != nil {
 		return nil
 	}
 	var ns []string
-	var walk func(t reflect.Type)
-	walk = func(t reflect.Type) {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			switch {
-			case tag == "-" || !f.IsExported() && !f.Anonymous:
-			case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
-				walk(f.Type)
-			case tag != "":
-				ns = append(ns, tag)
-			default:
-				ns = append(ns, f.Name)
-			}
-		}
+	for _, p := range cf.Params() {
+		ns = append(ns, p.Name)
 	}
-	walk(v.Type())
 	sort.Strings(ns)
 	return ns
 }
 
-// Configure sets the options of c named in p, by their JSON names. It
-// returns an error naming an unknown option or a value of the wrong type.
+// Configure sets the options of c named in p, in sorted order of name,
+// through lrsdl.Configurable.SetParam: values are literal (0 is 0, not the
+// default). It returns the first error, which names the option.
 func Configure(c lrsdl.Classifier, p Params) error {
 	if len(p) == 0 {
 		return nil
 	}
-	names := ParamNames(c)
-	if names == nil {
-		return fmt.Errorf("method %s has no options to set", c.Name())
+	cf, err := configurable(c)
+	if err != nil {
+		return err
 	}
 	for _, k := range p.names() {
-		if i := sort.SearchStrings(names, k); i == len(names) || names[i] != k {
-			return fmt.Errorf("method %s has no option %q (have %s)", c.Name(), k, strings.Join(names, ", "))
+		if err := cf.SetParam(k, formatValue(p[k])); err != nil {
+			return err
 		}
-	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return fmt.Errorf("method %s: %v", c.Name(), err)
-	}
-	if err := json.Unmarshal(b, c.(Configurable).Config()); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return fmt.Errorf("method %s: option %s=%v: want a value of type %v", c.Name(), te.Field, p[te.Field], te.Type)
-		}
-		return fmt.Errorf("method %s: %v", c.Name(), err)
 	}
 	return nil
 }
 
-// SetProgress sets the Progress field of c's options to f and reports
-// whether c has one.
+// formatValue returns the text of a Params value that parses back to it.
+func formatValue(v any) string {
+	switch v := v.(type) {
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case int:
+		return strconv.Itoa(v)
+	}
+	return fmt.Sprint(v)
+}
+
+// SetProgress sets c's progress callback to f and reports whether c has one.
 func SetProgress(c lrsdl.Classifier, f lrsdl.ProgressFunc) bool {
-	v := options(c)
-	if !v.IsValid() {
+	cf, err := configurable(c)
+	if err != nil {
 		return false
 	}
-	fv := v.FieldByName("Progress")
-	if !fv.IsValid() || !fv.CanSet() || fv.Type() != reflect.TypeOf(f) {
-		return false
-	}
-	fv.Set(reflect.ValueOf(f))
+	cf.SetProgress(f)
 	return true
 }
 
-// CurrentParams returns c's options (those with JSON names) as Params.
+// CurrentParams returns c's options as Params: numbers as float64, bools
+// as bool, and an option still at its default as its documented default
+// (a number, or text such as "min(20, smallest class)"). After Fit they
+// are the resolved values.
 func CurrentParams(c lrsdl.Classifier) Params {
-	cf, ok := c.(Configurable)
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(cf.Config())
+	cf, err := configurable(c)
 	if err != nil {
 		return nil
 	}
-	var p Params
-	if json.Unmarshal(b, &p) != nil {
-		return nil
+	p := Params{}
+	for _, q := range cf.Params() {
+		v := q.Value
+		if v == "" {
+			v = q.Default
+		}
+		if f, err := strconv.ParseFloat(v, 64); err == nil && q.Type != "bool" {
+			p[q.Name] = f
+		} else if b, err := strconv.ParseBool(v); err == nil && q.Type == "bool" {
+			p[q.Name] = b
+		} else {
+			p[q.Name] = v
+		}
 	}
 	return p
 }

@@ -333,7 +333,7 @@ func (r *run) shared() error {
 	}
 	curves := []curve{
 		{"COPAR", eval.Params{}, "COPAR"},
-		{"LRSDL η=0", eval.Params{"eta": -1.0}, "LRSDL"},
+		{"LRSDL η=0", eval.Params{"eta": 0.0}, "LRSDL"},
 		{"LRSDL η=0.01", eval.Params{"eta": 0.01}, "LRSDL"},
 		{"LRSDL η=0.1", eval.Params{"eta": 0.1}, "LRSDL"},
 	}

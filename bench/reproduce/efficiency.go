@@ -78,7 +78,7 @@ func (v *variant) perIter() time.Duration {
 func (r *run) efficiency() error {
 	c := r.cfg
 	Y, labels := faceLike(c.EffC, c.EffD, c.EffN, r.seed)
-	common := eval.Params{"k": float64(c.EffK), "iters": float64(c.EffIters), "tol": -1.0, "seed": float64(r.seed)}
+	common := eval.Params{"k": float64(c.EffK), "iters": float64(c.EffIters), "tol": 0.0, "seed": float64(r.seed)}
 	with := func(kv ...any) eval.Params {
 		p := eval.Params{}
 		for k, v := range common {

@@ -115,7 +115,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		// The paper's k and all iterations (no early stop), unless set by -p.
 		base := eval.Params{"k": *k}
 		if slices.Contains(eval.ParamNames(c), "tol") {
-			base["tol"] = -1
+			base["tol"] = 0
 		}
 		for name := range mf.params {
 			delete(base, name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -35,7 +36,45 @@ type fake struct {
 }
 
 func (f *fake) Name() string { return f.name }
-func (f *fake) Config() any  { return &f.Options }
+
+// optionMap returns the fake's options by JSON name.
+func (f *fake) optionMap() map[string]any {
+	b, _ := json.Marshal(f.Options)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// Params, SetParam and SetProgress make fake an lrsdl.Configurable.
+func (f *fake) Params() []lrsdl.Param {
+	m := f.optionMap()
+	var ps []lrsdl.Param
+	for _, n := range slices.Sorted(maps.Keys(m)) {
+		ps = append(ps, lrsdl.Param{Name: n, Value: fmt.Sprint(m[n])})
+	}
+	return ps
+}
+
+func (f *fake) SetParam(name, value string) error {
+	m := f.optionMap()
+	if _, ok := m[name]; !ok {
+		return fmt.Errorf("methods: %s has no option %q", f.name, name)
+	}
+	var v any
+	if json.Unmarshal([]byte(value), &v) != nil {
+		v = value
+	}
+	m[name] = v
+	b, _ := json.Marshal(m)
+	o := f.Options
+	if err := json.Unmarshal(b, &o); err != nil {
+		return fmt.Errorf("methods: %s option %s=%s: %v", f.name, name, value, err)
+	}
+	f.Options = o
+	return nil
+}
+
+func (f *fake) SetProgress(p lrsdl.ProgressFunc) { f.Options.Progress = p }
 
 func (f *fake) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	d, n := Y.Dims()

@@ -1,0 +1,300 @@
+package methods
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lrsdl/lrsdl"
+)
+
+// Off, set in an Options field whose zero value means a non-zero default,
+// requests the literal value 0 (for example LRSDLOptions.Eta: Off trains
+// without the nuclear norm). Only options whose range includes 0 accept it;
+// resolved options keep it.
+const Off = -1
+
+// lit returns the value an option stands for: 0 for Off, else v.
+func lit[T int | float64](v T) T {
+	if v == Off {
+		return 0
+	}
+	return v
+}
+
+// OptionError reports an option value outside its declared range.
+type OptionError struct {
+	Method string // method name, e.g. "LRSDL"
+	Name   string // option name, e.g. "k0"
+	Value  string // the value given
+	Reason string // e.g. "must be ≥ 0"
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("methods: %s option %s=%s: %s %s", e.Method, e.Name, e.Value, e.Name, e.Reason)
+}
+
+// dataInfo are the sizes of a training set that data-aware defaults and
+// ranges depend on.
+type dataInfo struct {
+	d, n     int // dimension and number of samples
+	classes  int // number of classes
+	minClass int // samples in the smallest class
+}
+
+// opt declares one option of an Options struct: the field it sets (one of
+// i, f, b, u), its default for a zero value and its range.
+type opt struct {
+	name, doc string
+	i         *int
+	f         *float64
+	b         *bool
+	u         *uint64
+	s         *string
+	choices   []string               // the values s may take; "" means choices[0]
+	def       float64                // value of a zero field
+	defDoc    string                 // the default as documented, when not def
+	dataDef   func(dataInfo) float64 // data-aware default, overriding def
+	defFn     func() float64         // default computed from other options, overriding def
+	min, max  float64                // range [min, max]; max 0 means no upper bound
+	minOpen   bool                   // range (min, max]
+	off       bool                   // Off (a literal 0) allowed: the range includes 0
+	perClass  bool                   // at most the samples of the smallest class
+	check     func(v float64) string // further condition; returns the reason it fails
+}
+
+// optSpec is the declaration of a method's options.
+type optSpec struct {
+	method string
+	opts   []opt
+}
+
+// value returns the option's current value as a float (0 or 1 for bools).
+func (o *opt) value() float64 {
+	switch {
+	case o.i != nil:
+		return float64(*o.i)
+	case o.f != nil:
+		return *o.f
+	case o.b != nil && *o.b:
+		return 1
+	}
+	return 0
+}
+
+func (o *opt) numeric() bool { return o.i != nil || o.f != nil }
+
+func (o *opt) set(v float64) {
+	switch {
+	case o.i != nil:
+		*o.i = int(v)
+	case o.f != nil:
+		*o.f = v
+	}
+}
+
+func (o *opt) typ() string {
+	switch {
+	case o.i != nil:
+		return "int"
+	case o.f != nil:
+		return "float"
+	case o.b != nil:
+		return "bool"
+	case o.s != nil:
+		return "string"
+	}
+	return "seed"
+}
+
+func fmtNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// rangeText is the declared range of o in words.
+func (o *opt) rangeText() string {
+	if !o.numeric() {
+		return ""
+	}
+	lo := "≥ " + fmtNum(o.min)
+	if o.minOpen {
+		lo = "> " + fmtNum(o.min)
+	}
+	s := lo
+	if o.max != 0 {
+		l := "["
+		if o.minOpen {
+			l = "("
+		}
+		s = l + fmtNum(o.min) + ", " + fmtNum(o.max) + "]"
+	}
+	if o.perClass {
+		s += ", at most the samples of the smallest class"
+	}
+	return s
+}
+
+// reason returns why the literal value v is outside o's range, or "".
+func (o *opt) reason(v float64, info *dataInfo) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "must be finite"
+	case o.i != nil && v != math.Trunc(v):
+		return "must be an integer"
+	case v < o.min || o.minOpen && v == o.min || o.max != 0 && v > o.max:
+		return "must be " + o.rangeText()
+	case o.perClass && info != nil && v > float64(info.minClass):
+		return fmt.Sprintf("must be at most %d, the samples of the smallest class", info.minClass)
+	case o.check != nil:
+		return o.check(v)
+	}
+	return ""
+}
+
+// resolve applies the defaults of zero fields and checks every value
+// against its range; info, when not nil, gives data-aware defaults and
+// bounds. Resolving resolved options changes nothing.
+func (s optSpec) resolve(info *dataInfo) error {
+	for k := range s.opts {
+		o := &s.opts[k]
+		if o.s != nil {
+			if *o.s == "" {
+				*o.s = o.choices[0]
+			} else if !slices.Contains(o.choices, *o.s) {
+				return &OptionError{Method: s.method, Name: o.name, Value: *o.s, Reason: "must be one of " + strings.Join(o.choices, ", ")}
+			}
+		}
+		if !o.numeric() {
+			continue
+		}
+		v := o.value()
+		switch {
+		case v == 0 && o.dataDef != nil && info != nil:
+			o.set(o.dataDef(*info))
+			continue
+		case v == 0 && o.defFn != nil:
+			o.set(o.defFn())
+			continue
+		case v == 0:
+			o.set(o.def)
+			continue
+		case v == Off && o.off:
+			continue
+		}
+		if r := o.reason(v, info); r != "" {
+			return &OptionError{Method: s.method, Name: o.name, Value: fmtNum(v), Reason: r}
+		}
+	}
+	return nil
+}
+
+// find returns the option called name.
+func (s optSpec) find(name string) (*opt, error) {
+	for k := range s.opts {
+		if s.opts[k].name == name {
+			return &s.opts[k], nil
+		}
+	}
+	names := make([]string, len(s.opts))
+	for k, o := range s.opts {
+		names[k] = o.name
+	}
+	return nil, fmt.Errorf("methods: %s has no option %q (have %s)", s.method, name, strings.Join(names, ", "))
+}
+
+// set sets the option called name from its literal text value.
+func (s optSpec) set(name, text string) error {
+	o, err := s.find(name)
+	if err != nil {
+		return err
+	}
+	bad := func(reason string) error {
+		return &OptionError{Method: s.method, Name: name, Value: text, Reason: reason}
+	}
+	text = strings.TrimSpace(text)
+	switch {
+	case o.b != nil:
+		b, err := strconv.ParseBool(text)
+		if err != nil {
+			return bad("must be true or false")
+		}
+		*o.b = b
+		return nil
+	case o.s != nil:
+		if !slices.Contains(o.choices, text) {
+			return bad("must be one of " + strings.Join(o.choices, ", "))
+		}
+		*o.s = text
+		return nil
+	case o.u != nil:
+		u, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			return bad("must be an integer ≥ 0")
+		}
+		*o.u = u
+		return nil
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		if o.i != nil {
+			return bad("must be an integer")
+		}
+		return bad("must be a number")
+	}
+	if v == 0 && o.off {
+		o.set(Off)
+		return nil
+	}
+	if r := o.reason(v, nil); r != "" {
+		return bad(r)
+	}
+	if o.i != nil && math.Abs(v) > math.MaxInt32 {
+		return bad("is too large")
+	}
+	o.set(v)
+	return nil
+}
+
+// params lists the options with their current values.
+func (s optSpec) params() []lrsdl.Param {
+	ps := make([]lrsdl.Param, len(s.opts))
+	for k := range s.opts {
+		o := &s.opts[k]
+		p := lrsdl.Param{Name: o.name, Type: o.typ(), Range: o.rangeText(), Doc: o.doc, Default: o.defDoc}
+		switch {
+		case o.b != nil:
+			p.Value = strconv.FormatBool(*o.b)
+			if p.Default == "" {
+				p.Default = "false"
+			}
+		case o.s != nil:
+			p.Value = *o.s
+			p.Range = "one of " + strings.Join(o.choices, ", ")
+			if p.Default == "" {
+				p.Default = o.choices[0]
+			}
+		case o.u != nil:
+			p.Value = strconv.FormatUint(*o.u, 10)
+			if p.Default == "" {
+				p.Default = "0"
+			}
+		default:
+			switch v := o.value(); v {
+			case 0:
+			case Off:
+				if o.off {
+					p.Value = "0"
+					break
+				}
+				p.Value = fmtNum(v)
+			default:
+				p.Value = fmtNum(v)
+			}
+			if p.Default == "" {
+				p.Default = fmtNum(o.def)
+			}
+		}
+		ps[k] = p
+	}
+	return ps
+}
