@@ -64,6 +64,9 @@ func (f *fake) SetParam(name, value string) error {
 	if json.Unmarshal([]byte(value), &v) != nil {
 		v = value
 	}
+	if name == "tol" && v == 0.0 {
+		v = -1.0 // a literal 0, as methods.Off: run every iteration
+	}
 	m[name] = v
 	b, _ := json.Marshal(m)
 	o := f.Options
