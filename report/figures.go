@@ -100,6 +100,10 @@ type Series struct {
 	Name string
 	X, Y []float64
 	Err  []float64
+	// Color, if positive, picks the series' colour (plotutil.Color(Color-1))
+	// instead of its position; Dashed draws its line dashed, without points.
+	Color  int
+	Dashed bool
 }
 
 // Lines returns a plot of the series as lines with points and error bars.
@@ -119,10 +123,20 @@ func Lines(title, xLabel, yLabel string, series ...Series) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report: series %q: %v", s.Name, err)
 		}
-		l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
-		pts.Shape = plotutil.Shape(i)
-		p.Add(l, pts)
-		p.Legend.Add(s.Name, l, pts)
+		ci := i
+		if s.Color > 0 {
+			ci = s.Color - 1
+		}
+		l.Color, pts.Color = plotutil.Color(ci), plotutil.Color(ci)
+		pts.Shape = plotutil.Shape(ci)
+		if s.Dashed {
+			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			p.Add(l)
+			p.Legend.Add(s.Name, l)
+		} else {
+			p.Add(l, pts)
+			p.Legend.Add(s.Name, l, pts)
+		}
 		if s.Err != nil {
 			e := make(errPoints, len(xy))
 			for j := range xy {

@@ -9,7 +9,8 @@
 // measured iteration times), efficiency (original vs efficient algorithms),
 // overall (accuracy table), ntrain (accuracy vs training size), shared
 // (shared-dictionary size and parameter sensitivity), time (training and test
-// time on Oxford Flower). RESULTS.md is rewritten after every section, so an
+// time on Oxford Flower), scaling (one iteration as classes and dimension
+// grow, against the complexity formulas). RESULTS.md is rewritten after every section, so an
 // interrupted run keeps what it finished.
 package main
 
@@ -37,7 +38,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-var allSections = []string{"complexity", "efficiency", "overall", "ntrain", "shared", "time"}
+var allSections = []string{"complexity", "efficiency", "overall", "ntrain", "shared", "time", "scaling"}
 
 // config holds the sizes of one run; quick() and full() give the two modes.
 type config struct {
@@ -66,6 +67,13 @@ type config struct {
 	SharedK0    []int
 	SharedSplit int
 	ParamValues []float64
+
+	// Scaling study: one outer iteration as C grows (ScaleC at ScaleDim)
+	// and as d grows (ScaleDims at ScaleClasses), n and k per class fixed.
+	ScaleC, ScaleDims          []int
+	ScaleDim, ScaleClasses     int
+	ScaleN, ScaleK, ScaleIters int
+	ScaleBudget                time.Duration
 }
 
 func full() config {
@@ -75,6 +83,8 @@ func full() config {
 		ArSizes: []int{50, 100, 150, 200, 250, 300, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
 		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 2,
 		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
+		ScaleC:      []int{10, 25, 50, 100, 200, 400}, ScaleDim: 300, ScaleDims: []int{300, 1000, 3000, 10000}, ScaleClasses: 20,
+		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: time.Minute,
 		// A fit on Oxford Flower (d = 10000, 1020 samples) takes 5 s (SRC,
 		// ODL), 15 s (FDDL, LRSDL) or 30-50 s (LC-KSVD, DLSI, D2L2R2, COPAR)
 		// on 2 idle cores: cross-validation over two points of the sparsity
@@ -103,6 +113,8 @@ func quick() config {
 		ArSizes: []int{50, 150, 350}, FlSizes: []int{15, 25}, NTrainSplit: 1,
 		SharedK0: []int{10, 40, 80}, SharedSplit: 1,
 		ParamValues: []float64{1e-4, 3e-3, 0.3},
+		ScaleC:      []int{5, 10, 20}, ScaleDim: 100, ScaleDims: []int{50, 100, 200}, ScaleClasses: 5,
+		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 10 * time.Second,
 	}
 }
 
@@ -196,6 +208,7 @@ func main() {
 		{"shared", r.shared},
 		{"ntrain", r.ntrain}, // last: the deadline cuts the least needed
 		{"time", r.timeTable},
+		{"scaling", r.scaling},
 	}
 	for _, s := range steps {
 		if !r.sections[s.name] && !(s.name == "efficiency" && r.sections["complexity"]) {
@@ -285,8 +298,9 @@ func (r *run) write() error {
 		"ntrain":     "4. Accuracy versus training samples per class",
 		"shared":     "5. Shared dictionary size and parameter sensitivity",
 		"time":       "6. Training and test time on Oxford Flower",
+		"scaling":    "7. How the time of an iteration grows with classes and dimension",
 	}
-	for _, s := range []string{"complexity", "efficiency", "overall", "ntrain", "shared", "time"} {
+	for _, s := range allSections {
 		if md, ok := r.md[s]; ok {
 			fmt.Fprintf(&b, "## %s\n\n%s\n", titles[s], md)
 		}

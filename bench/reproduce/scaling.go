@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/methods"
+	"github.com/lrsdl/lrsdl/report"
+)
+
+// scalePoint is one measurement of the scaling study.
+type scalePoint struct {
+	C, D    int
+	perIter time.Duration // 0 when no timed iteration finished
+	ops     float64       // the paper's multiplications of one iteration
+	note    string        // why there is no time
+}
+
+// scaleMethod is one algorithm of the scaling study with its row of the
+// paper's Table 2.
+type scaleMethod struct {
+	name, method string
+	params       eval.Params
+	ops          func(report.Sizes) float64
+	byC, byD     []scalePoint
+}
+
+// scaling times one outer iteration of E-FDDL, LRSDL and E-COPAR as the
+// number of classes grows at a fixed dimension, and as the dimension grows
+// at a fixed number of classes, beside the paper's complexity formulas.
+func (r *run) scaling() error {
+	c := r.cfg
+	row := map[string]func(report.Sizes) float64{}
+	for _, x := range report.Table2() {
+		row[x.Method] = x.Ops
+	}
+	k0 := float64(c.ScaleK)
+	ms := []*scaleMethod{
+		{name: "E-FDDL", method: "FDDL", params: eval.Params{}, ops: row["E-FDDL"]},
+		{name: "LRSDL", method: "LRSDL", params: eval.Params{"k0": k0}, ops: row["LRSDL"]},
+		{name: "E-COPAR", method: "COPAR", params: eval.Params{"k0": k0}, ops: row["E-COPAR"]},
+	}
+	sizes := func(C, d int) report.Sizes {
+		return report.Sizes{C: float64(C), N: float64(c.ScaleN), K: float64(c.ScaleK), Q: 50, D: float64(d), Q2: 50}
+	}
+	for _, m := range ms {
+		if !contains(r.methods, m.method) {
+			continue
+		}
+		over := false
+		for _, C := range c.ScaleC {
+			p := scalePoint{C: C, D: c.ScaleDim, ops: m.ops(sizes(C, c.ScaleDim))}
+			if over {
+				p.note = "skipped: a smaller size exceeded the budget"
+			} else {
+				p.perIter, p.note = r.timeIteration(m, C, c.ScaleDim)
+				over = p.perIter == 0
+			}
+			m.byC = append(m.byC, p)
+		}
+		over = false
+		for _, d := range c.ScaleDims {
+			p := scalePoint{C: c.ScaleClasses, D: d, ops: m.ops(sizes(c.ScaleClasses, d))}
+			if over {
+				p.note = "skipped: a smaller size exceeded the budget"
+			} else {
+				p.perIter, p.note = r.timeIteration(m, c.ScaleClasses, d)
+				over = p.perIter == 0
+			}
+			m.byD = append(m.byD, p)
+		}
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "Time of one outer iteration (the mean over iterations 2 to %d, excluding the initialisation) on random-face-like "+
+		"data (`faceLike`, n=%d samples and k=%d atoms per class, k0=%d shared atoms for LRSDL and COPAR), first as the number of "+
+		"classes C grows at d=%d, then as the dimension d grows at C=%d; each run stops after %v. \"ops\" is the paper's Table 2 "+
+		"formula at those sizes (q=q2=50), and \"ns per 1000 ops\" the measured time over it: a flat column means the time grows as "+
+		"the formula says. LRSDL and FDDL train in the span of the training samples, so above d = N = Cn their time stops "+
+		"growing with d while the formula keeps growing.\n\n",
+		c.ScaleIters, c.ScaleN, c.ScaleK, c.ScaleK, c.ScaleDim, c.ScaleClasses, c.ScaleBudget)
+	fmt.Fprintf(&b, "| method | C | d | s / iteration | ops | ns per 1000 ops |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, m := range ms {
+		for _, p := range append(append([]scalePoint(nil), m.byC...), m.byD...) {
+			if p.perIter == 0 {
+				fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3g | |\n", m.name, p.C, p.D, p.note, p.ops)
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %.3g | %.3g | %.3g |\n", m.name, p.C, p.D, p.perIter.Seconds(), p.ops, 1e12*p.perIter.Seconds()/p.ops)
+		}
+	}
+	b.WriteString("\n")
+	// Each panel: log10 of the measured time and of the formula scaled by
+	// the method's median time per operation.
+	panel := func(title, x string, pts func(*scaleMethod) []scalePoint, xOf func(scalePoint) int) (*plot.Plot, error) {
+		var ss []report.Series
+		for i, m := range ms {
+			meas := report.Series{Name: m.name, Color: i + 1}
+			form := report.Series{Name: m.name + " formula", Color: i + 1, Dashed: true}
+			var ratios []float64
+			for _, p := range pts(m) {
+				if p.perIter > 0 {
+					ratios = append(ratios, p.perIter.Seconds()/p.ops)
+				}
+			}
+			if len(ratios) == 0 {
+				continue
+			}
+			scale := median(ratios)
+			for _, p := range pts(m) {
+				x := math.Log10(float64(xOf(p)))
+				if p.perIter > 0 {
+					meas.X, meas.Y = append(meas.X, x), append(meas.Y, math.Log10(p.perIter.Seconds()))
+				}
+				form.X, form.Y = append(form.X, x), append(form.Y, math.Log10(scale*p.ops))
+			}
+			ss = append(ss, meas, form)
+		}
+		if len(ss) == 0 {
+			return nil, nil
+		}
+		return report.Lines(title, x, "log10 s / iteration", ss...)
+	}
+	pc, err := panel(fmt.Sprintf("classes (d=%d)", c.ScaleDim), "log10 C", func(m *scaleMethod) []scalePoint { return m.byC }, func(p scalePoint) int { return p.C })
+	if err != nil {
+		return err
+	}
+	pd, err := panel(fmt.Sprintf("dimension (C=%d)", c.ScaleClasses), "log10 d", func(m *scaleMethod) []scalePoint { return m.byD }, func(p scalePoint) int { return p.D })
+	if err != nil {
+		return err
+	}
+	if pc == nil || pd == nil {
+		b.WriteString("No run finished a timed iteration: no figure.\n")
+	} else {
+		if err := report.SavePNG(filepath.Join(r.out, "scaling.png"), [][]*plot.Plot{{pc, pd}}, 1200, 450); err != nil {
+			return err
+		}
+		b.WriteString("Measured time (lines with points) and the formula (dashed) scaled by the method's median time per operation:\n\n![scaling](scaling.png)\n")
+	}
+	r.md["scaling"] = b.String()
+	return nil
+}
+
+// timeIteration trains m on C classes in d dimensions for ScaleIters
+// outer iterations and returns the mean time of iterations 2 and on, or 0
+// and the reason when the budget ran out first.
+func (r *run) timeIteration(m *scaleMethod, C, d int) (time.Duration, string) {
+	c := r.cfg
+	Y, labels := faceLike(C, d, c.ScaleN, r.seed)
+	cl, err := methods.New(m.method)
+	if err != nil {
+		return 0, err.Error()
+	}
+	p := eval.Params{"k": float64(c.ScaleK), "iters": float64(c.ScaleIters), "tol": 0.0, "seed": float64(r.seed)}
+	for k, v := range m.params {
+		p[k] = v
+	}
+	if err := configure(cl, p); err != nil {
+		return 0, err.Error()
+	}
+	v := variant{Name: m.name}
+	eval.SetProgress(cl, func(p lrsdl.Progress) { v.Trace = append(v.Trace, p) })
+	ctx, cancel := context.WithTimeout(r.ctx, c.ScaleBudget)
+	err = cl.Fit(ctx, Y, labels)
+	cancel()
+	logf("scaling %s C=%d d=%d: %d iterations, %v/iteration, err %v", m.name, C, d, len(v.Trace), v.perIter().Round(time.Millisecond), err)
+	switch {
+	case err != nil && !errors.Is(err, context.DeadlineExceeded):
+		return 0, "failed: " + err.Error()
+	case len(v.Trace) < 2:
+		return 0, fmt.Sprintf("> %v for two iterations", c.ScaleBudget)
+	}
+	return v.perIter(), ""
+}
+
+// median returns the median of v (which it sorts).
+func median(v []float64) float64 {
+	slices.Sort(v)
+	if n := len(v); n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
