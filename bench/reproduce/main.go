@@ -10,7 +10,8 @@
 // overall (accuracy table), ntrain (accuracy vs training size), shared
 // (shared-dictionary size and parameter sensitivity), time (training and test
 // time on Oxford Flower), scaling (one iteration as classes and dimension
-// grow, against the complexity formulas). RESULTS.md is rewritten after every section, so an
+// grow, against the complexity formulas), simulated (the bases each method
+// learns from the paper's simulated data). RESULTS.md is rewritten after every section, so an
 // interrupted run keeps what it finished.
 package main
 
@@ -38,7 +39,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-var allSections = []string{"complexity", "efficiency", "overall", "ntrain", "shared", "time", "scaling"}
+var allSections = []string{"complexity", "efficiency", "overall", "ntrain", "shared", "time", "scaling", "simulated"}
 
 // config holds the sizes of one run; quick() and full() give the two modes.
 type config struct {
@@ -74,6 +75,9 @@ type config struct {
 	ScaleDim, ScaleClasses     int
 	ScaleN, ScaleK, ScaleIters int
 	ScaleBudget                time.Duration
+
+	// Simulated data: training and test samples per class.
+	SimTrain, SimTest int
 }
 
 func full() config {
@@ -85,6 +89,7 @@ func full() config {
 		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
 		ScaleC:      []int{10, 25, 50, 100, 200, 400}, ScaleDim: 300, ScaleDims: []int{300, 1000, 3000, 10000}, ScaleClasses: 20,
 		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: time.Minute,
+		SimTrain: 200, SimTest: 800,
 		// A fit on Oxford Flower (d = 10000, 1020 samples) takes 5 s (SRC,
 		// ODL), 15 s (FDDL, LRSDL) or 30-50 s (LC-KSVD, DLSI, D2L2R2, COPAR)
 		// on 2 idle cores: cross-validation over two points of the sparsity
@@ -115,6 +120,7 @@ func quick() config {
 		ParamValues: []float64{1e-4, 3e-3, 0.3},
 		ScaleC:      []int{5, 10, 20}, ScaleDim: 100, ScaleDims: []int{50, 100, 200}, ScaleClasses: 5,
 		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 10 * time.Second,
+		SimTrain: 50, SimTest: 50,
 	}
 }
 
@@ -209,6 +215,7 @@ func main() {
 		{"ntrain", r.ntrain}, // last: the deadline cuts the least needed
 		{"time", r.timeTable},
 		{"scaling", r.scaling},
+		{"simulated", r.simulated},
 	}
 	for _, s := range steps {
 		if !r.sections[s.name] && !(s.name == "efficiency" && r.sections["complexity"]) {
@@ -299,6 +306,7 @@ func (r *run) write() error {
 		"shared":     "5. Shared dictionary size and parameter sensitivity",
 		"time":       "6. Training and test time on Oxford Flower",
 		"scaling":    "7. How the time of an iteration grows with classes and dimension",
+		"simulated":  "8. Bases learned from simulated data",
 	}
 	for _, s := range allSections {
 		if md, ok := r.md[s]; ok {
