@@ -40,6 +40,14 @@ func Names() []string {
 	return ns
 }
 
+// Dictionary is implemented by the methods that learn dictionaries: Atoms
+// returns the class dictionaries D (atoms as columns), the atoms of each
+// class, and the shared dictionary D0 (nil without one). Before training
+// all three are nil.
+type Dictionary interface {
+	Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense)
+}
+
 // checkFinite returns an error naming the first NaN or infinite entry of Y.
 func checkFinite(what string, Y mat.Matrix) error {
 	r, c := Y.Dims()

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 
 	"github.com/lrsdl/lrsdl/core"
@@ -17,11 +16,6 @@ import (
 	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/report"
 )
-
-// atomLearner is implemented by the methods that learn dictionaries.
-type atomLearner interface {
-	Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense)
-}
 
 // simulated trains every method on the paper's simulated data (4 classes of
 // 20×20-pixel images built from planted class and shared patterns) and
@@ -79,7 +73,7 @@ func (r *run) simulated() error {
 		}
 		logf("simulated %s: %.2f%% in %v", name, 100*run.Accuracy, run.TrainTime)
 		fmt.Fprintf(&b, "| %s | %.2f | %.3g |\n", name, 100*run.Accuracy, run.TrainTime.Seconds())
-		al, ok := m.(atomLearner)
+		al, ok := m.(methods.Dictionary)
 		if !ok {
 			continue
 		}
