@@ -1,0 +1,353 @@
+package methods
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+)
+
+func init() {
+	register("JDL", func() lrsdl.Classifier { return &JDL{} })
+	register("JDL*", func() lrsdl.Classifier { return &JDL{star: true} })
+}
+
+// JDLOptions controls JDL and JDL*. The zero value means the defaults,
+// chosen by cross-validation on the AR gender training set.
+type JDLOptions struct {
+	K       int     `json:"k"`       // atoms per class; zero means 20
+	K0      int     `json:"k0"`      // shared atoms; zero means 10
+	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1; zero means 0.001
+	Lambda2 float64 `json:"lambda2"` // Fisher weight λ2; zero means 0.01
+	Lambda  float64 `json:"lambda"`  // ℓ1 weight of the coding at prediction; zero means lambda1
+	Iters   int     `json:"iters"`   // outer iterations; zero means 15
+	// Tol stops training when the cost changes by at most Tol relative;
+	// zero means 1e-4.
+	Tol      float64            `json:"tol"`
+	Seed     uint64             `json:"seed"` // seed of the initialisation
+	Progress lrsdl.ProgressFunc `json:"-"`    // called after each outer iteration
+}
+
+func (o JDLOptions) resolved() (JDLOptions, error) {
+	for _, v := range []float64{o.Lambda1, o.Lambda2, o.Lambda, o.Tol} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return o, fmt.Errorf("methods: JDL options lambda1=%v, lambda2=%v, lambda=%v, tol=%v must be finite and non-negative",
+				o.Lambda1, o.Lambda2, o.Lambda, o.Tol)
+		}
+	}
+	if o.K < 0 || o.K0 < 0 || o.Iters < 0 {
+		return o, fmt.Errorf("methods: JDL options k=%d, k0=%d, iters=%d must be non-negative", o.K, o.K0, o.Iters)
+	}
+	o.K, o.K0, o.Iters = blDefault(o.K, 20), blDefault(o.K0, 10), blDefault(o.Iters, 15)
+	o.Lambda1, o.Lambda2, o.Tol = blDefault(o.Lambda1, 0.001), blDefault(o.Lambda2, 0.01), blDefault(o.Tol, 1e-4)
+	o.Lambda = blDefault(o.Lambda, o.Lambda1)
+	return o, nil
+}
+
+// JDL is joint dictionary learning (Zhou et al., "Jointly learning visually
+// correlated dictionaries for large-scale visual recognition applications",
+// TPAMI 2014): class dictionaries D_1..D_C and a shared dictionary D_0,
+// D̄ = [D_1 … D_C D_0], where each class is represented by its own and the
+// shared atoms only,
+//
+//	J = ½Σ_c ‖Y_c − D_cX_c^c − D_0X_c^0‖²_F + λ1‖X̃‖₁ + λ2/2·g(X̃),  ‖dᵢ‖₂ ≤ 1,
+//
+// X̃_c the codes of class c with the rows of the other class dictionaries
+// zero, and g(X̃) = tr S_W(X̃) − tr S_B(X̃) + ‖X̃‖²_F the Fisher term of FDDL
+// (core.Fisher) on the codes of all classes. Training alternates:
+//
+//   - JDL-X: one FISTA over X̃ on the masked gradient
+//     Π⊙(D̄ᵀD̄X̃ − D̄ᵀY + λ2/2·∇g(X̃)), Π keeping the rows of D_c and D_0 in
+//     the columns of class c, so the zero rows stay zero; step 1/L with
+//     L = λmax(D̄ᵀD̄) + 2λ2 (½∇g has eigenvalues 0, 1 and 2);
+//   - JDL-D: J depends on D̄ only through ½‖Y − D̄X̃‖², minimised under the
+//     norm constraints by ODL's exact block coordinate descent
+//     (core.UpdateDict with E = YX̃ᵀ, F = X̃X̃ᵀ).
+//
+// Both steps lower J. When d > 1.2·N training runs on the N×N factor of
+// Y = QR (see reduceSpan).
+//
+// JDL predicts class by class: y is coded on [D_c D_0] by the lasso
+// (½‖y − D_cx^c − D_0x^0‖² + λ‖x‖₁) for each class c and takes the class of
+// the smallest residual ‖y − D_cx^c − D_0x^0‖². JDL* (the extension in Vu &
+// Monga's experiments) codes y once on the whole D̄, as SRC, and takes the
+// class of the smallest ‖y − D_cx^c − D_0x^0‖².
+type JDL struct {
+	Options JDLOptions
+
+	star    bool // JDL*: prediction by global coding
+	classes *core.Classes
+	D       *mat.Dense     // d×(K+k0): [D_1 … D_C D_0]
+	part    core.Partition // C+1 blocks of atoms, the last is D_0
+}
+
+// Name returns "JDL", or "JDL*" for the variant with global coding.
+func (m *JDL) Name() string {
+	if m.star {
+		return "JDL*"
+	}
+	return "JDL"
+}
+
+// Config returns a pointer to the options.
+func (m *JDL) Config() any { return &m.Options }
+
+// Atoms returns the class dictionaries (part gives the atoms of each class)
+// and the shared dictionary D0.
+func (m *JDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
+	if m.D == nil {
+		return nil, nil, nil
+	}
+	d, _ := m.D.Dims()
+	C := m.part.Blocks() - 1
+	lo, hi := m.part.Block(C)
+	return mat.DenseCopyOf(m.D.Slice(0, d, 0, lo)), dlsiCopyPart(m.part[:C+1]), mat.DenseCopyOf(m.D.Slice(0, d, lo, hi))
+}
+
+// Fit learns the class and shared dictionaries from the columns of Y.
+func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	start := time.Now()
+	o, err := m.Options.resolved()
+	if err != nil {
+		return err
+	}
+	Ys, g, err := classSet(m.Name(), Y, labels, o.K)
+	if err != nil {
+		return err
+	}
+	_, N := Ys.Dims()
+	if N < o.K0 {
+		return fmt.Errorf("methods: %s has %d samples, fewer than k0=%d shared atoms", m.Name(), N, o.K0)
+	}
+	part := blockPartition(g.Classes.Len(), o.K, o.K0)
+	Q, Yr := reduceSpan(Ys)
+	if Q != nil {
+		Ys = Yr
+	}
+	D, err := initDict(ctx, Ys, g.Part, part, o.Lambda1, rand.New(rand.NewPCG(o.Seed, 0x4a444c)))
+	if err != nil {
+		return err
+	}
+	s := newJDLTrain(Ys, g.Part, part, D, o)
+	prev := math.Inf(1)
+	for it := 1; it <= o.Iters; it++ {
+		if err := s.stepXKeep(ctx); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.stepD()
+		cost := s.cost()
+		if o.Progress != nil {
+			o.Progress(lrsdl.Progress{Iter: it, Cost: cost, Elapsed: time.Since(start)})
+		}
+		if it > 1 && math.Abs(prev-cost.Total) <= o.Tol*math.Abs(prev) {
+			break
+		}
+		prev = cost.Total
+	}
+	if Q != nil {
+		D = expand(Q, D)
+	}
+	o.Progress = m.Options.Progress
+	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
+	return nil
+}
+
+// jdlTrain holds one JDL training run on the class-sorted samples Y.
+type jdlTrain struct {
+	o        JDLOptions
+	Y        *mat.Dense     // d×N
+	sp       core.Partition // samples of each class
+	part     core.Partition // atoms: C class blocks and D_0
+	D        *mat.Dense     // d×K̄
+	X        *mat.Dense     // K̄×N, zero off the class and shared rows
+	G, B, fg mat.Dense      // D̄ᵀD̄, D̄ᵀY, Fisher gradient
+	E, F     mat.Dense
+	Xold     mat.Dense
+	fista    core.FISTA
+	pi       core.PowerIter
+	du       core.DictUpdater
+}
+
+func newJDLTrain(Y *mat.Dense, sp, part core.Partition, D *mat.Dense, o JDLOptions) *jdlTrain {
+	_, N := Y.Dims()
+	return &jdlTrain{o: o, Y: Y, sp: sp, part: part, D: D, X: mat.NewDense(part.Len(), N, nil),
+		fista: core.FISTA{MaxIter: 100, Tol: 1e-4, Restart: true}}
+}
+
+// jdlMask zeroes the rows of g outside the class block c and the shared
+// block in the columns of each class c.
+func jdlMask(g *mat.Dense, sp, part core.Partition) {
+	C := sp.Blocks()
+	gr := g.RawMatrix()
+	for c := 0; c < C; c++ {
+		s0, s1 := sp.Block(c)
+		a0, a1 := part.Block(c)
+		for i := 0; i < part[C]; i++ {
+			if i < a0 || i >= a1 {
+				clear(gr.Data[i*gr.Stride+s0 : i*gr.Stride+s1])
+			}
+		}
+	}
+}
+
+// grad sets g to the masked gradient of the smooth part of J at W.
+func (s *jdlTrain) grad(g, W *mat.Dense) {
+	g.Copy(&s.B)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.G.RawMatrix(), W.RawMatrix(), -1, g.RawMatrix())
+	if l2 := s.o.Lambda2; l2 > 0 {
+		core.FisherGrad(&s.fg, W, s.sp)
+		gr, fr := g.RawMatrix().Data, s.fg.RawMatrix().Data
+		for i, v := range fr {
+			gr[i] += l2 * v
+		}
+	}
+	jdlMask(g, s.sp, s.part)
+}
+
+// stepX runs JDL-X, warm-started from the current codes.
+func (s *jdlTrain) stepX(ctx context.Context) error {
+	K, N := s.X.Dims()
+	s.G.Reset()
+	s.G.ReuseAs(K, K)
+	s.G.Mul(s.D.T(), s.D)
+	s.B.Reset()
+	s.B.ReuseAs(K, N)
+	core.MulTrans(&s.B, s.D, s.Y)
+	s.fg.Reset()
+	s.fg.ReuseAs(K, N)
+	_, L := s.pi.MaxEig(&s.G)
+	L += 2 * s.o.Lambda2
+	if !(L > 0) {
+		return nil
+	}
+	_, err := s.fista.Solve(ctx, s.X, s.grad, L, s.o.Lambda1, nil)
+	return err
+}
+
+// stepXKeep runs stepX and keeps the previous codes when FISTA (not a
+// descent method) stopped at a higher J.
+func (s *jdlTrain) stepXKeep(ctx context.Context) error {
+	old := s.cost().Total
+	s.Xold.Reset()
+	s.Xold.CloneFrom(s.X)
+	if err := s.stepX(ctx); err != nil {
+		return err
+	}
+	if s.cost().Total > old {
+		s.X.Copy(&s.Xold)
+	}
+	return nil
+}
+
+// stepD runs JDL-D.
+func (s *jdlTrain) stepD() {
+	s.E.Reset()
+	s.E.Mul(s.Y, s.X.T())
+	s.F.Reset()
+	s.F.Mul(s.X, s.X.T())
+	s.du.Update(s.D, &s.E, &s.F, core.UpdateDictOptions{})
+}
+
+// cost returns J with the terms "fidelity", "sparsity" and "fisher".
+func (s *jdlTrain) cost() lrsdl.Cost {
+	var R mat.Dense
+	R.Mul(s.D, s.X)
+	R.Sub(s.Y, &R)
+	terms := []lrsdl.Term{
+		{Name: "fidelity", Value: core.Dot(&R, &R) / 2},
+		{Name: "sparsity", Value: s.o.Lambda1 * core.L1(s.X)},
+		{Name: "fisher", Value: s.o.Lambda2 / 2 * core.Fisher(s.X, s.sp)},
+	}
+	var total float64
+	for _, t := range terms {
+		total += t.Value
+	}
+	return lrsdl.Cost{Total: total, Terms: terms}
+}
+
+func (m *JDL) trained() error {
+	if m.D == nil {
+		return fmt.Errorf("methods: %s is not trained", m.Name())
+	}
+	return nil
+}
+
+// Cost returns J at the learned dictionaries for the samples Y with known
+// labels, with the codes from JDL-X (started at zero).
+func (m *JDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	if err := m.trained(); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	Ys, sp, err := dlsiSortedSet(Y, labels, m.classes, m.D)
+	if err != nil {
+		return lrsdl.Cost{}, err
+	}
+	s := newJDLTrain(Ys, sp, m.part, m.D, m.Options)
+	if err := s.stepX(context.Background()); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	return s.cost(), nil
+}
+
+// Predict returns the label of the class with the smallest residual on its
+// own and the shared atoms: by local coding (JDL) or global coding (JDL*).
+func (m *JDL) Predict(Y mat.Matrix) ([]int, error) {
+	if err := m.trained(); err != nil {
+		return nil, err
+	}
+	return sharedDictPredict(context.Background(), m.D, m.part, m.classes, Y, m.Options.Lambda, m.star)
+}
+
+// sharedDictPredict labels the columns of Y by the smallest residual
+// ‖y − D_cx^c − D_0x^0‖² over classes c, D̄ = [D_1 … D_C D_0] (the last
+// block of part). The codes x come from the lasso with weight lambda on
+// D̄ (global) or on [D_c D_0] for each c (local).
+func sharedDictPredict(ctx context.Context, D *mat.Dense, part core.Partition, cl *core.Classes, Y mat.Matrix, lambda float64, global bool) ([]int, error) {
+	var Xall *mat.Dense
+	return dlsiPredict(D, cl, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
+		K, n := DtY.Dims()
+		if global && Xall == nil {
+			Xall = mat.NewDense(K, n, nil)
+			if err := core.LassoGram(ctx, Xall, G, DtY, lambda, core.LassoOptions{Restart: true}); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		idx := coparRows(part, c)
+		Gc, Bc = coparGather(G, idx, idx), coparGather(DtY, idx, nil)
+		if Xall != nil {
+			return coparGather(Xall, idx, nil), Gc, Bc, nil
+		}
+		X = mat.NewDense(len(idx), n, nil)
+		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, lambda, core.LassoOptions{Restart: true})
+	})
+}
+
+// State returns the trained model: the options and the matrix "D" = D̄.
+func (m *JDL) State() (*lrsdl.State, error) {
+	if err := m.trained(); err != nil {
+		return nil, err
+	}
+	return newState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
+}
+
+// SetState restores a model returned by State.
+func (m *JDL) SetState(s *lrsdl.State) error {
+	o, cl, D, part, err := dictState(s, m.Name(), func(o JDLOptions, C int) core.Partition { return blockPartition(C, o.K, o.K0) })
+	if err != nil {
+		return err
+	}
+	o.Progress = m.Options.Progress
+	m.Options, m.classes, m.D, m.part = o, cl, D, part
+	return nil
+}

@@ -1,0 +1,280 @@
+package methods
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/internal/testutil"
+)
+
+// jdlToy returns a JDL training run on coparToyProblem (3 classes of 15
+// samples in dimension 12, 3 atoms per class, 2 shared).
+func jdlToy(seed uint64, o JDLOptions) *jdlTrain {
+	Ys, sp, part, D, _ := coparToyProblem(seed, 3, 12, 15, 3, 2)
+	o, _ = o.resolved()
+	return newJDLTrain(Ys, sp, part, D, o)
+}
+
+// TestJDLStepsLowerCost checks that JDL-X and JDL-D never raise J, that the
+// codes keep their block structure and that JDL-D leaves every atom
+// optimal under ‖d‖ ≤ 1.
+func TestJDLStepsLowerCost(t *testing.T) {
+	s := jdlToy(1, JDLOptions{K: 3, K0: 2, Lambda1: 0.05, Lambda2: 0.05})
+	J := func() float64 { return s.cost().Total }
+	dlsiCheckDescent(t, "JDL", s.D, 0.95, J,
+		func() error { return s.stepXKeep(context.Background()) },
+		func() error { s.stepD(); return nil })
+	masked := mat.DenseCopyOf(s.X)
+	jdlMask(masked, s.sp, s.part)
+	if !mat.Equal(masked, s.X) {
+		t.Error("JDL-X set codes outside the class and shared blocks")
+	}
+	if core.L1(s.X) == 0 {
+		t.Fatal("all codes are zero; the test checks nothing")
+	}
+	_, K := s.D.Dims()
+	dlsiCheckBlockOptimal(t, s.D, 0, K, J)
+}
+
+// TestJDLXGradient checks the masked gradient of JDL-X against central
+// differences of the smooth terms of J, and the optimality conditions of
+// the codes JDL-X returns.
+func TestJDLXGradient(t *testing.T) {
+	s := jdlToy(2, JDLOptions{K: 3, K0: 2, Lambda1: 0.05, Lambda2: 0.1})
+	rng := rand.New(rand.NewPCG(5, 5))
+	K, N := s.X.Dims()
+	for i := 0; i < K; i++ {
+		for j := 0; j < N; j++ {
+			s.X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	jdlMask(s.X, s.sp, s.part)
+	smooth := func() float64 { c := s.cost(); return c.Total - c.Term("sparsity") }
+	if err := s.stepX(context.Background()); err != nil { // sets G and B
+		t.Fatal(err)
+	}
+	for i := 0; i < K; i++ {
+		for j := 0; j < N; j++ {
+			s.X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	jdlMask(s.X, s.sp, s.part)
+	g := mat.NewDense(K, N, nil)
+	s.grad(g, s.X)
+	const h = 1e-6
+	checked := 0
+	for i := 0; i < K; i++ {
+		for j := 0; j < N; j++ {
+			if s.X.At(i, j) == 0 {
+				if g.At(i, j) != 0 {
+					t.Errorf("gradient %v at masked entry (%d, %d)", g.At(i, j), i, j)
+				}
+				continue
+			}
+			checked++
+			if fd := testutil.CentralDiff(smooth, s.X, i, j, h); math.Abs(fd-g.At(i, j)) > 1e-5*math.Max(1, math.Abs(fd)) {
+				t.Errorf("∂J/∂x[%d,%d] = %v by differences, %v by grad", i, j, fd, g.At(i, j))
+			}
+		}
+	}
+	if checked < K*N/4 {
+		t.Fatalf("only %d entries checked", checked)
+	}
+	s.fista = core.FISTA{MaxIter: 5000, Tol: 1e-12, Restart: true}
+	if err := s.stepX(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s.grad(g, s.X)
+	nz := 0
+	for i := 0; i < K; i++ {
+		for j := 0; j < N; j++ {
+			x, gi := s.X.At(i, j), g.At(i, j)
+			switch {
+			case x != 0:
+				nz++
+				if want := -s.o.Lambda1 * math.Copysign(1, x); math.Abs(gi-want) > 1e-6 {
+					t.Errorf("x[%d,%d]=%v: ∂J = %v, want %v", i, j, x, gi, want)
+				}
+			case math.Abs(gi) > s.o.Lambda1+1e-6:
+				t.Errorf("x[%d,%d]=0: |∂J| = %v > λ1", i, j, math.Abs(gi))
+			}
+		}
+	}
+	if nz == 0 {
+		t.Fatal("all codes are zero; the test checks nothing")
+	}
+}
+
+// TestJDLSynthetic trains JDL and JDL* on the simulated data (4 classes with
+// shared patterns, chance 25 %) and checks monotone progress, accuracy,
+// Atoms, sparse input and the state round trip.
+func TestJDLSynthetic(t *testing.T) {
+	ds := dlsiSynthetic(t, 20, 120, 40)
+	for _, name := range []string{"JDL", "JDL*"} {
+		c, err := New(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := c.(*JDL)
+		var costs []float64
+		m.Options = JDLOptions{K: 5, K0: 3, Lambda1: 0.01, Iters: 6, Tol: 1e-12, Seed: 4,
+			Progress: func(p lrsdl.Progress) { costs = append(costs, p.Cost.Total) }}
+		if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
+			t.Fatal(err)
+		}
+		dlsiCheckMonotone(t, name, costs, 6)
+		D, part, D0 := m.Atoms()
+		if _, k := D.Dims(); k != 20 || part.Blocks() != 4 || D0 == nil {
+			t.Fatalf("%s Atoms: D with %d atoms, part %v, D0 %v", name, k, part, D0)
+		}
+		acc := dlsiAccuracy(t, m, ds.Test)
+		t.Logf("%s synthetic accuracy %.3f", name, acc)
+		if acc < 0.85 {
+			t.Errorf("%s: accuracy %.3f on 4-class synthetic data, want ≥ 0.85", name, acc)
+		}
+		fresh, _ := New(name)
+		dlsiCheckRoundTrip(t, m, fresh, ds.Test.Y)
+		dlsiCheckSparse(t, m, ds.Test.Y)
+		if _, err := m.Cost(ds.Test.Y, ds.Test.Labels); err != nil {
+			t.Error(err)
+		}
+		other := "JDL*"
+		if name == other {
+			other = "JDL"
+		}
+		s, _ := m.State()
+		o, _ := New(other)
+		if err := o.(lrsdl.Persistent).SetState(s); err == nil {
+			t.Errorf("%s accepted the state of %s", other, name)
+		}
+	}
+}
+
+// TestJDLSparseTraining checks that training on a *sparse.CSC gives the
+// model dense training gives.
+func TestJDLSparseTraining(t *testing.T) {
+	ds := dlsiSynthetic(t, 0, 30, 15)
+	var Ds []*mat.Dense
+	for _, Y := range []mat.Matrix{ds.Train.Y, data.Store(ds.Train.Y, 2)} {
+		m := &JDL{Options: JDLOptions{K: 4, K0: 2, Iters: 3, Seed: 2}}
+		if err := m.Fit(context.Background(), Y, ds.Train.Labels); err != nil {
+			t.Fatal(err)
+		}
+		Ds = append(Ds, m.D)
+	}
+	if !mat.EqualApprox(Ds[0], Ds[1], 1e-9) {
+		t.Error("sparse and dense training give different dictionaries")
+	}
+}
+
+// TestJDLBadInput checks descriptive errors for bad input.
+func TestJDLBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	Y := testutil.RandDense(rng, 5, 8)
+	labels := []int{1, 1, 1, 1, 2, 2, 2, 2}
+	inf := mat.DenseCopyOf(Y)
+	inf.Set(1, 1, math.NaN())
+	cases := []struct {
+		name   string
+		o      JDLOptions
+		Y      mat.Matrix
+		labels []int
+		want   string
+	}{
+		{"label count", JDLOptions{K: 2, K0: 2}, Y, labels[:3], "labels"},
+		{"NaN", JDLOptions{K: 2, K0: 2}, inf, labels, "non-finite"},
+		{"too few samples", JDLOptions{K: 5, K0: 2}, Y, labels, "fewer than k"},
+		{"too many shared atoms", JDLOptions{K: 2, K0: 9}, Y, labels, "fewer than k0"},
+		{"negative lambda2", JDLOptions{K: 2, K0: 2, Lambda2: -1}, Y, labels, "lambda2"},
+		{"one class", JDLOptions{K: 2, K0: 2}, Y, []int{1, 1, 1, 1, 1, 1, 1, 1}, "2 classes"},
+	}
+	for _, c := range cases {
+		err := (&JDL{Options: c.o}).Fit(context.Background(), c.Y, c.labels)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+	m := &JDL{Options: JDLOptions{K: 2, K0: 2, Iters: 2}}
+	if _, err := m.Predict(Y); err == nil {
+		t.Error("untrained Predict succeeded")
+	}
+	if _, err := m.State(); err == nil {
+		t.Error("untrained State succeeded")
+	}
+	if err := m.Fit(context.Background(), Y, labels); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Predict(mat.NewDense(6, 2, nil)); err == nil {
+		t.Error("Predict accepted data of the wrong dimension")
+	}
+	s, _ := m.State()
+	s.Matrices["D"] = mat.NewDense(5, 3, nil)
+	if err := (&JDL{}).SetState(s); err == nil {
+		t.Error("SetState accepted a dictionary of the wrong size")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := (&JDL{Options: JDLOptions{K: 2, K0: 2}}).Fit(ctx, Y, labels); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Fit returned %v", err)
+	}
+}
+
+// TestJDLBackends checks that one seed gives the same model on every run
+// and nearly the same on every BLAS backend.
+func TestJDLBackends(t *testing.T) {
+	ds := dlsiSynthetic(t, 0, 30, 15)
+	checkBackends(t, func() (*mat.Dense, []int) {
+		m := &JDL{Options: JDLOptions{K: 4, K0: 2, Iters: 3, Seed: 9}}
+		if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
+			t.Fatal(err)
+		}
+		pred, err := m.Predict(ds.Test.Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.D, pred
+	})
+}
+
+// checkBackends runs fit twice on every backend (testutil.Backends): the
+// runs on one backend must agree bit for bit, and the backends within 1e-6
+// (relative) on the matrix and on 99 % of the predictions.
+func checkBackends(t *testing.T, fit func() (*mat.Dense, []int)) {
+	var ref *mat.Dense
+	var refPred []int
+	testutil.Backends(t, func(t *testing.T) {
+		D1, p1 := fit()
+		D2, p2 := fit()
+		if !mat.Equal(D1, D2) || fmt.Sprint(p1) != fmt.Sprint(p2) {
+			t.Error("two runs with one seed differ")
+		}
+		if ref == nil {
+			ref, refPred = D1, p1
+			return
+		}
+		var diff mat.Dense
+		diff.Sub(D1, ref)
+		if n := mat.Norm(&diff, 2); n > 1e-6*mat.Norm(ref, 2) {
+			t.Errorf("model differs from the first backend's by %v", n)
+		}
+		same := 0
+		for i := range p1 {
+			if p1[i] == refPred[i] {
+				same++
+			}
+		}
+		if same < len(p1)*99/100 {
+			t.Errorf("%d of %d predictions agree with the first backend's", same, len(p1))
+		}
+	})
+}
