@@ -3,7 +3,6 @@ package methods
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -21,9 +20,10 @@ func init() {
 }
 
 // JDLOptions controls JDL and JDL*. The zero value means the defaults,
-// chosen by cross-validation on the AR gender training set.
+// chosen by cross-validation on the AR gender training set; Off sets a
+// literal 0 where the range allows it.
 type JDLOptions struct {
-	K       int     `json:"k"`       // atoms per class; zero means 20
+	K       int     `json:"k"`       // atoms per class; zero means min(20, smallest class)
 	K0      int     `json:"k0"`      // shared atoms; zero means 10
 	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1; zero means 0.001
 	Lambda2 float64 `json:"lambda2"` // Fisher weight λ2; zero means 0.01
@@ -36,20 +36,18 @@ type JDLOptions struct {
 	Progress lrsdl.ProgressFunc `json:"-"`    // called after each outer iteration
 }
 
-func (o JDLOptions) resolved() (JDLOptions, error) {
-	for _, v := range []float64{o.Lambda1, o.Lambda2, o.Lambda, o.Tol} {
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return o, fmt.Errorf("methods: JDL options lambda1=%v, lambda2=%v, lambda=%v, tol=%v must be finite and non-negative",
-				o.Lambda1, o.Lambda2, o.Lambda, o.Tol)
-		}
-	}
-	if o.K < 0 || o.K0 < 0 || o.Iters < 0 {
-		return o, fmt.Errorf("methods: JDL options k=%d, k0=%d, iters=%d must be non-negative", o.K, o.K0, o.Iters)
-	}
-	o.K, o.K0, o.Iters = blDefault(o.K, 20), blDefault(o.K0, 10), blDefault(o.Iters, 15)
-	o.Lambda1, o.Lambda2, o.Tol = blDefault(o.Lambda1, 0.001), blDefault(o.Lambda2, 0.01), blDefault(o.Tol, 1e-4)
-	o.Lambda = blDefault(o.Lambda, o.Lambda1)
-	return o, nil
+func (o *JDLOptions) spec() optSpec {
+	return optSpec{method: "JDL", opts: []opt{
+		kOpt(&o.K, 20, "atoms per class"),
+		{name: "k0", doc: "shared atoms k0", i: &o.K0, def: 10, min: 1},
+		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.001, minOpen: true},
+		{name: "lambda2", doc: "Fisher weight λ2", f: &o.Lambda2, def: 0.01, off: true},
+		{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: &o.Lambda, defDoc: "lambda1", minOpen: true,
+			defFn: func() float64 { return o.Lambda1 }},
+		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 15, min: 1},
+		{name: "tol", doc: "stop when the cost changes by less than this, relative (0: run every iteration)", f: &o.Tol, def: 1e-4, off: true},
+		seedOpt(&o.Seed),
+	}}
 }
 
 // JDL is joint dictionary learning (Zhou et al., "Jointly learning visually
@@ -84,6 +82,7 @@ type JDL struct {
 	Options JDLOptions
 
 	star    bool // JDL*: prediction by global coding
+	info    lrsdl.FitInfo
 	classes *core.Classes
 	D       *mat.Dense     // d×(K+k0): [D_1 … D_C D_0]
 	part    core.Partition // C+1 blocks of atoms, the last is D_0
@@ -115,19 +114,28 @@ func (m *JDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 // Fit learns the class and shared dictionaries from the columns of Y.
 func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
-	o, err := m.Options.resolved()
+	m.info = lrsdl.FitInfo{}
+	Ys, g, err := trainingSet(Y, labels)
 	if err != nil {
 		return err
 	}
-	Ys, g, err := classSet(m.Name(), Y, labels, o.K)
-	if err != nil {
+	C := g.Classes.Len()
+	if C < 2 {
+		return fmt.Errorf("methods: %s needs at least 2 classes, have %d", m.Name(), C)
+	}
+	d, N := Ys.Dims()
+	o := m.Options
+	info := infoOf(d, g)
+	if err := o.spec().resolve(&info); err != nil {
 		return err
 	}
-	_, N := Ys.Dims()
 	if N < o.K0 {
 		return fmt.Errorf("methods: %s has %d samples, fewer than k0=%d shared atoms", m.Name(), N, o.K0)
 	}
-	part := blockPartition(g.Classes.Len(), o.K, o.K0)
+	part := blockPartition(C, o.K, o.K0)
+	if err := checkMemory(m.Name(), float64(part.Len())*float64(N+d+part.Len())*3, "k, k0 or the training set"); err != nil {
+		return err
+	}
 	Q, Yr := reduceSpan(Ys)
 	if Q != nil {
 		Ys = Yr
@@ -137,35 +145,41 @@ func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		return err
 	}
 	s := newJDLTrain(Ys, g.Part, part, D, o)
-	prev := math.Inf(1)
-	for it := 1; it <= o.Iters; it++ {
-		if err := s.stepXKeep(ctx); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s.stepD()
-		cost := s.cost()
-		if o.Progress != nil {
-			o.Progress(lrsdl.Progress{Iter: it, Cost: cost, Elapsed: time.Since(start)})
-		}
-		if it > 1 && math.Abs(prev-cost.Total) <= o.Tol*math.Abs(prev) {
-			break
-		}
-		prev = cost.Total
+	fi, err := runOuter(ctx, loop{iters: o.Iters, tol: lit(o.Tol), progress: o.Progress, start: start},
+		func(int, bool) (lrsdl.Cost, error) {
+			if err := s.stepXKeep(ctx); err != nil {
+				return lrsdl.Cost{}, err
+			}
+			s.stepD()
+			return s.cost(), nil
+		})
+	m.info = fi
+	if err != nil {
+		return err
 	}
 	if Q != nil {
 		D = expand(Q, D)
 	}
-	o.Progress = m.Options.Progress
 	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
+	m.info.Elapsed = time.Since(start)
 	return nil
 }
 
+// FitInfo describes the last call of Fit.
+func (m *JDL) FitInfo() lrsdl.FitInfo { return m.info }
+
+// Params lists the options; after Fit or SetState, the resolved ones.
+func (m *JDL) Params() []lrsdl.Param { return m.Options.spec().params() }
+
+// SetParam sets the named option from its text form.
+func (m *JDL) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+
+// SetProgress sets the function called after every outer iteration.
+func (m *JDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+
 // jdlTrain holds one JDL training run on the class-sorted samples Y.
 type jdlTrain struct {
-	o        JDLOptions
+	l1, l2   float64        // λ1, λ2
 	Y        *mat.Dense     // d×N
 	sp       core.Partition // samples of each class
 	part     core.Partition // atoms: C class blocks and D_0
@@ -181,7 +195,7 @@ type jdlTrain struct {
 
 func newJDLTrain(Y *mat.Dense, sp, part core.Partition, D *mat.Dense, o JDLOptions) *jdlTrain {
 	_, N := Y.Dims()
-	return &jdlTrain{o: o, Y: Y, sp: sp, part: part, D: D, X: mat.NewDense(part.Len(), N, nil),
+	return &jdlTrain{l1: lit(o.Lambda1), l2: lit(o.Lambda2), Y: Y, sp: sp, part: part, D: D, X: mat.NewDense(part.Len(), N, nil),
 		fista: core.FISTA{MaxIter: 100, Tol: 1e-4, Restart: true}}
 }
 
@@ -205,7 +219,7 @@ func jdlMask(g *mat.Dense, sp, part core.Partition) {
 func (s *jdlTrain) grad(g, W *mat.Dense) {
 	g.Copy(&s.B)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.G.RawMatrix(), W.RawMatrix(), -1, g.RawMatrix())
-	if l2 := s.o.Lambda2; l2 > 0 {
+	if l2 := s.l2; l2 > 0 {
 		core.FisherGrad(&s.fg, W, s.sp)
 		gr, fr := g.RawMatrix().Data, s.fg.RawMatrix().Data
 		for i, v := range fr {
@@ -227,11 +241,11 @@ func (s *jdlTrain) stepX(ctx context.Context) error {
 	s.fg.Reset()
 	s.fg.ReuseAs(K, N)
 	_, L := s.pi.MaxEig(&s.G)
-	L += 2 * s.o.Lambda2
+	L += 2 * s.l2
 	if !(L > 0) {
 		return nil
 	}
-	_, err := s.fista.Solve(ctx, s.X, s.grad, L, s.o.Lambda1, nil)
+	_, err := s.fista.Solve(ctx, s.X, s.grad, L, s.l1, nil)
 	return err
 }
 
@@ -266,8 +280,8 @@ func (s *jdlTrain) cost() lrsdl.Cost {
 	R.Sub(s.Y, &R)
 	terms := []lrsdl.Term{
 		{Name: "fidelity", Value: core.Dot(&R, &R) / 2},
-		{Name: "sparsity", Value: s.o.Lambda1 * core.L1(s.X)},
-		{Name: "fisher", Value: s.o.Lambda2 / 2 * core.Fisher(s.X, s.sp)},
+		{Name: "sparsity", Value: s.l1 * core.L1(s.X)},
+		{Name: "fisher", Value: s.l2 / 2 * core.Fisher(s.X, s.sp)},
 	}
 	var total float64
 	for _, t := range terms {
@@ -278,7 +292,7 @@ func (s *jdlTrain) cost() lrsdl.Cost {
 
 func (m *JDL) trained() error {
 	if m.D == nil {
-		return fmt.Errorf("methods: %s is not trained", m.Name())
+		return ErrNotTrained
 	}
 	return nil
 }
@@ -302,11 +316,14 @@ func (m *JDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 
 // Predict returns the label of the class with the smallest residual on its
 // own and the shared atoms: by local coding (JDL) or global coding (JDL*).
-func (m *JDL) Predict(Y mat.Matrix) ([]int, error) {
+func (m *JDL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
+
+// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
+func (m *JDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	if err := m.trained(); err != nil {
 		return nil, err
 	}
-	return sharedDictPredict(context.Background(), m.D, m.part, m.classes, Y, m.Options.Lambda, m.star)
+	return sharedDictPredict(ctx, m.D, m.part, m.classes, Y, m.Options.Lambda, m.star)
 }
 
 // sharedDictPredict labels the columns of Y by the smallest residual
@@ -343,11 +360,17 @@ func (m *JDL) State() (*lrsdl.State, error) {
 
 // SetState restores a model returned by State.
 func (m *JDL) SetState(s *lrsdl.State) error {
-	o, cl, D, part, err := dictState(s, m.Name(), func(o JDLOptions, C int) core.Partition { return blockPartition(C, o.K, o.K0) })
+	var o JDLOptions
+	cl, err := decodeState(s, m.Name(), &o, "D")
 	if err != nil {
 		return err
 	}
+	part := blockPartition(cl.Len(), o.K, o.K0)
+	D := s.Matrices["D"]
+	if _, K := D.Dims(); K != part.Len() {
+		return fmt.Errorf("methods: %s state has %d atoms, want %d", m.Name(), K, part.Len())
+	}
 	o.Progress = m.Options.Progress
-	m.Options, m.classes, m.D, m.part = o, cl, D, part
+	m.Options, m.classes, m.D, m.part, m.info = o, cl, mat.DenseCopyOf(D), part, lrsdl.FitInfo{}
 	return nil
 }

@@ -21,7 +21,9 @@ import (
 // samples in dimension 12, 3 atoms per class, 2 shared).
 func jdlToy(seed uint64, o JDLOptions) *jdlTrain {
 	Ys, sp, part, D, _ := coparToyProblem(seed, 3, 12, 15, 3, 2)
-	o, _ = o.resolved()
+	if err := o.spec().resolve(nil); err != nil {
+		panic(err)
+	}
 	return newJDLTrain(Ys, sp, part, D, o)
 }
 
@@ -102,10 +104,10 @@ func TestJDLXGradient(t *testing.T) {
 			switch {
 			case x != 0:
 				nz++
-				if want := -s.o.Lambda1 * math.Copysign(1, x); math.Abs(gi-want) > 1e-6 {
+				if want := -s.l1 * math.Copysign(1, x); math.Abs(gi-want) > 1e-6 {
 					t.Errorf("x[%d,%d]=%v: ∂J = %v, want %v", i, j, x, gi, want)
 				}
-			case math.Abs(gi) > s.o.Lambda1+1e-6:
+			case math.Abs(gi) > s.l1+1e-6:
 				t.Errorf("x[%d,%d]=0: |∂J| = %v > λ1", i, j, math.Abs(gi))
 			}
 		}
@@ -133,6 +135,9 @@ func TestJDLSynthetic(t *testing.T) {
 			t.Fatal(err)
 		}
 		dlsiCheckMonotone(t, name, costs, 6)
+		if fi := m.FitInfo(); fi.Iters != 6 || fi.Stop != lrsdl.StopMaxIters || fi.Cost.Total != costs[5] {
+			t.Errorf("%s FitInfo %+v, want 6 iterations to the maximum at cost %v", name, fi, costs[5])
+		}
 		D, part, D0 := m.Atoms()
 		if _, k := D.Dims(); k != 20 || part.Blocks() != 4 || D0 == nil {
 			t.Fatalf("%s Atoms: D with %d atoms, part %v, D0 %v", name, k, part, D0)
@@ -144,6 +149,9 @@ func TestJDLSynthetic(t *testing.T) {
 		}
 		fresh, _ := New(name)
 		dlsiCheckRoundTrip(t, m, fresh, ds.Test.Y)
+		if a, b := fmt.Sprint(m.Params()), fmt.Sprint(fresh.(lrsdl.Configurable).Params()); a != b {
+			t.Errorf("%s options after SetState %s, want %s", name, b, a)
+		}
 		dlsiCheckSparse(t, m, ds.Test.Y)
 		if _, err := m.Cost(ds.Test.Y, ds.Test.Labels); err != nil {
 			t.Error(err)
@@ -193,9 +201,10 @@ func TestJDLBadInput(t *testing.T) {
 	}{
 		{"label count", JDLOptions{K: 2, K0: 2}, Y, labels[:3], "labels"},
 		{"NaN", JDLOptions{K: 2, K0: 2}, inf, labels, "non-finite"},
-		{"too few samples", JDLOptions{K: 5, K0: 2}, Y, labels, "fewer than k"},
+		{"too few samples", JDLOptions{K: 5, K0: 2}, Y, labels, "JDL option k=5: k must be at most 4"},
 		{"too many shared atoms", JDLOptions{K: 2, K0: 9}, Y, labels, "fewer than k0"},
-		{"negative lambda2", JDLOptions{K: 2, K0: 2, Lambda2: -1}, Y, labels, "lambda2"},
+		{"negative lambda2", JDLOptions{K: 2, K0: 2, Lambda2: -2}, Y, labels, "lambda2=-2"},
+		{"NaN lambda1", JDLOptions{K: 2, K0: 2, Lambda1: math.NaN()}, Y, labels, "lambda1=NaN"},
 		{"one class", JDLOptions{K: 2, K0: 2}, Y, []int{1, 1, 1, 1, 1, 1, 1, 1}, "2 classes"},
 	}
 	for _, c := range cases {
@@ -205,11 +214,14 @@ func TestJDLBadInput(t *testing.T) {
 		}
 	}
 	m := &JDL{Options: JDLOptions{K: 2, K0: 2, Iters: 2}}
-	if _, err := m.Predict(Y); err == nil {
-		t.Error("untrained Predict succeeded")
+	if _, err := m.Predict(Y); !errors.Is(err, ErrNotTrained) {
+		t.Errorf("untrained Predict returned %v", err)
 	}
-	if _, err := m.State(); err == nil {
-		t.Error("untrained State succeeded")
+	if _, err := m.State(); !errors.Is(err, ErrNotTrained) {
+		t.Errorf("untrained State returned %v", err)
+	}
+	if _, err := m.Cost(Y, labels); !errors.Is(err, ErrNotTrained) {
+		t.Errorf("untrained Cost returned %v", err)
 	}
 	if err := m.Fit(context.Background(), Y, labels); err != nil {
 		t.Fatal(err)
@@ -226,6 +238,15 @@ func TestJDLBadInput(t *testing.T) {
 	cancel()
 	if err := (&JDL{Options: JDLOptions{K: 2, K0: 2}}).Fit(ctx, Y, labels); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Fit returned %v", err)
+	}
+	if _, err := m.PredictContext(ctx, Y); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled PredictContext returned %v", err)
+	}
+	if err := m.SetParam("lambda2", "-3"); err == nil || !strings.Contains(err.Error(), "lambda2=-3") {
+		t.Errorf("SetParam lambda2=-3 returned %v", err)
+	}
+	if err := m.SetParam("lambda2", "0"); err != nil || m.Options.Lambda2 != Off {
+		t.Errorf("SetParam lambda2=0: %v, option %v", err, m.Options.Lambda2)
 	}
 }
 
