@@ -10,6 +10,7 @@ import (
 
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 func loadReal(t *testing.T, name string) *data.Dataset {
@@ -42,7 +43,7 @@ func lassoCost(D, X *mat.Dense, Y mat.Matrix, lambda float64) float64 {
 // LearnDict never give a worse lasso objective.
 func TestLearnDictARGender(t *testing.T) {
 	ds := loadReal(t, "argender.mat")
-	Y := data.Subset(ds.Train, firstN(120)).Y
+	Y := split.Subset(ds.Train, firstN(120)).Y
 	const lambda = 0.01
 	prev := math.Inf(1)
 	for _, iters := range []int{1, 2, 3} {
@@ -64,12 +65,12 @@ func TestLearnDictARGender(t *testing.T) {
 // optimality conditions.
 func TestLassoFlowerSparse(t *testing.T) {
 	ds := loadReal(t, "flower17-split1.mat")
-	Ys := data.Subset(ds.Train, firstN(80)).Y
+	Ys := split.Subset(ds.Train, firstN(80)).Y
 	if _, ok := Ys.(mat.NonZeroDoer); !ok {
 		t.Fatalf("expected sparse features, have %T", Ys)
 	}
 	Yd := mat.DenseCopyOf(Ys)
-	D := mat.DenseCopyOf(data.Subset(ds.Test, firstN(30)).Y)
+	D := mat.DenseCopyOf(split.Subset(ds.Test, firstN(30)).Y)
 	const lambda = 0.02
 	opts := core.LassoOptions{MaxIter: 3000, Tol: 1e-12}
 	Xs, Xd := mat.NewDense(30, 80, nil), mat.NewDense(30, 80, nil)

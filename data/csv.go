@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/split"
 )
 
 func loadCSV(path, name string, opts *LoadOptions) (*Dataset, error) {
@@ -114,8 +116,8 @@ func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 	if opts.Normalize {
 		ym = normalizeInPlace(ym)
 	}
-	idx, classes := MapLabels(labels)
-	return &Dataset{Train: &Set{Y: ym, Labels: idx}, Classes: classes}, nil
+	classes, _ := split.ByClass(labels)
+	return &Dataset{Train: split.Set{Y: ym, Labels: labels}, Classes: classes}, nil
 }
 
 func allNumbers(rec []string) bool {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // Set is a labelled set of samples.
@@ -25,11 +27,11 @@ func (s *Set) Len() int { return len(s.Labels) }
 // Dataset is a classification data set.
 type Dataset struct {
 	Name  string
-	Train *Set
-	// Test is nil for a data set loaded from a single data matrix, until it
-	// is split, for example by SplitPerClass.
-	Test *Set
-	// Classes[c] is the original label of class c, in increasing order.
+	Train split.Set
+	// Test has a nil Y for a data set loaded from a single data matrix,
+	// until it is split, for example by Dataset.Split.
+	Test split.Set
+	// Classes holds the distinct labels of Train in increasing order.
 	Classes []int
 }
 
@@ -80,8 +82,7 @@ func (o *LoadOptions) sparseDensity() float64 {
 // A CSV file has one sample per line: the features, then the integer
 // label. A first line that is not all numbers is taken as a header.
 //
-// Labels may be any integers; they are mapped to classes 0..C−1 in
-// increasing order of label, and Classes maps them back. Test labels must
+// Labels may be any integers and are kept as they are. Test labels must
 // occur in the training labels. Non-finite values are rejected.
 func Load(path string, opts LoadOptions) (*Dataset, error) {
 	base := filepath.Base(path)
@@ -110,13 +111,13 @@ func loadMAT(path, name string, opts *LoadOptions) (*Dataset, error) {
 }
 
 func datasetFromMAT(f *MATFile, name string, opts *LoadOptions) (*Dataset, error) {
-	split := opts.YTrainVar != "" || opts.YTestVar != "" || opts.LabelTrainVar != "" || opts.LabelTestVar != ""
+	pair := opts.YTrainVar != "" || opts.YTestVar != "" || opts.LabelTrainVar != "" || opts.LabelTestVar != ""
 	whole := opts.YVar != "" || opts.LabelVar != ""
 	var yTrain, lTrain, yTest, lTest string
 	switch {
-	case split && whole:
+	case pair && whole:
 		return nil, fmt.Errorf("options name variables of both layouts (YVar/LabelVar and YTrainVar/YTestVar/LabelTrainVar/LabelTestVar)")
-	case split:
+	case pair:
 		if opts.YTrainVar == "" || opts.YTestVar == "" || opts.LabelTrainVar == "" || opts.LabelTestVar == "" {
 			return nil, fmt.Errorf("options name some but not all of YTrainVar, YTestVar, LabelTrainVar, LabelTestVar")
 		}
@@ -128,7 +129,7 @@ func datasetFromMAT(f *MATFile, name string, opts *LoadOptions) (*Dataset, error
 		}
 	default:
 		var err error
-		yTrain, yTest, lTrain, lTest, split, err = detect(f)
+		yTrain, yTest, lTrain, lTest, pair, err = detect(f)
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +141,7 @@ func datasetFromMAT(f *MATFile, name string, opts *LoadOptions) (*Dataset, error
 		return nil, err
 	}
 	var test *matSet
-	if split {
+	if pair {
 		// The test set has the orientation of the training set.
 		test, _, err = loadSet(f, yTest, lTest, &asRows, opts)
 		if err != nil {
@@ -151,15 +152,13 @@ func datasetFromMAT(f *MATFile, name string, opts *LoadOptions) (*Dataset, error
 			return nil, fmt.Errorf("%q has %d features per sample but %q has %d", yTrain, dTrain, yTest, dTest)
 		}
 	}
-	var idx []int
-	idx, ds.Classes = MapLabels(train.labels)
-	ds.Train = &Set{Y: train.y, Labels: idx}
+	ds.Train = split.Set{Y: train.y, Labels: train.labels}
+	ds.Classes, _ = split.ByClass(train.labels)
 	if test != nil {
-		idx, err := IndexLabels(ds.Classes, test.labels)
-		if err != nil {
+		if err := knownLabels(ds.Classes, test.labels); err != nil {
 			return nil, fmt.Errorf("variable %q: %w", lTest, err)
 		}
-		ds.Test = &Set{Y: test.y, Labels: idx}
+		ds.Test = split.Set{Y: test.y, Labels: test.labels}
 	}
 	return ds, nil
 }
@@ -344,41 +343,12 @@ func containing(names []string, sub string) []string {
 	return s
 }
 
-// MapLabels maps arbitrary integer labels to class indices 0..C−1 in
-// increasing order of label. classes[c] is the label of class c.
-func MapLabels(labels []int) (idx, classes []int) {
-	classes = slices.Clone(labels)
-	slices.Sort(classes)
-	classes = slices.Compact(classes)
-	idx = make([]int, len(labels))
+// knownLabels returns an error if a label is not in classes, which is sorted.
+func knownLabels(classes, labels []int) error {
 	for i, l := range labels {
-		idx[i], _ = slices.BinarySearch(classes, l)
-	}
-	return idx, classes
-}
-
-// IndexLabels maps labels to class indices using the mapping classes,
-// which must be sorted (as returned by MapLabels). It is an error if a label is not in classes.
-func IndexLabels(classes, labels []int) ([]int, error) {
-	idx := make([]int, len(labels))
-	for i, l := range labels {
-		c, ok := slices.BinarySearch(classes, l)
-		if !ok {
-			return nil, fmt.Errorf("label %d (sample %d) is not one of the %d known classes", l, i, len(classes))
+		if _, ok := slices.BinarySearch(classes, l); !ok {
+			return fmt.Errorf("label %d (sample %d) is not one of the %d training classes", l, i, len(classes))
 		}
-		idx[i] = c
 	}
-	return idx, nil
-}
-
-// UnmapLabels maps class indices back to the labels of classes.
-func UnmapLabels(classes, idx []int) ([]int, error) {
-	labels := make([]int, len(idx))
-	for i, c := range idx {
-		if c < 0 || c >= len(classes) {
-			return nil, fmt.Errorf("class index %d (sample %d) is out of range [0, %d)", c, i, len(classes))
-		}
-		labels[i] = classes[c]
-	}
-	return labels, nil
+	return nil
 }

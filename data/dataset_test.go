@@ -12,15 +12,17 @@ import (
 
 	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/split"
 )
 
+// labelCounts returns the number of samples of each label, in increasing
+// order of label.
 func labelCounts(labels []int) []int {
-	var c []int
-	for _, l := range labels {
-		for len(c) <= l {
-			c = append(c, 0)
-		}
-		c[l]++
+	_, idx := split.ByClass(labels)
+	c := make([]int, len(idx))
+	for i, ix := range idx {
+		c[i] = len(ix)
 	}
 	return c
 }
@@ -51,7 +53,7 @@ func TestLoadARGender(t *testing.T) {
 	if ds.Name != "argender" || !slices.Equal(ds.Classes, []int{1, 2}) {
 		t.Errorf("name %q classes %v", ds.Name, ds.Classes)
 	}
-	for _, s := range []*Set{ds.Train, ds.Test} {
+	for _, s := range []split.Set{ds.Train, ds.Test} {
 		y, ok := s.Y.(*mat.Dense)
 		if !ok {
 			t.Fatalf("Y is %T, want dense", s.Y)
@@ -77,7 +79,7 @@ func TestLoadARGender(t *testing.T) {
 	if c := labelCounts(ds.Train.Labels); !slices.Equal(c, []int{250, 250}) {
 		t.Errorf("split counts %v", c)
 	}
-	if ds.Test != test {
+	if ds.Test.Y != test.Y {
 		t.Error("Split replaced the file's test set")
 	}
 }
@@ -91,7 +93,7 @@ func TestLoadFlower(t *testing.T) {
 		t.Errorf("classes %v", ds.Classes)
 	}
 	for _, c := range []struct {
-		s        *Set
+		s        split.Set
 		n, per   int
 		nnz      int
 		firstRow int
@@ -126,7 +128,7 @@ func TestLoadDigitsCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds.Name != "digits8x8" || ds.Test != nil || len(ds.Classes) != 10 || ds.Classes[9] != 9 {
+	if ds.Name != "digits8x8" || ds.Test.Y != nil || len(ds.Classes) != 10 || ds.Classes[9] != 9 {
 		t.Errorf("name %q test %v classes %v", ds.Name, ds.Test, ds.Classes)
 	}
 	y := ds.Train.Y
@@ -148,7 +150,7 @@ func TestLoadDigitsCSV(t *testing.T) {
 	if c := labelCounts(ds.Test.Labels); ds.Train.Len() != 1000 || len(c) != 10 || c[0] != 78 || c[8] != 74 {
 		t.Errorf("after Split: %d training samples, test counts %v", ds.Train.Len(), c)
 	}
-	if err := ds.Split(1000, 1); err == nil || !strings.Contains(err.Error(), "digits8x8: data: class 0 has 100 samples") {
+	if err := ds.Split(1000, 1); err == nil || !strings.Contains(err.Error(), "digits8x8: split: class 0 has 100 samples") {
 		t.Errorf("Split(1000): %v", err)
 	}
 	if y.At(2, 0) != 5 || y.At(3, 0) != 13 || y.At(63, 1796) != 0 || y.At(60, 1796) != 14 {
@@ -170,7 +172,7 @@ func TestReadCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ds.Classes, []int{-5, 10}) || !slices.Equal(ds.Train.Labels, []int{1, 0, 1}) {
+	if !slices.Equal(ds.Classes, []int{-5, 10}) || !slices.Equal(ds.Train.Labels, []int{10, -5, 10}) {
 		t.Errorf("classes %v labels %v", ds.Classes, ds.Train.Labels)
 	}
 	want := mat.NewDense(2, 3, []float64{1 / math.Sqrt(5), 0.6, 0, 2 / math.Sqrt(5), 0.8, 0})
@@ -227,7 +229,7 @@ func TestLoadWholeLayout(t *testing.T) {
 	cols := mat.NewDense(3, 4, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
 	rows := mat.DenseCopyOf(cols.T())
 	labels := mat.NewDense(1, 4, []float64{7, 3, 7, 5})
-	wantLabels := []int{2, 0, 2, 1}
+	wantLabels := []int{7, 3, 7, 5}
 	tru, fls := true, false
 	for _, c := range []struct {
 		name string
@@ -247,15 +249,11 @@ func TestLoadWholeLayout(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if ds.Test != nil || !slices.Equal(ds.Classes, []int{3, 5, 7}) || !slices.Equal(ds.Train.Labels, wantLabels) {
+		if ds.Test.Y != nil || !slices.Equal(ds.Classes, []int{3, 5, 7}) || !slices.Equal(ds.Train.Labels, wantLabels) {
 			t.Errorf("%s: test %v classes %v labels %v", c.name, ds.Test, ds.Classes, ds.Train.Labels)
 		}
 		if !mat.Equal(ds.Train.Y, cols) {
 			t.Errorf("%s: Y = %v", c.name, mat.Formatted(ds.Train.Y))
-		}
-		back, err := UnmapLabels(ds.Classes, ds.Train.Labels)
-		if err != nil || !slices.Equal(back, []int{7, 3, 7, 5}) {
-			t.Errorf("%s: UnmapLabels = %v, %v", c.name, back, err)
 		}
 	}
 
@@ -314,7 +312,7 @@ func TestLoadSplitLayout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(ds.Classes, []int{4, 9}) || !slices.Equal(ds.Train.Labels, []int{0, 1, 0}) || !slices.Equal(ds.Test.Labels, []int{1, 0}) {
+		if !slices.Equal(ds.Classes, []int{4, 9}) || !slices.Equal(ds.Train.Labels, []int{4, 9, 4}) || !slices.Equal(ds.Test.Labels, []int{9, 4}) {
 			t.Errorf("classes %v train %v test %v", ds.Classes, ds.Train.Labels, ds.Test.Labels)
 		}
 		// Density 1/3 < 0.5 is sparse; 1/2 is not.
@@ -350,7 +348,7 @@ func TestLoadSplitLayout(t *testing.T) {
 		want string
 	}{
 		{"unknown test label", map[string]*mat.Dense{"Xtrain": yTr, "Xtest": yTe, "ytrain": lTr, "ytest": mat.NewDense(1, 2, []float64{9, 8})},
-			`variable "ytest": label 8 (sample 1) is not one of the 2 known classes`},
+			`variable "ytest": label 8 (sample 1) is not one of the 2 training classes`},
 		{"feature mismatch", map[string]*mat.Dense{"Xtrain": yTr, "Xtest": mat.NewDense(3, 2, nil), "ytrain": lTr, "ytest": lTe},
 			`"Xtrain" has 2 features per sample but "Xtest" has 3`},
 		{"no test labels", map[string]*mat.Dense{"Xtrain": yTr, "Xtest": yTe, "ytrain": lTr},
@@ -391,18 +389,5 @@ func TestNormalizeAndStore(t *testing.T) {
 	}
 	if tr := transposeCSC(s); !mat.Equal(tr, d.T()) {
 		t.Errorf("transposeCSC = %v", mat.Formatted(tr))
-	}
-}
-
-func TestLabels(t *testing.T) {
-	idx, classes := MapLabels([]int{10, -3, 10, 0})
-	if !slices.Equal(classes, []int{-3, 0, 10}) || !slices.Equal(idx, []int{2, 0, 2, 1}) {
-		t.Errorf("MapLabels: %v %v", idx, classes)
-	}
-	if _, err := UnmapLabels(classes, []int{3}); err == nil || !strings.Contains(err.Error(), "class index 3 (sample 0) is out of range [0, 3)") {
-		t.Errorf("UnmapLabels: %v", err)
-	}
-	if got, err := IndexLabels(classes, []int{0, 10}); err != nil || !slices.Equal(got, []int{1, 2}) {
-		t.Errorf("IndexLabels: %v %v", got, err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // SyntheticOptions control Synthetic. The zero value gives the paper's
@@ -198,7 +200,7 @@ func Synthetic(opts SyntheticOptions) (*Dataset, *Patterns, error) {
 	for c := range classes {
 		classes[c] = c
 	}
-	return &Dataset{Name: "synthetic", Train: &Set{Y: Y, Labels: labels}, Classes: classes}, p, nil
+	return &Dataset{Name: "synthetic", Train: split.Set{Y: Y, Labels: labels}, Classes: classes}, p, nil
 }
 
 // addScaled adds w times column j of m to dst.
@@ -209,7 +211,7 @@ func addScaled(dst []float64, w float64, m *mat.Dense, j int) {
 }
 
 // SyntheticSplit generates a synthetic data set as Synthetic does and
-// splits it with SplitPerClass, seeded with opts.Seed: trainPerClass
+// splits it with Dataset.Split, seeded with opts.Seed: trainPerClass
 // samples of each class for training (0 means the paper's 200), the rest
 // for testing (800 per class with the default 1000).
 func SyntheticSplit(opts SyntheticOptions, trainPerClass int) (*Dataset, *Patterns, error) {

@@ -73,7 +73,7 @@ func TestSyntheticModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds.Test != nil || len(ds.Train.Labels) != 60 {
+	if ds.Test.Y != nil || len(ds.Train.Labels) != 60 {
 		t.Fatalf("test %v, %d samples", ds.Test, len(ds.Train.Labels))
 	}
 	for c := 0; c < 3; c++ {

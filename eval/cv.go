@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // Grid lists candidate values of method options by JSON name.
@@ -105,33 +105,18 @@ type CVResult struct {
 	Scores []CVScore // in the order of Grid.Points
 }
 
-// Folds assigns each sample to one of k folds, stratified: the samples of
-// every class are shuffled and dealt round-robin, continuing the deal
-// across classes.
-func Folds(labels []int, k int, rng *rand.Rand) []int {
-	_, idx := ByClass(labels)
-	fold := make([]int, len(labels))
-	f := 0
-	for _, ix := range idx {
-		for _, i := range rng.Perm(len(ix)) {
-			fold[ix[i]] = f
-			f = (f + 1) % k
-		}
-	}
-	return fold
-}
-
 // CrossValidate chooses the point of grid with the highest mean accuracy
 // over k-fold cross-validation on (Y, labels), which should be training
 // data only. Folds are stratified by class and drawn from seed.
 func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, labels []int, k int, grid Grid, seed uint64) (*CVResult, error) {
-	return CrossValidateSet(ctx, newClassifier, Set{Y: Y, Labels: labels}, k, grid, seed)
+	return CrossValidateSet(ctx, newClassifier, split.Set{Y: Y, Labels: labels}, k, grid, seed)
 }
 
-// CrossValidateSet is CrossValidate on s. If s.Groups is not nil, the
-// folds keep each group together (data.StratifiedGroupKFold), so that
+// CrossValidateSet is CrossValidate on s. Folds are split.Folds drawn
+// from PCG(seed, 0) or, if s.Groups is not nil, split.GroupFolds drawn
+// from split.Rand(seed), which keep each group in one fold, so that
 // validation measures generalisation to unseen groups, e.g. new people.
-func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s Set, k int, grid Grid, seed uint64) (*CVResult, error) {
+func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64) (*CVResult, error) {
 	if k < 2 {
 		return nil, fmt.Errorf("eval: %d-fold cross-validation: need at least 2 folds", k)
 	}
@@ -139,37 +124,19 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s Set, k int, 
 		return nil, fmt.Errorf("eval: %d labels for %d samples", len(s.Labels), n)
 	}
 	var fold []int
+	var err error
 	if s.Groups == nil {
-		classes, idx := ByClass(s.Labels)
-		for c, ix := range idx {
-			if len(ix) < k {
-				return nil, fmt.Errorf("eval: class %d has %d samples, fewer than %d folds", classes[c], len(ix), k)
-			}
-		}
-		fold = Folds(s.Labels, k, rand.New(rand.NewPCG(seed, 0)))
+		fold, err = split.Folds(s.Labels, k, rand.New(rand.NewPCG(seed, 0)))
 	} else {
-		fs, err := data.StratifiedGroupKFold(s.Labels, s.Groups, k, seed)
-		if err != nil {
-			return nil, fmt.Errorf("eval: grouped cross-validation: %w", err)
-		}
-		fold = make([]int, len(s.Labels))
-		for f, idx := range fs {
-			for _, j := range idx {
-				fold[j] = f
-			}
-		}
+		fold, err = split.GroupFolds(s.Labels, s.Groups, k, split.Rand(seed))
 	}
-	trains, vals := make([]Set, k), make([]Set, k)
+	if err != nil {
+		return nil, fmt.Errorf("eval: cross-validation: %w", err)
+	}
+	trains, vals := make([]split.Set, k), make([]split.Set, k)
 	for f := range k {
-		var tr, va []int
-		for i, g := range fold {
-			if g == f {
-				va = append(va, i)
-			} else {
-				tr = append(tr, i)
-			}
-		}
-		trains[f], vals[f] = Subset(s, tr), Subset(s, va)
+		tr, va := split.Fold(fold, f)
+		trains[f], vals[f] = split.Subset(s, tr), split.Subset(s, va)
 	}
 	res := &CVResult{}
 	bestAcc := -1.0

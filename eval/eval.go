@@ -6,134 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/james-bowman/sparse"
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/split"
 )
-
-// Set is a labelled set of samples, one per column of Y (d×N), dense or
-// sparse (*sparse.CSC). It has the layout of data.Set.
-type Set struct {
-	Y      mat.Matrix
-	Labels []int
-	// Groups, if not nil, holds the group of each sample, e.g. the person
-	// in a face data set: CrossValidateSet keeps each group in one fold.
-	// Subset and the splits carry it along.
-	Groups []int
-}
-
-// Len returns the number of samples of s.
-func (s Set) Len() int { return len(s.Labels) }
-
-// Subset returns the samples of s at the column indices idx, in order.
-// A *sparse.CSC stays sparse; other matrices are copied into a *mat.Dense.
-func Subset(s Set, idx []int) Set {
-	labels := make([]int, len(idx))
-	for i, j := range idx {
-		labels[i] = s.Labels[j]
-	}
-	var groups []int
-	if s.Groups != nil {
-		groups = make([]int, len(idx))
-		for i, j := range idx {
-			groups[i] = s.Groups[j]
-		}
-	}
-	d, _ := s.Y.Dims()
-	if c, ok := s.Y.(*sparse.CSC); ok {
-		ptr := make([]int, 1, len(idx)+1)
-		var ind []int
-		var val []float64
-		for _, j := range idx {
-			c.DoColNonZero(j, func(i, _ int, v float64) {
-				ind = append(ind, i)
-				val = append(val, v)
-			})
-			ptr = append(ptr, len(ind))
-		}
-		return Set{Y: sparse.NewCSC(d, len(idx), ptr, ind, val), Labels: labels, Groups: groups}
-	}
-	out := mat.NewDense(d, len(idx), nil)
-	col := make([]float64, d)
-	for k, j := range idx {
-		mat.Col(col, j, s.Y)
-		out.SetCol(k, col)
-	}
-	return Set{Y: out, Labels: labels, Groups: groups}
-}
-
-// ByClass returns the column indices of each label, labels in increasing order.
-func ByClass(labels []int) (classes []int, idx [][]int) {
-	at := map[int]int{}
-	for _, l := range labels {
-		if _, ok := at[l]; !ok {
-			at[l] = 0
-			classes = append(classes, l)
-		}
-	}
-	sort.Ints(classes)
-	for i, l := range classes {
-		at[l] = i
-	}
-	idx = make([][]int, len(classes))
-	for j, l := range labels {
-		idx[at[l]] = append(idx[at[l]], j)
-	}
-	return classes, idx
-}
-
-// SplitPerClass draws perClass samples of every class of s at random for
-// training; the rest, up to testPerClass per class (0 means all), is the
-// test set. It fails when a class has perClass samples or fewer.
-func SplitPerClass(s Set, perClass, testPerClass int, rng *rand.Rand) (train, test Set, err error) {
-	if perClass <= 0 {
-		return Set{}, Set{}, fmt.Errorf("eval: %d training samples per class requested", perClass)
-	}
-	classes, idx := ByClass(s.Labels)
-	var tr, te []int
-	for c, ix := range idx {
-		if len(ix) <= perClass {
-			return Set{}, Set{}, fmt.Errorf("eval: class %d has %d samples, need more than %d to split off a test set", classes[c], len(ix), perClass)
-		}
-		p := rng.Perm(len(ix))
-		for i, k := range p {
-			switch {
-			case i < perClass:
-				tr = append(tr, ix[k])
-			case testPerClass <= 0 || i < perClass+testPerClass:
-				te = append(te, ix[k])
-			}
-		}
-	}
-	slices.Sort(tr)
-	slices.Sort(te)
-	return Subset(s, tr), Subset(s, te), nil
-}
-
-// DrawPerClass returns perClass samples of every class of s drawn at random.
-// perClass 0 returns s.
-func DrawPerClass(s Set, perClass int, rng *rand.Rand) (Set, error) {
-	if perClass == 0 {
-		return s, nil
-	}
-	classes, idx := ByClass(s.Labels)
-	var tr []int
-	for c, ix := range idx {
-		if len(ix) < perClass {
-			return Set{}, fmt.Errorf("eval: class %d has %d training samples, %d requested", classes[c], len(ix), perClass)
-		}
-		for _, k := range rng.Perm(len(ix))[:perClass] {
-			tr = append(tr, ix[k])
-		}
-	}
-	slices.Sort(tr)
-	return Subset(s, tr), nil
-}
 
 // Accuracy returns the fraction of pred equal to truth.
 func Accuracy(pred, truth []int) float64 {
@@ -159,7 +37,7 @@ type Confusion struct {
 // NewConfusion returns the confusion matrix of pred against truth over
 // the union of their labels.
 func NewConfusion(truth, pred []int) *Confusion {
-	ls, _ := ByClass(append(slices.Clone(truth), pred...))
+	ls, _ := split.ByClass(append(slices.Clone(truth), pred...))
 	at := map[int]int{}
 	for i, l := range ls {
 		at[l] = i
@@ -211,7 +89,7 @@ type Run struct {
 }
 
 // FitPredict trains c on train, predicts test and times both.
-func FitPredict(ctx context.Context, c lrsdl.Classifier, train, test Set) (Run, []int, error) {
+func FitPredict(ctx context.Context, c lrsdl.Classifier, train, test split.Set) (Run, []int, error) {
 	t0 := time.Now()
 	if err := c.Fit(ctx, train.Y, train.Labels); err != nil {
 		return Run{}, nil, err
@@ -259,7 +137,7 @@ type Summary struct {
 // opts.PerClass samples per class drawn from train and tests on all of
 // test; without one (test.Y nil), train is split per class into training
 // and test samples. The same seed gives the same splits.
-func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test Set, opts SplitOptions) (*Summary, error) {
+func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.Set, opts SplitOptions) (*Summary, error) {
 	splits := max(opts.Splits, 1)
 	if test.Y == nil && opts.PerClass == 0 {
 		return nil, fmt.Errorf("eval: no test set and no training samples per class to split one off")
@@ -273,9 +151,9 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test Set, o
 		tr, te := train, test
 		var err error
 		if test.Y == nil {
-			tr, te, err = SplitPerClass(train, opts.PerClass, opts.TestPerClass, rng)
+			tr, te, err = split.Split(train, opts.PerClass, opts.TestPerClass, rng)
 		} else {
-			tr, err = DrawPerClass(train, opts.PerClass, rng)
+			tr, err = split.Draw(train, opts.PerClass, rng)
 		}
 		if err != nil {
 			return nil, err

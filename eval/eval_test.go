@@ -9,15 +9,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // blobs returns perClass samples of each class label in labels around
 // well-separated centres; feature 0 is offset by off (to mark sets).
-func blobs(labels []int, perClass, d int, off float64, rng *rand.Rand) Set {
+func blobs(labels []int, perClass, d int, off float64, rng *rand.Rand) split.Set {
 	n := perClass * len(labels)
 	Y := mat.NewDense(d, n, nil)
 	ls := make([]int, n)
@@ -33,7 +33,7 @@ func blobs(labels []int, perClass, d int, off float64, rng *rand.Rand) Set {
 		}
 		Y.Set(0, j, Y.At(0, j)+off)
 	}
-	return Set{Y: Y, Labels: ls}
+	return split.Set{Y: Y, Labels: ls}
 }
 
 func newFake() (lrsdl.Classifier, error) { return &fake{}, nil }
@@ -56,128 +56,6 @@ func TestAccuracyConfusion(t *testing.T) {
 	}
 	if s := c.String(); !strings.Contains(s, "true\\") || strings.Count(s, "\n") != 4 {
 		t.Errorf("table:\n%s", s)
-	}
-}
-
-func TestSubsetDenseAndSparse(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	D := mat.NewDense(4, 6, nil)
-	for i := range 4 {
-		for j := range 6 {
-			if rng.Float64() < 0.4 {
-				D.Set(i, j, rng.NormFloat64())
-			}
-		}
-	}
-	var ptr, ind []int
-	var val []float64
-	ptr = append(ptr, 0)
-	for j := range 6 {
-		for i := range 4 {
-			if v := D.At(i, j); v != 0 {
-				ind, val = append(ind, i), append(val, v)
-			}
-		}
-		ptr = append(ptr, len(ind))
-	}
-	S := sparse.NewCSC(4, 6, ptr, ind, val)
-	idx := []int{5, 0, 3, 3}
-	labels := []int{0, 1, 2, 3, 4, 5}
-	for _, Y := range []mat.Matrix{D, S} {
-		s := Subset(Set{Y: Y, Labels: labels}, idx)
-		if _, isCSC := s.Y.(*sparse.CSC); isCSC != (Y == S) {
-			t.Errorf("%T subset is %T", Y, s.Y)
-		}
-		for k, j := range idx {
-			if s.Labels[k] != j {
-				t.Errorf("label %d = %d, want %d", k, s.Labels[k], j)
-			}
-			for i := range 4 {
-				if s.Y.At(i, k) != D.At(i, j) {
-					t.Errorf("%T: (%d,%d) = %v, want %v", Y, i, k, s.Y.At(i, k), D.At(i, j))
-				}
-			}
-		}
-	}
-}
-
-func TestSplitPerClass(t *testing.T) {
-	s := blobs([]int{3, 1, 2}, 10, 4, 0, rand.New(rand.NewPCG(1, 1)))
-	// Mark every sample by its column index to check disjointness.
-	for j := range s.Len() {
-		s.Y.(*mat.Dense).Set(1, j, float64(j))
-	}
-	split := func(seed uint64) (Set, Set) {
-		tr, te, err := SplitPerClass(s, 4, 0, rand.New(rand.NewPCG(seed, 0)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr, te
-	}
-	tr, te := split(7)
-	if tr.Len() != 12 || te.Len() != 18 {
-		t.Fatalf("sizes %d, %d", tr.Len(), te.Len())
-	}
-	seen := map[float64]bool{}
-	count := map[int]int{}
-	for _, st := range []Set{tr, te} {
-		for j := range st.Len() {
-			id := st.Y.At(1, j)
-			if seen[id] {
-				t.Errorf("sample %v in both sets", id)
-			}
-			seen[id] = true
-			if s.Labels[int(id)] != st.Labels[j] {
-				t.Errorf("sample %v has label %d, want %d", id, st.Labels[j], s.Labels[int(id)])
-			}
-		}
-	}
-	for _, l := range tr.Labels {
-		count[l]++
-	}
-	for l, n := range count {
-		if n != 4 {
-			t.Errorf("class %d: %d training samples", l, n)
-		}
-	}
-	tr2, _ := split(7)
-	tr3, _ := split(8)
-	if !mat.Equal(tr.Y, tr2.Y) {
-		t.Error("same seed, different split")
-	}
-	if mat.Equal(tr.Y, tr3.Y) {
-		t.Error("different seeds, same split")
-	}
-	if _, _, err := SplitPerClass(s, 10, 0, rand.New(rand.NewPCG(1, 0))); err == nil || !strings.Contains(err.Error(), "class") {
-		t.Errorf("too few samples: err %v", err)
-	}
-	_, te4, err := SplitPerClass(s, 4, 2, rand.New(rand.NewPCG(1, 0)))
-	if err != nil || te4.Len() != 6 {
-		t.Errorf("test per class 2: %d samples, err %v", te4.Len(), err)
-	}
-}
-
-func TestFoldsStratified(t *testing.T) {
-	labels := make([]int, 0, 50)
-	for j := range 50 {
-		labels = append(labels, j%3)
-	}
-	f := Folds(labels, 4, rand.New(rand.NewPCG(3, 0)))
-	cnt := map[[2]int]int{}
-	for i, g := range f {
-		cnt[[2]int{labels[i], g}]++
-	}
-	for c := range 3 {
-		lo, hi := 100, 0
-		for g := range 4 {
-			lo, hi = min(lo, cnt[[2]int{c, g}]), max(hi, cnt[[2]int{c, g}])
-		}
-		if hi-lo > 1 {
-			t.Errorf("class %d: fold sizes from %d to %d", c, lo, hi)
-		}
-	}
-	if !slices.Equal(f, Folds(labels, 4, rand.New(rand.NewPCG(3, 0)))) {
-		t.Error("not deterministic")
 	}
 }
 
@@ -297,7 +175,7 @@ func TestRandomSplits(t *testing.T) {
 		}
 	}
 	// Without a test set the rest of each class is tested.
-	s3, err := RandomSplits(context.Background(), newFake, train, Set{}, SplitOptions{Splits: 2, PerClass: 5, Seed: 1})
+	s3, err := RandomSplits(context.Background(), newFake, train, split.Set{}, SplitOptions{Splits: 2, PerClass: 5, Seed: 1})
 	if err != nil || s3.Runs[0].NTest != 30 {
 		t.Errorf("no test set: %+v, %v", s3, err)
 	}
@@ -379,7 +257,7 @@ func (m *memo) Predict(Y mat.Matrix) ([]int, error) {
 
 func TestCrossValidateSetGroups(t *testing.T) {
 	// 8 groups per class of 3 samples each; feature 0 holds the group.
-	var s Set
+	var s split.Set
 	Y := mat.NewDense(2, 48, nil)
 	for j := range 48 {
 		g := j % 16
@@ -404,10 +282,6 @@ func TestCrossValidateSetGroups(t *testing.T) {
 	}
 	if a := res.Scores[0].Accuracy; a < 0.9 {
 		t.Errorf("ungrouped CV: accuracy %v, want ≥ 0.9 (groups shared between folds)", a)
-	}
-	sub := Subset(Set{Y: Y, Labels: s.Labels, Groups: []int{10: 7, 47: 0}}, []int{10, 3})
-	if !slices.Equal(sub.Groups, []int{7, 0}) {
-		t.Errorf("Subset groups %v, want [7 0]", sub.Groups)
 	}
 	for _, tc := range []struct {
 		groups []int

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 type fakeOptions struct {
@@ -71,7 +72,7 @@ func (f *fake) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if n != len(labels) {
 		return fmt.Errorf("fake: %d labels, %d samples", len(labels), n)
 	}
-	cl, idx := ByClass(labels)
+	cl, idx := split.ByClass(labels)
 	f.classes, f.means = cl, nil
 	f.maxY0 = math.Inf(-1)
 	for _, ix := range idx {

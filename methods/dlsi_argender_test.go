@@ -6,11 +6,12 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // dlsiARGender returns AR gender with 250 training samples per class drawn
 // from the training half (the paper's protocol) and the whole test half.
-func dlsiARGender(t *testing.T) (train, test *data.Set) {
+func dlsiARGender(t *testing.T) (train, test split.Set) {
 	if testing.Short() {
 		t.Skip("AR gender training is skipped in short mode")
 	}
@@ -18,7 +19,7 @@ func dlsiARGender(t *testing.T) (train, test *data.Set) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, _, err = data.SplitPerClass(ds.Train, 250, 1)
+	train, err = split.Draw(ds.Train, 250, split.Rand(1))
 	if err != nil {
 		t.Fatal(err)
 	}

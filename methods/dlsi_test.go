@@ -16,6 +16,7 @@ import (
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/testutil"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // dlsiToyProblem returns C classes of n samples in dimension d, each a
@@ -212,7 +213,7 @@ func dlsiSynthetic(t testing.TB, size, perClass, train int) *data.Dataset {
 	return ds
 }
 
-func dlsiAccuracy(t testing.TB, m lrsdl.Classifier, s *data.Set) float64 {
+func dlsiAccuracy(t testing.TB, m lrsdl.Classifier, s split.Set) float64 {
 	got, err := m.Predict(s.Y)
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +247,7 @@ func testDLSISynthetic(t *testing.T, size int, original bool) {
 	for i, l := range ds.Train.Labels {
 		labels[i] = 10 * (l + 1)
 	}
-	test := &data.Set{Y: ds.Test.Y, Labels: make([]int, len(ds.Test.Labels))}
+	test := split.Set{Y: ds.Test.Y, Labels: make([]int, len(ds.Test.Labels))}
 	for i, l := range ds.Test.Labels {
 		test.Labels[i] = 10 * (l + 1)
 	}

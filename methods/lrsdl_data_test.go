@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // argenderPath finds the AR gender data set.
@@ -39,22 +40,18 @@ func TestLRSDLARGender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ds.Train.Groups = make([]int, ds.Train.Len())
+	for i := range ds.Train.Groups {
+		ds.Train.Groups[i] = i / 14 // the person
+	}
 	var sum float64
 	for seed := uint64(1); seed <= 3; seed++ {
-		tr, _, err := data.SplitPerClass(ds.Train, 250, seed)
+		tr, err := split.Draw(ds.Train, 250, split.Rand(seed))
 		if err != nil {
 			t.Fatal(err)
-		}
-		idx, _, err := data.SplitPerClassIndices(ds.Train.Labels, 250, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		person := make([]int, len(idx))
-		for k, i := range idx {
-			person[k] = i / 14
 		}
 		m := &LRSDL{Options: LRSDLOptions{FDDLOptions: FDDLOptions{Seed: seed, Iters: 20}}}
-		r, err := m.Tune(context.Background(), tr.Y, tr.Labels, TuneOptions{Groups: person})
+		r, err := m.Tune(context.Background(), tr.Y, tr.Labels, TuneOptions{Groups: tr.Groups})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
-	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/kernels"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // transform codes the columns of Y by eq. findcodebarx,
@@ -182,7 +182,7 @@ type TuneOptions struct {
 	Lambda []float64 // coding ℓ1 weights tried; nil means λ1·{0.25, 0.5, 1, 3}
 	// Groups, if not nil, holds the group of each training sample (e.g.
 	// the person in a face data set); folds then keep groups together
-	// (data.StratifiedGroupKFold), so that validation samples come from
+	// (split.GroupFolds), so that validation samples come from
 	// groups unseen in training, as test samples may.
 	Groups []int
 }
@@ -231,25 +231,16 @@ func tune(ctx context.Context, p dlParams, Y mat.Matrix, labels []int, o TuneOpt
 		}
 	}
 	// fold[j] is the fold of sample j.
-	fold := make([]int, len(labels))
+	var fold []int
 	if o.Groups == nil {
-		// Stratified folds.
-		rng := rand.New(rand.NewPCG(p.seed, 0xf01d))
-		for c := 0; c < g.Classes.Len(); c++ {
-			lo, hi := g.Part.Block(c)
-			for i, k := range rng.Perm(hi - lo) {
-				fold[g.Perm[lo+k]] = i % folds
-			}
+		fold, err = split.Folds(labels, folds, rand.New(rand.NewPCG(p.seed, 0xf01d)))
+		if err != nil {
+			return r, fmt.Errorf("methods: %w", err)
 		}
 	} else {
-		fs, err := data.StratifiedGroupKFold(labels, o.Groups, folds, p.seed)
+		fold, err = split.GroupFolds(labels, o.Groups, folds, split.Rand(p.seed))
 		if err != nil {
 			return r, fmt.Errorf("methods: grouped cross-validation: %w", err)
-		}
-		for f, idx := range fs {
-			for _, j := range idx {
-				fold[j] = f
-			}
 		}
 		// Every class must be trained on in every fold.
 		for c := 0; c < g.Classes.Len(); c++ {
@@ -270,14 +261,7 @@ func tune(ctx context.Context, p dlParams, Y mat.Matrix, labels []int, o TuneOpt
 	p.progress = nil
 	correct := make([]int, (len(ws)+1)*len(ls))
 	for f := 0; f < folds; f++ {
-		var tr, va []int
-		for j, fj := range fold {
-			if fj == f {
-				va = append(va, j)
-			} else {
-				tr = append(tr, j)
-			}
-		}
+		tr, va := split.Fold(fold, f)
 		sel := func(idx []int) []int {
 			out := make([]int, len(idx))
 			for i, j := range idx {

@@ -14,6 +14,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/testutil"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // blArgender returns 250 samples per class of argender's Y_train (seed 1)
@@ -24,7 +25,7 @@ func blArgender(t testing.TB) (Ytr mat.Matrix, ltr []int, Yte mat.Matrix, lte []
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, _, err := data.SplitPerClass(ds.Train, 250, 1)
+	tr, err := split.Draw(ds.Train, 250, split.Rand(1))
 	if err != nil {
 		t.Fatal(err)
 	}

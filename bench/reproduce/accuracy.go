@@ -12,6 +12,7 @@ import (
 
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/report"
+	"github.com/lrsdl/lrsdl/split"
 	"gonum.org/v1/plot"
 )
 
@@ -84,7 +85,7 @@ func (r *run) evaluate(ctx context.Context, dataset, method string, p eval.Param
 		return nil, "", err
 	}
 	if pool, ok := r.pools[dataset]; ok && pooled {
-		train, test = pool, eval.Set{}
+		train, test = pool, split.Set{}
 		opts.TestPerClass = r.cfg.FlTest
 	}
 	if ctx == nil {
@@ -234,7 +235,7 @@ func (r *run) testSize(dataset string) string {
 	if err != nil {
 		return "(" + err.Error() + ")"
 	}
-	classes, _ := eval.ByClass(test.Labels)
+	classes, _ := split.ByClass(test.Labels)
 	return fmt.Sprintf("%d (%d classes)", test.Len(), len(classes))
 }
 

@@ -36,6 +36,7 @@ import (
 	"github.com/lrsdl/lrsdl/internal/backend"
 	"github.com/lrsdl/lrsdl/internal/provenance"
 	"github.com/lrsdl/lrsdl/methods"
+	"github.com/lrsdl/lrsdl/split"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -138,9 +139,9 @@ type run struct {
 	md       map[string]string        // rendered markdown by section
 	took     map[string]time.Duration // wall time by section
 	methods  []string
-	chosen   map[string]eval.Params // CV-chosen options by dataset/method
-	sets     map[string][2]eval.Set // train, test of split 1 by dataset
-	pools    map[string]eval.Set    // all samples of data sets split anew every time (Oxford Flower)
+	chosen   map[string]eval.Params  // CV-chosen options by dataset/method
+	sets     map[string][2]split.Set // train, test of split 1 by dataset
+	pools    map[string]split.Set    // all samples of data sets split anew every time (Oxford Flower)
 	flower   map[string]*eval.Summary
 	split1   map[string]eval.Run // split 1 of the overall table by dataset/method
 	variants []*variant
@@ -164,7 +165,7 @@ func main() {
 	r := &run{cfg: full(), out: *out, dataDir: *dataDir, seed: *seed, ctx: context.Background(),
 		start: time.Now(), sections: map[string]bool{}, md: map[string]string{},
 		took: map[string]time.Duration{}, chosen: map[string]eval.Params{},
-		sets: map[string][2]eval.Set{}, pools: map[string]eval.Set{}, flower: map[string]*eval.Summary{},
+		sets: map[string][2]split.Set{}, pools: map[string]split.Set{}, flower: map[string]*eval.Summary{},
 		split1: map[string]eval.Run{}}
 	if *quickFlag {
 		r.cfg = quick()
@@ -471,7 +472,7 @@ func configure(c lrsdl.Classifier, p eval.Params) error {
 // class, as the paper describes the data set) and every split draws FlPerClass
 // training and FlTest test samples per class from the pool: split 1 is split 0
 // of eval.RandomSplits on the pool.
-func (r *run) dataset(name string) (train, test eval.Set, err error) {
+func (r *run) dataset(name string) (train, test split.Set, err error) {
 	if s, ok := r.sets[name]; ok {
 		return s[0], s[1], nil
 	}
@@ -479,10 +480,10 @@ func (r *run) dataset(name string) (train, test eval.Set, err error) {
 	if err != nil {
 		return train, test, err
 	}
-	if ds.Test == nil {
+	if ds.Test.Y == nil {
 		return train, test, fmt.Errorf("%s: no test set in the file", name)
 	}
-	train, test = eval.Set{Y: ds.Train.Y, Labels: ds.Train.Labels}, eval.Set{Y: ds.Test.Y, Labels: ds.Test.Labels}
+	train, test = ds.Train, ds.Test
 	if name == arGender {
 		// Y_train holds 14 consecutive images per person; folds keep a
 		// person together so cross-validation measures gender, not identity.
@@ -497,7 +498,7 @@ func (r *run) dataset(name string) (train, test eval.Set, err error) {
 			p = firstClasses(p, r.cfg.FlClasses)
 		}
 		r.pools[name] = p
-		if train, test, err = eval.SplitPerClass(p, r.cfg.FlPerClass, r.cfg.FlTest, rand.New(rand.NewPCG(r.seed, 0))); err != nil {
+		if train, test, err = split.Split(p, r.cfg.FlPerClass, r.cfg.FlTest, rand.New(rand.NewPCG(r.seed, 0))); err != nil {
 			return train, test, err
 		}
 	}
@@ -506,12 +507,12 @@ func (r *run) dataset(name string) (train, test eval.Set, err error) {
 			return train, test, err
 		}
 	}
-	r.sets[name] = [2]eval.Set{train, test}
+	r.sets[name] = [2]split.Set{train, test}
 	return train, test, nil
 }
 
 // pool returns the samples of a followed by those of b, sparse if both are.
-func pool(a, b eval.Set) eval.Set {
+func pool(a, b split.Set) split.Set {
 	labels := append(slices.Clone(a.Labels), b.Labels...)
 	d, na := a.Y.Dims()
 	_, nb := b.Y.Dims()
@@ -531,38 +532,39 @@ func pool(a, b eval.Set) eval.Set {
 				ptr = append(ptr, len(ind))
 			}
 		}
-		return eval.Set{Y: sparse.NewCSC(d, na+nb, ptr, ind, val), Labels: labels}
+		return split.Set{Y: sparse.NewCSC(d, na+nb, ptr, ind, val), Labels: labels}
 	}
 	var y mat.Dense
 	y.Augment(a.Y, b.Y)
-	return eval.Set{Y: &y, Labels: labels}
+	return split.Set{Y: &y, Labels: labels}
 }
 
-// firstClasses keeps the samples of classes 0..n-1.
-func firstClasses(s eval.Set, n int) eval.Set {
+// firstClasses keeps the samples of the n smallest labels.
+func firstClasses(s split.Set, n int) split.Set {
+	classes, _ := split.ByClass(s.Labels)
 	var idx []int
 	for i, l := range s.Labels {
-		if l < n {
+		if n >= len(classes) || l < classes[n] {
 			idx = append(idx, i)
 		}
 	}
-	return eval.Subset(s, idx)
+	return split.Subset(s, idx)
 }
 
 // capPerClass keeps at most n random samples of every class of s.
-func capPerClass(s eval.Set, n int, seed uint64) (eval.Set, error) {
-	_, idx := eval.ByClass(s.Labels)
+func capPerClass(s split.Set, n int, seed uint64) (split.Set, error) {
+	_, idx := split.ByClass(s.Labels)
 	for _, ix := range idx {
 		if len(ix) < n {
 			n = len(ix)
 		}
 	}
-	return eval.DrawPerClass(s, n, rand.New(rand.NewPCG(seed, 99)))
+	return split.Draw(s, n, rand.New(rand.NewPCG(seed, 99)))
 }
 
 // paramsFor returns the options chosen for method on dataset by
 // cross-validation on the training samples of split 1, computing them once.
-func (r *run) paramsFor(dataset, method string, train eval.Set, perClass int) (eval.Params, error) {
+func (r *run) paramsFor(dataset, method string, train split.Set, perClass int) (eval.Params, error) {
 	key := dataset + "/" + method
 	if p, ok := r.chosen[key]; ok {
 		return p, nil
@@ -577,7 +579,7 @@ func (r *run) paramsFor(dataset, method string, train eval.Set, perClass int) (e
 		grid = g
 	}
 	if r.cfg.Folds >= 2 && len(grid) > 0 {
-		tr, err := eval.DrawPerClass(train, perClass, rand.New(rand.NewPCG(r.seed, 0)))
+		tr, err := split.Draw(train, perClass, rand.New(rand.NewPCG(r.seed, 0)))
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/split"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -62,8 +63,8 @@ func TestPerIter(t *testing.T) {
 }
 
 func TestPool(t *testing.T) {
-	a := eval.Set{Y: mat.NewDense(3, 2, []float64{1, 0, 0, 2, 3, 0}), Labels: []int{0, 1}}
-	b := eval.Set{Y: mat.NewDense(3, 1, []float64{0, 4, 5}), Labels: []int{1}}
+	a := split.Set{Y: mat.NewDense(3, 2, []float64{1, 0, 0, 2, 3, 0}), Labels: []int{0, 1}}
+	b := split.Set{Y: mat.NewDense(3, 1, []float64{0, 4, 5}), Labels: []int{1}}
 	want := mat.NewDense(3, 3, []float64{1, 0, 0, 0, 2, 4, 3, 0, 5})
 	for _, sp := range []bool{false, true} {
 		x, y := a, b
@@ -99,7 +100,7 @@ func toCSC(m mat.Matrix) *sparse.CSC {
 // TestFlowerSplits checks that Oxford Flower's splits draw 60 training and
 // 20 test samples per class from the 80 pooled, disjoint, and differ.
 func TestFlowerSplits(t *testing.T) {
-	r := &run{cfg: full(), dataDir: "../../testdata", seed: 1, sets: map[string][2]eval.Set{}, pools: map[string]eval.Set{}}
+	r := &run{cfg: full(), dataDir: "../../testdata", seed: 1, sets: map[string][2]split.Set{}, pools: map[string]split.Set{}}
 	train, test, err := r.dataset(flower)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func TestFlowerSplits(t *testing.T) {
 		h float64
 		l int
 	}
-	count := func(s eval.Set) (map[key]int, map[int]int) {
+	count := func(s split.Set) (map[key]int, map[int]int) {
 		f, c := map[key]int{}, map[int]int{}
 		_, n := s.Y.Dims()
 		for j := range n {
@@ -148,10 +149,10 @@ func TestFlowerSplits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f, _ := count(eval.Set{Y: ds.Train.Y, Labels: ds.Train.Labels}); maps.Equal(f, ftr) {
+	if f, _ := count(ds.Train); maps.Equal(f, ftr) {
 		t.Error("split 1 trains on the file's Y_train")
 	}
-	tr2, _, err := eval.SplitPerClass(r.pools[flower], 60, 20, rand.New(rand.NewPCG(1, 1)))
+	tr2, _, err := split.Split(r.pools[flower], 60, 20, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestSummarize(t *testing.T) {
 // the overall table's size is split 1 of the overall table.
 func TestSplit1Reuse(t *testing.T) {
 	r := &run{cfg: quick(), dataDir: "../../testdata", seed: 1, ctx: context.Background(), datasets: []string{arGender, flower},
-		sets: map[string][2]eval.Set{}, pools: map[string]eval.Set{}}
+		sets: map[string][2]split.Set{}, pools: map[string]split.Set{}}
 	r.cfg.FlClasses, r.cfg.FlPerClass, r.cfg.TestCap = 3, 10, 0
 	for _, ds := range []struct {
 		name     string

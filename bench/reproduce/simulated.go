@@ -27,8 +27,7 @@ func (r *run) simulated() error {
 	if err != nil {
 		return err
 	}
-	train := eval.Set{Y: ds.Train.Y, Labels: ds.Train.Labels}
-	test := eval.Set{Y: ds.Test.Y, Labels: ds.Test.Labels}
+	train, test := ds.Train, ds.Test
 	C := len(ds.Classes)
 	_, k0 := pat.Shared.Dims()
 	// Dictionary sizes of the planted patterns, as in the paper.

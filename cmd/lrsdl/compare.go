@@ -14,6 +14,7 @@ import (
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/report"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // variant is one combination of original (O-) and efficient (E-) solvers.
@@ -89,7 +90,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	var err error
 	if df.path != "" {
 		if ds, err = df.load(); err == nil {
-			ds.Train, _, err = data.SplitPerClass(ds.Train, *perClass, mf.seed)
+			ds.Train, err = split.Draw(ds.Train, *perClass, split.Rand(mf.seed))
 		}
 	} else {
 		ds, _, err = data.Synthetic(data.SyntheticOptions{Classes: *classes, PerClass: *perClass, Size: *size, Seed: mf.seed})
@@ -97,10 +98,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	train, err := userSet(ds, ds.Train)
-	if err != nil {
-		return err
-	}
+	train := ds.Train
 	d, _ := train.Y.Dims()
 	fmt.Fprintf(e.stdout, "%s: %d classes, d=%d, %d samples per class, k=%d atoms per class, %d iterations\n\n",
 		cmp.method, len(ds.Classes), d, *perClass, *k, mf.iters)

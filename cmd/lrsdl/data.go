@@ -2,10 +2,8 @@ package main
 
 import (
 	"flag"
-	"fmt"
 
 	"github.com/lrsdl/lrsdl/data"
-	"github.com/lrsdl/lrsdl/eval"
 )
 
 // dataFlags are the flags shared by all commands that read data.
@@ -40,17 +38,4 @@ func (d *dataFlags) load() (*data.Dataset, error) {
 		}
 	})
 	return data.Load(d.path, opts)
-}
-
-// userSet returns s with its class indices mapped back to the labels of
-// the data file.
-func userSet(ds *data.Dataset, s *data.Set) (eval.Set, error) {
-	if s == nil {
-		return eval.Set{}, nil
-	}
-	l, err := data.UnmapLabels(ds.Classes, s.Labels)
-	if err != nil {
-		return eval.Set{}, fmt.Errorf("%s: %v", ds.Name, err)
-	}
-	return eval.Set{Y: s.Y, Labels: l}, nil
 }

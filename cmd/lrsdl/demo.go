@@ -58,14 +58,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	train, err := userSet(ds, ds.Train)
-	if err != nil {
-		return err
-	}
-	test, err := userSet(ds, ds.Test)
-	if err != nil {
-		return err
-	}
+	train, test := ds.Train, ds.Test
 	d, _ := train.Y.Dims()
 	_, k0 := pat.Shared.Dims()
 	fmt.Fprintf(e.stdout, "Synthetic data: %d classes of %d×%d-pixel images (d=%d), %d class and %d shared patterns; %d train and %d test samples per class\n\n",

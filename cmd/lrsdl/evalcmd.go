@@ -67,15 +67,8 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	train, err := userSet(ds, ds.Train)
-	if err != nil {
-		return err
-	}
-	test, err := userSet(ds, ds.Test)
-	if err != nil {
-		return err
-	}
-	if ds.Test == nil && *perClass == 0 {
+	train, test := ds.Train, ds.Test
+	if test.Y == nil && *perClass == 0 {
 		return usagef("%s has no test set: give -train-per-class N to split one off", df.path)
 	}
 	if !*asJSON {

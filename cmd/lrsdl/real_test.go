@@ -13,6 +13,7 @@ import (
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/methods"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // splitMAT writes a small synthetic data set with a test set as a MAT-file
@@ -23,7 +24,7 @@ func splitMAT(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels := func(s *data.Set) *mat.Dense {
+	labels := func(s split.Set) *mat.Dense {
 		m := mat.NewDense(1, s.Len(), nil)
 		for j, l := range s.Labels {
 			m.Set(0, j, float64(10*(l+1)))

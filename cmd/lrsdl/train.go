@@ -11,6 +11,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 func runTrain(ctx context.Context, e *env, args []string) error {
@@ -45,15 +46,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	train := ds.Train
-	if *perClass > 0 {
-		if train, _, err = data.SplitPerClass(ds.Train, *perClass, mf.seed); err != nil {
-			return fmt.Errorf("%s: %v", df.path, err)
-		}
-	}
-	tr, err := userSet(ds, train)
+	tr, err := split.Draw(ds.Train, *perClass, split.Rand(mf.seed))
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %v", df.path, err)
 	}
 	p := newProgress(e, *verbose, c.Name(), iterations(c))
 	eval.SetProgress(c, p.iter)
@@ -74,11 +69,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	d, _ := tr.Y.Dims()
 	fmt.Fprintf(e.stdout, "trained %s on %d samples of dimension %d, %d classes, in %.3gs; model written to %s\n",
 		c.Name(), tr.Len(), d, len(ds.Classes), took.Seconds(), *out)
-	if ds.Test != nil {
-		te, err := userSet(ds, ds.Test)
-		if err != nil {
-			return err
-		}
+	if te := ds.Test; te.Y != nil {
 		pred, err := c.Predict(te.Y)
 		if err != nil {
 			return err
@@ -131,13 +122,9 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	set := ds.Test
-	if *which == "train" || set == nil {
-		set = ds.Train
-	}
-	s, err := userSet(ds, set)
-	if err != nil {
-		return err
+	s := ds.Test
+	if *which == "train" || s.Y == nil {
+		s = ds.Train
 	}
 	t0 := time.Now()
 	pred, err := c.Predict(s.Y)

@@ -1,4 +1,4 @@
-package eval
+package split
 
 import (
 	"math/rand/v2"
