@@ -8,11 +8,12 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // newARGender returns AR gender (unit-normalised columns) with 250 training
 // samples per class drawn from the training half and the whole test half.
-func newARGender(t *testing.T) (train, test *data.Set) {
+func newARGender(t *testing.T) (train, test split.Set) {
 	if testing.Short() || os.Getenv("LRSDL_ARGENDER") == "" {
 		t.Skip("AR gender training runs only with LRSDL_ARGENDER=1")
 	}
@@ -20,7 +21,7 @@ func newARGender(t *testing.T) (train, test *data.Set) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, _, err = data.SplitPerClass(ds.Train, 250, 1)
+	train, err = split.Draw(ds.Train, 250, split.Rand(1))
 	if err != nil {
 		t.Fatal(err)
 	}
