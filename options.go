@@ -15,6 +15,10 @@ type Param struct {
 	Default string // the documented default, e.g. "20" or "min(20, smallest class)"
 	Range   string // the declared range, e.g. "≥ 1" or "[0, 1]"
 	Doc     string // what the option does, one line
+	// Predict is true for options that act only at prediction (a
+	// prediction rule, its weights): changing one after Fit needs no new
+	// Fit, so cross-validation trains once for all their values.
+	Predict bool
 }
 
 // Configurable is implemented by every method of package methods: its

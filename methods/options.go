@@ -63,6 +63,7 @@ type opt struct {
 	off       bool                   // Off (a literal 0) allowed: the range includes 0
 	perClass  bool                   // at most the samples of the smallest class
 	check     func(v float64) string // further condition; returns the reason it fails
+	predict   bool                   // acts only at prediction (lrsdl.Param.Predict)
 }
 
 // optSpec is the declaration of a method's options.
@@ -260,7 +261,7 @@ func (s optSpec) params() []lrsdl.Param {
 	ps := make([]lrsdl.Param, len(s.opts))
 	for k := range s.opts {
 		o := &s.opts[k]
-		p := lrsdl.Param{Name: o.name, Type: o.typ(), Range: o.rangeText(), Doc: o.doc, Default: o.defDoc}
+		p := lrsdl.Param{Name: o.name, Type: o.typ(), Range: o.rangeText(), Doc: o.doc, Default: o.defDoc, Predict: o.predict}
 		switch {
 		case o.b != nil:
 			p.Value = strconv.FormatBool(*o.b)

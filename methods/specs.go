@@ -27,9 +27,9 @@ func (o *FDDLOptions) opts() []opt {
 		{name: "init_iters", doc: "ODL alternations of the initialisation", i: &o.InitIters, def: 5, min: 1},
 		{name: "original_x", doc: "O-FDDL-X (class by class) instead of E-FDDL-X", b: &o.OriginalX},
 		{name: "original_d", doc: "O-FDDL-D (sub-dictionary by sub-dictionary) instead of E-FDDL-D", b: &o.OriginalD},
-		{name: "lc", doc: "predict by local (class-by-class) coding instead of GC", b: &o.LC},
-		{name: "w", doc: "GC weight of the residual against the code distance", f: &o.W, def: 0.5, off: true, max: 1},
-		{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: &o.Lambda, defDoc: "lambda1", minOpen: true,
+		{name: "lc", doc: "predict by local (class-by-class) coding instead of GC", b: &o.LC, predict: true},
+		{name: "w", doc: "GC weight of the residual against the code distance", f: &o.W, def: 0.5, off: true, max: 1, predict: true},
+		{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: &o.Lambda, defDoc: "lambda1", minOpen: true, predict: true,
 			defFn: func() float64 { return o.Lambda1 }},
 		seedOpt(&o.Seed),
 	}
@@ -97,7 +97,7 @@ func (o *COPAROptions) spec() optSpec {
 		{name: "eta", doc: "incoherence weight η", f: &o.Eta, def: 0.01, off: true},
 		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 15, min: 1},
 		{name: "original_d", doc: "O-COPAR-D (column by column) instead of E-COPAR-D (ADMM)", b: &o.OriginalD},
-		{name: "coding", doc: "prediction by global (gc) or local (lc) coding", s: &o.Coding, choices: []string{"lc", "gc"}},
+		{name: "coding", doc: "prediction by global (gc) or local (lc) coding", s: &o.Coding, choices: []string{"lc", "gc"}, predict: true},
 		seedOpt(&o.Seed),
 	}}
 }
