@@ -128,3 +128,13 @@ func allNumbers(rec []string) bool {
 	}
 	return true
 }
+
+// floatToInt returns x as an int if it is a whole number in the range
+// where float64 represents every integer exactly.
+func floatToInt(x float64) (int, bool) {
+	const limit = 1 << 53
+	if x != math.Trunc(x) || x > limit || x < -limit {
+		return 0, false // also NaN and ±Inf
+	}
+	return int(x), true
+}

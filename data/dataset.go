@@ -2,13 +2,13 @@ package data
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/matfile"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -99,7 +99,7 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 }
 
 func loadMAT(path, name string, opts *LoadOptions) (*Dataset, error) {
-	f, err := OpenMAT(path)
+	f, err := matfile.Open(path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func loadMAT(path, name string, opts *LoadOptions) (*Dataset, error) {
 	return ds, nil
 }
 
-func datasetFromMAT(f *MATFile, name string, opts *LoadOptions) (*Dataset, error) {
+func datasetFromMAT(f *matfile.File, name string, opts *LoadOptions) (*Dataset, error) {
 	pair := opts.YTrainVar != "" || opts.YTestVar != "" || opts.LabelTrainVar != "" || opts.LabelTestVar != ""
 	whole := opts.YVar != "" || opts.LabelVar != ""
 	var yTrain, lTrain, yTest, lTest string
@@ -170,19 +170,17 @@ type matSet struct {
 
 // loadSet reads the data matrix yName and the labels lName. asRows forces
 // the orientation when not nil; the orientation used is returned.
-func loadSet(f *MATFile, yName, lName string, asRows *bool, opts *LoadOptions) (*matSet, bool, error) {
+func loadSet(f *matfile.File, yName, lName string, asRows *bool, opts *LoadOptions) (*matSet, bool, error) {
 	labels, err := f.Ints(lName)
 	if err != nil {
 		return nil, false, fmt.Errorf("label variable: %w", err)
 	}
-	v, err := f.lookup(yName)
+	nz, bad, err := f.Scan(yName)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := v.checkNonEmpty(); err != nil {
-		return nil, false, err
-	}
-	rows, cols := v.info.Rows, v.info.Cols
+	v, _ := f.Var(yName)
+	rows, cols := v.Rows, v.Cols
 	n := len(labels)
 	var byRows bool
 	switch {
@@ -203,13 +201,15 @@ func loadSet(f *MATFile, yName, lName string, asRows *bool, opts *LoadOptions) (
 		return nil, false, fmt.Errorf("variable %q is %d×%d, but label variable %q has %d labels: neither dimension matches",
 			yName, rows, cols, lName, n)
 	}
-	nz, bad := v.scan()
 	if bad >= 0 {
 		return nil, false, fmt.Errorf("variable %q: element (%d, %d) is not finite", yName, bad%rows, bad/rows)
 	}
 	var y mat.Matrix
 	if float64(nz) < opts.sparseDensity()*float64(rows)*float64(cols) {
-		s := v.csc()
+		s, err := f.CSC(yName)
+		if err != nil {
+			return nil, false, err
+		}
 		if byRows {
 			s = transposeCSC(s)
 		}
@@ -230,42 +230,27 @@ func loadSet(f *MATFile, yName, lName string, asRows *bool, opts *LoadOptions) (
 	return &matSet{y: y, labels: labels}, byRows, nil
 }
 
-// scan returns the number of non-zero entries of v and the column-major
-// index of its first non-finite entry, or -1.
-func (v *matVar) scan() (nz, bad int) {
-	bad = -1
-	v.columns(func(j int, col []float64) {
-		for i, x := range col {
-			if x != 0 {
-				nz++
-				if bad < 0 && (math.IsNaN(x) || math.IsInf(x, 0)) {
-					bad = j*v.info.Rows + i
-				}
-			}
-		}
-	})
-	return nz, bad
-}
-
 // matrixVars returns the names of the variables that can be data
 // matrices: real numeric arrays with more than one row and column.
-func (f *MATFile) matrixVars() []string {
+func matrixVars(f *matfile.File) []string {
 	var s []string
-	for _, v := range f.vars {
-		if v.info.Supported && v.info.Rows > 1 && v.info.Cols > 1 {
-			s = append(s, v.info.Name)
+	for _, v := range f.Vars() {
+		if v.Supported && v.Rows > 1 && v.Cols > 1 {
+			s = append(s, v.Name)
 		}
 	}
 	return s
 }
 
 // labelVars returns the names of the variables that can be label vectors:
-// real vectors of whole numbers.
-func (f *MATFile) labelVars() []string {
+// non-empty real vectors of whole numbers.
+func labelVars(f *matfile.File) []string {
 	var s []string
-	for _, v := range f.vars {
-		if v.isIntVector() {
-			s = append(s, v.info.Name)
+	for _, v := range f.Vars() {
+		if v.Supported && (v.Rows == 1 || v.Cols == 1) && v.Rows*v.Cols > 0 {
+			if _, err := f.Ints(v.Name); err == nil {
+				s = append(s, v.Name)
+			}
 		}
 	}
 	return s
@@ -273,23 +258,34 @@ func (f *MATFile) labelVars() []string {
 
 // matches reports whether the label vector l has as many entries as one
 // of the dimensions of the matrix y.
-func (f *MATFile) matches(y, l string) bool {
-	vy, vl := f.byName[y], f.byName[l]
-	n := vl.info.Rows * vl.info.Cols
-	return vy.info.Rows == n || vy.info.Cols == n
+func matches(f *matfile.File, y, l string) bool {
+	vy, _ := f.Var(y)
+	vl, _ := f.Var(l)
+	n := vl.Rows * vl.Cols
+	return vy.Rows == n || vy.Cols == n
+}
+
+// varNames returns the names of the variables of f in sorted order.
+func varNames(f *matfile.File) []string {
+	var s []string
+	for _, v := range f.Vars() {
+		s = append(s, v.Name)
+	}
+	slices.Sort(s)
+	return s
 }
 
 // detect finds the variables of a MAT-file in either layout.
-func detect(f *MATFile) (yTrain, yTest, lTrain, lTest string, split bool, err error) {
-	ms, ls := f.matrixVars(), f.labelVars()
+func detect(f *matfile.File) (yTrain, yTest, lTrain, lTest string, split bool, err error) {
+	ms, ls := matrixVars(f), labelVars(f)
 	if len(ms) == 0 {
-		return "", "", "", "", false, fmt.Errorf("no numeric data matrix found (variables: %s)", strings.Join(f.names(), ", "))
+		return "", "", "", "", false, fmt.Errorf("no numeric data matrix found (variables: %s)", strings.Join(varNames(f), ", "))
 	}
 	mTrain, mTest := containing(ms, "train"), containing(ms, "test")
 	if len(mTrain) == 1 && len(mTest) == 1 {
 		lTrains, lTests := containing(ls, "train"), containing(ls, "test")
-		lTrains = slices.DeleteFunc(lTrains, func(l string) bool { return !f.matches(mTrain[0], l) })
-		lTests = slices.DeleteFunc(lTests, func(l string) bool { return !f.matches(mTest[0], l) })
+		lTrains = slices.DeleteFunc(lTrains, func(l string) bool { return !matches(f, mTrain[0], l) })
+		lTests = slices.DeleteFunc(lTests, func(l string) bool { return !matches(f, mTest[0], l) })
 		if len(lTrains) != 1 || len(lTests) != 1 {
 			return "", "", "", "", false, fmt.Errorf("found data matrices %q and %q but not exactly one training and one test label vector of matching length (candidates: %s); set the label variable options",
 				mTrain[0], mTest[0], strings.Join(ls, ", "))
@@ -305,24 +301,24 @@ func detect(f *MATFile) (yTrain, yTest, lTrain, lTest string, split bool, err er
 
 // detectWhole completes the names of a data matrix and its label vector,
 // either of which may be empty.
-func detectWhole(f *MATFile, y, l string) (string, string, error) {
+func detectWhole(f *matfile.File, y, l string) (string, string, error) {
 	for _, name := range []string{y, l} {
-		if _, ok := f.byName[name]; name != "" && !ok {
-			return "", "", fmt.Errorf("no variable %q (the file has: %s)", name, strings.Join(f.names(), ", "))
+		if _, ok := f.Var(name); name != "" && !ok {
+			return "", "", fmt.Errorf("no variable %q (the file has: %s)", name, strings.Join(varNames(f), ", "))
 		}
 	}
 	switch {
 	case y != "" && l != "":
 		return y, l, nil
 	case y != "":
-		c := slices.DeleteFunc(f.labelVars(), func(l string) bool { return l == y || !f.matches(y, l) })
+		c := slices.DeleteFunc(labelVars(f), func(l string) bool { return l == y || !matches(f, y, l) })
 		if len(c) != 1 {
 			return "", "", fmt.Errorf("want one integer label vector matching a dimension of %q, found %d (%s); set LoadOptions.LabelVar",
 				y, len(c), strings.Join(c, ", "))
 		}
 		return y, c[0], nil
 	case l != "":
-		c := slices.DeleteFunc(f.matrixVars(), func(y string) bool { return y == l || !f.matches(y, l) })
+		c := slices.DeleteFunc(matrixVars(f), func(y string) bool { return y == l || !matches(f, y, l) })
 		if len(c) != 1 {
 			return "", "", fmt.Errorf("want one data matrix with a dimension matching the length of %q, found %d (%s); set LoadOptions.YVar",
 				l, len(c), strings.Join(c, ", "))

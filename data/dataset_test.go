@@ -13,6 +13,7 @@ import (
 	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/matfile"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -218,7 +219,7 @@ func TestReadCSV(t *testing.T) {
 func writeMATFile(t *testing.T, ms map[string]*mat.Dense) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "d.mat")
-	if err := WriteMAT(path, nil, ms); err != nil {
+	if err := matfile.Write(path, nil, ms); err != nil {
 		t.Fatal(err)
 	}
 	return path

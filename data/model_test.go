@@ -237,3 +237,21 @@ func TestDecodeModelMalformed(t *testing.T) {
 		t.Errorf("truncated file: %v", err)
 	}
 }
+
+// equalBits reports whether a and b have the same shape and bit-identical
+// elements.
+func equalBits(a, b *mat.Dense) bool {
+	ra, ca := a.Dims()
+	rb, cb := b.Dims()
+	if ra != rb || ca != cb {
+		return false
+	}
+	for i := 0; i < ra; i++ {
+		for j := 0; j < ca; j++ {
+			if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
+				return false
+			}
+		}
+	}
+	return true
+}

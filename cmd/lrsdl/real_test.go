@@ -12,6 +12,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/matfile"
 	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/split"
 )
@@ -32,7 +33,7 @@ func splitMAT(t *testing.T) string {
 		return m
 	}
 	path := filepath.Join(t.TempDir(), "syn.mat")
-	err = data.WriteMAT(path, nil, map[string]*mat.Dense{
+	err = matfile.Write(path, nil, map[string]*mat.Dense{
 		"Y_train": mat.DenseCopyOf(ds.Train.Y), "Y_test": mat.DenseCopyOf(ds.Test.Y),
 		"label_train": labels(ds.Train), "label_test": labels(ds.Test),
 	})

@@ -1,4 +1,4 @@
-package data
+package matfile
 
 import (
 	"bufio"
@@ -9,21 +9,22 @@ import (
 	"math"
 	"sort"
 
+	"github.com/lrsdl/lrsdl/internal/atomicfile"
 	"gonum.org/v1/gonum/mat"
 )
 
 // matHeaderText is the descriptive text written into MAT-file headers.
 const matHeaderText = "MATLAB 5.0 MAT-file, written by github.com/lrsdl/lrsdl"
 
-// WriteMAT writes the matrices ms to a MAT v5 file at path, in the order
+// Write writes the matrices ms to a MAT v5 file at path, in the order
 // given by names (sorted names when names is nil), as uncompressed double
 // arrays. The file is written atomically: either the complete file is in
-// place when WriteMAT returns nil, or path is left as it was.
-func WriteMAT(path string, names []string, ms map[string]*mat.Dense) error {
-	return writeAtomic(path, func(w io.Writer) error { return EncodeMAT(w, names, ms) })
+// place when Write returns nil, or path is left as it was.
+func Write(path string, names []string, ms map[string]*mat.Dense) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return Encode(w, names, ms) })
 }
 
-// EncodeMAT writes the matrices ms to w in MAT v5 format, in the order
+// Encode writes the matrices ms to w in MAT v5 format, in the order
 // given by names (sorted names when names is nil), as uncompressed
 // little-endian double arrays that MATLAB, Octave and SciPy can read.
 //
@@ -31,7 +32,7 @@ func WriteMAT(path string, names []string, ms map[string]*mat.Dense) error {
 // digits or underscores, at most 63 characters), every name must be a key
 // of ms and every key of ms must be listed. Matrices must be non-empty and
 // small enough for the format's 32-bit element sizes.
-func EncodeMAT(w io.Writer, names []string, ms map[string]*mat.Dense) error {
+func Encode(w io.Writer, names []string, ms map[string]*mat.Dense) error {
 	names, err := checkMATNames(names, ms)
 	if err != nil {
 		return err
@@ -109,7 +110,7 @@ func checkMATNames(names []string, ms map[string]*mat.Dense) ([]string, error) {
 		sort.Strings(names)
 	}
 	if len(names) == 0 {
-		return nil, errors.New("mat: no matrices to write")
+		return nil, errors.New("matfile: no matrices to write")
 	}
 	seen := make(map[string]bool, len(names))
 	for _, name := range names {
@@ -117,24 +118,24 @@ func checkMATNames(names []string, ms map[string]*mat.Dense) ([]string, error) {
 			return nil, err
 		}
 		if seen[name] {
-			return nil, fmt.Errorf("mat: name %q listed twice", name)
+			return nil, fmt.Errorf("matfile: name %q listed twice", name)
 		}
 		seen[name] = true
 		m, ok := ms[name]
 		if !ok || m == nil {
-			return nil, fmt.Errorf("mat: no matrix for name %q", name)
+			return nil, fmt.Errorf("matfile: no matrix for name %q", name)
 		}
 		if m.IsEmpty() {
-			return nil, fmt.Errorf("mat: matrix %q is empty", name)
+			return nil, fmt.Errorf("matfile: matrix %q is empty", name)
 		}
 		r, c := m.Dims()
 		if r > math.MaxInt32 || c > math.MaxInt32 || 8*uint64(r)*uint64(c)+128 > math.MaxUint32 {
-			return nil, fmt.Errorf("mat: matrix %q (%d×%d) is too large for a MAT v5 file", name, r, c)
+			return nil, fmt.Errorf("matfile: matrix %q (%d×%d) is too large for a MAT v5 file", name, r, c)
 		}
 	}
 	for name := range ms {
 		if !seen[name] {
-			return nil, fmt.Errorf("mat: matrix %q is not in the list of names", name)
+			return nil, fmt.Errorf("matfile: matrix %q is not in the list of names", name)
 		}
 	}
 	return names, nil
@@ -142,15 +143,15 @@ func checkMATNames(names []string, ms map[string]*mat.Dense) ([]string, error) {
 
 func checkMATName(name string) error {
 	if name == "" {
-		return errors.New("mat: empty variable name")
+		return errors.New("matfile: empty variable name")
 	}
 	if len(name) > 63 {
-		return fmt.Errorf("mat: variable name %q is longer than 63 characters", name)
+		return fmt.Errorf("matfile: variable name %q is longer than 63 characters", name)
 	}
 	for i, r := range name {
 		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 		if !letter && (i == 0 || r != '_' && (r < '0' || r > '9')) {
-			return fmt.Errorf("mat: %q is not a valid MATLAB variable name (a letter, then letters, digits or underscores)", name)
+			return fmt.Errorf("matfile: %q is not a valid MATLAB variable name (a letter, then letters, digits or underscores)", name)
 		}
 	}
 	return nil

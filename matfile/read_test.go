@@ -1,4 +1,4 @@
-package data
+package matfile
 
 import (
 	"bytes"
@@ -114,7 +114,7 @@ func equalBits(a, b *mat.Dense) bool {
 	return true
 }
 
-func mustDense(t *testing.T, f *MATFile, name string) *mat.Dense {
+func mustDense(t *testing.T, f *File, name string) *mat.Dense {
 	t.Helper()
 	m, err := f.Dense(name)
 	if err != nil {
@@ -131,7 +131,7 @@ func counts(labels []int) map[int]int {
 	return c
 }
 
-func wantVars(t *testing.T, f *MATFile, want map[string][2]int) {
+func wantVars(t *testing.T, f *File, want map[string][2]int) {
 	t.Helper()
 	vs := f.Vars()
 	if len(vs) != len(want) {
@@ -147,7 +147,7 @@ func wantVars(t *testing.T, f *MATFile, want map[string][2]int) {
 
 // The expected values below were read with SciPy 1.10 (scipy.io.loadmat).
 func TestReadMATARGender(t *testing.T) {
-	f, err := OpenMAT("../testdata/argender.mat")
+	f, err := Open("../testdata/argender.mat", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestReadMATARGender(t *testing.T) {
 }
 
 func TestReadMATFlower(t *testing.T) {
-	f, err := OpenMAT("../testdata/flower17-split1.mat")
+	f, err := Open("../testdata/flower17-split1.mat", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestReadMATSciPy(t *testing.T) {
 	classes := map[string]string{"i8": "int8", "u8": "uint8", "i16": "int16", "u16": "uint16", "i32": "int32",
 		"u32": "uint32", "i64": "int64", "u64": "uint64", "single": "single", "dbl": "double", "flag": "logical"}
 	for _, file := range []string{"scipy-types.mat", "scipy-types-z.mat"} {
-		f, err := OpenMAT(filepath.Join("../testdata", file))
+		f, err := Open(filepath.Join("../testdata", file), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +293,7 @@ func TestReadMATSciPy(t *testing.T) {
 }
 
 func TestReadMATUnsupported(t *testing.T) {
-	f, err := OpenMAT("../testdata/scipy-unsupported.mat")
+	f, err := Open("../testdata/scipy-unsupported.mat", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,10 +333,10 @@ func TestMATRoundTrip(t *testing.T) {
 	ms["view"] = big.Slice(1, 3, 1, 4).(*mat.Dense)
 	names := []string{"view", "D", "long_name_matrix", "abcd"}
 	path := filepath.Join(t.TempDir(), "out.mat")
-	if err := WriteMAT(path, names, ms); err != nil {
+	if err := Write(path, names, ms); err != nil {
 		t.Fatal(err)
 	}
-	f, err := OpenMAT(path)
+	f, err := Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,10 +353,10 @@ func TestMATRoundTrip(t *testing.T) {
 	}
 	// The writer's output is the same when re-encoded.
 	var a, b bytes.Buffer
-	if err := EncodeMAT(&a, nil, ms); err != nil {
+	if err := Encode(&a, nil, ms); err != nil {
 		t.Fatal(err)
 	}
-	f2, err := ReadMAT(bytes.NewReader(a.Bytes()))
+	f2, err := Read(bytes.NewReader(a.Bytes()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestMATRoundTrip(t *testing.T) {
 	for _, v := range f2.Vars() {
 		back[v.Name] = mustDense(t, f2, v.Name)
 	}
-	if err := EncodeMAT(&b, nil, back); err != nil {
+	if err := Encode(&b, nil, back); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
@@ -390,19 +390,19 @@ func TestEncodeMATErrors(t *testing.T) {
 		{[]string{"a"}, map[string]*mat.Dense{"a": {}}, `"a" is empty`},
 	} {
 		var buf bytes.Buffer
-		err := EncodeMAT(&buf, c.names, c.ms)
+		err := Encode(&buf, c.names, c.ms)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("EncodeMAT(%q): %v, want %q", c.names, err, c.want)
+			t.Errorf("Encode(%q): %v, want %q", c.names, err, c.want)
 		}
 	}
 	// A failed write leaves no file behind, and an old file untouched.
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.mat")
-	if err := WriteMAT(path, []string{"1x"}, map[string]*mat.Dense{"1x": m}); err == nil {
-		t.Fatal("WriteMAT with a bad name succeeded")
+	if err := Write(path, []string{"1x"}, map[string]*mat.Dense{"1x": m}); err == nil {
+		t.Fatal("Write with a bad name succeeded")
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Errorf("failed WriteMAT left %v", ents)
+		t.Errorf("failed Write left %v", ents)
 	}
 }
 
@@ -427,7 +427,7 @@ func TestReadMATBuilt(t *testing.T) {
 			// A nameless variable, like MATLAB's subsystem data, is skipped.
 			b.doubleVar("", 1, 1, []float64{1}),
 		)
-		f, err := ReadMAT(bytes.NewReader(file))
+		f, err := Read(bytes.NewReader(file), nil)
 		if err != nil {
 			t.Fatalf("%v: %v", b.order, err)
 		}
@@ -510,16 +510,16 @@ func TestReadMATMalformed(t *testing.T) {
 		{"compressed extra", with(b.compress(slices.Concat(good, good))), "extra data after the compressed miMATRIX"},
 		{"compressed short", with(b.compress(good[:30])), "compressed miMATRIX truncated"},
 	} {
-		_, err := ReadMAT(bytes.NewReader(c.in))
+		_, err := Read(bytes.NewReader(c.in), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got error %v, want %q", c.name, err, c.want)
 		}
 	}
-	// The path is named by OpenMAT.
+	// The path is named by Open.
 	path := filepath.Join(t.TempDir(), "bad.mat")
 	os.WriteFile(path, hdr[:10], 0o644)
-	if _, err := OpenMAT(path); err == nil || !strings.Contains(err.Error(), path) {
-		t.Errorf("OpenMAT: %v, want the path in the error", err)
+	if _, err := Open(path, nil); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("Open: %v, want the path in the error", err)
 	}
 }
 
@@ -528,7 +528,7 @@ func TestReadMATMalformed(t *testing.T) {
 func TestReadMATTruncated(t *testing.T) {
 	var buf bytes.Buffer
 	ms := map[string]*mat.Dense{"a": mat.NewDense(2, 2, []float64{1, 2, 3, 4}), "bb_long": mat.NewDense(1, 3, []float64{5, 6, 7})}
-	if err := EncodeMAT(&buf, nil, ms); err != nil {
+	if err := Encode(&buf, nil, ms); err != nil {
 		t.Fatal(err)
 	}
 	z, err := os.ReadFile("../testdata/scipy-types-z.mat")
@@ -536,12 +536,12 @@ func TestReadMATTruncated(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, file := range [][]byte{buf.Bytes(), z} {
-		full, err := ReadMAT(bytes.NewReader(file))
+		full, err := Read(bytes.NewReader(file), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for n := 0; n < len(file); n++ {
-			f, err := ReadMAT(bytes.NewReader(file[:n]))
+			f, err := Read(bytes.NewReader(file[:n]), nil)
 			if err == nil && len(f.Vars()) >= len(full.Vars()) {
 				t.Errorf("truncated to %d of %d bytes: no error and all variables", n, len(file))
 			}

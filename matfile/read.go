@@ -1,4 +1,4 @@
-package data
+package matfile
 
 import (
 	"bytes"
@@ -134,29 +134,41 @@ type matVar struct {
 	unsupported error
 }
 
-// MATFile is a parsed MAT v5 file. Variables are converted to Go types on
+// File is a parsed MAT v5 file. Variables are converted to Go types on
 // demand by Dense, CSC and Ints.
-type MATFile struct {
+type File struct {
 	// Text is the descriptive text of the header, without trailing spaces.
 	Text   string
 	vars   []*matVar
 	byName map[string]*matVar
 }
 
-// OpenMAT reads and parses the MAT v5 file at path.
-func OpenMAT(path string) (*MATFile, error) {
+// DefaultMaxInflated is the default limit on the total decompressed size
+// of the compressed variables of one file: 1 GiB.
+const DefaultMaxInflated = 1 << 30
+
+// Options control Open and Read. The zero value means the defaults.
+type Options struct {
+	// MaxInflated limits the total size in bytes of the decompressed
+	// variables of a file (zlib can expand data about a thousandfold, so
+	// a small file can claim gigabytes). Zero means DefaultMaxInflated.
+	MaxInflated int64
+}
+
+// Open reads and parses the MAT v5 file at path. opts may be nil.
+func Open(path string, opts *Options) (*File, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := parseMAT(b)
+	f, err := parseMAT(b, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
 }
 
-// ReadMAT reads a MAT v5 file from r until EOF and parses it.
+// Read reads a MAT v5 file from r until EOF and parses it. opts may be nil.
 //
 // Supported are real numeric arrays (double, single, int8..int64,
 // uint8..uint64) and logical arrays with two dimensions, stored plainly or
@@ -165,23 +177,28 @@ func OpenMAT(path string) (*MATFile, error) {
 // are listed by Vars and reported by an error from Dense and Ints.
 // Level 4 and v7.3 (HDF5) files are rejected with an error saying so.
 //
-// Memory use is bounded by the size of the input (and, for compressed
-// elements, by the size of their decompressed content), whatever the
-// headers inside it claim.
-func ReadMAT(r io.Reader) (*MATFile, error) {
+// Memory use is bounded by the size of the input plus the decompressed
+// size of its compressed variables. That size is checked before
+// decompressing: it may not exceed what the variable's dimensions need
+// (for numeric arrays) nor, over the whole file, opts.MaxInflated.
+func Read(r io.Reader, opts *Options) (*File, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("mat: reading: %w", err)
+		return nil, fmt.Errorf("matfile: reading: %w", err)
 	}
-	return parseMAT(b)
+	return parseMAT(b, opts)
 }
 
-func parseMAT(b []byte) (*MATFile, error) {
+func parseMAT(b []byte, opts *Options) (*File, error) {
+	budget := int64(DefaultMaxInflated)
+	if opts != nil && opts.MaxInflated > 0 {
+		budget = opts.MaxInflated
+	}
 	if bytes.HasPrefix(b, []byte("MATLAB 7.3")) || (len(b) >= 520 && string(b[512:520]) == "\x89HDF\r\n\x1a\n") {
-		return nil, errors.New("mat: MATLAB v7.3 (HDF5) files are not supported; save with -v7 or -v6")
+		return nil, errors.New("matfile: MATLAB v7.3 (HDF5) files are not supported; save with -v7 or -v6")
 	}
 	if len(b) < matHeaderLen {
-		return nil, fmt.Errorf("mat: file truncated in header: %d bytes, a MAT v5 header has %d", len(b), matHeaderLen)
+		return nil, fmt.Errorf("matfile: file truncated in header: %d bytes, a MAT v5 header has %d", len(b), matHeaderLen)
 	}
 	var order binary.ByteOrder
 	switch string(b[126:128]) {
@@ -191,18 +208,18 @@ func parseMAT(b []byte) (*MATFile, error) {
 		order = binary.BigEndian
 	default:
 		if b[0] == 0 || b[1] == 0 || b[2] == 0 || b[3] == 0 {
-			return nil, errors.New("mat: not a MAT v5 file (looks like a Level 4 MAT-file, which is not supported)")
+			return nil, errors.New("matfile: not a MAT v5 file (looks like a Level 4 MAT-file, which is not supported)")
 		}
-		return nil, fmt.Errorf("mat: not a MAT v5 file: bad endian indicator %q at byte 126", b[126:128])
+		return nil, fmt.Errorf("matfile: not a MAT v5 file: bad endian indicator %q at byte 126", b[126:128])
 	}
 	switch v := order.Uint16(b[124:126]); v {
 	case 0x0100:
 	case 0x0200:
-		return nil, errors.New("mat: MATLAB v7.3 (HDF5) files are not supported; save with -v7 or -v6")
+		return nil, errors.New("matfile: MATLAB v7.3 (HDF5) files are not supported; save with -v7 or -v6")
 	default:
-		return nil, fmt.Errorf("mat: unsupported MAT-file version 0x%04x (want 0x0100)", v)
+		return nil, fmt.Errorf("matfile: unsupported MAT-file version 0x%04x (want 0x0100)", v)
 	}
-	f := &MATFile{
+	f := &File{
 		Text:   strings.TrimRight(string(b[:116]), " \x00"),
 		byName: make(map[string]*matVar),
 	}
@@ -211,23 +228,23 @@ func parseMAT(b []byte) (*MATFile, error) {
 		off := len(b) - len(p)
 		typ, body, rest, err := nextElement(p, order, false)
 		if err != nil {
-			return nil, fmt.Errorf("mat: element at byte %d: %w", off, err)
+			return nil, fmt.Errorf("matfile: element at byte %d: %w", off, err)
 		}
 		switch typ {
 		case miCOMPRESSED:
-			body, err = inflateElement(body, order)
+			body, err = inflateElement(body, order, &budget)
 			if err != nil {
-				return nil, fmt.Errorf("mat: compressed element at byte %d: %w", off, err)
+				return nil, fmt.Errorf("matfile: compressed element at byte %d: %w", off, err)
 			}
 		case miMATRIX:
 			// Uncompressed top-level elements are padded to 8 bytes.
 			rest = skipPadding(p, len(p)-len(rest))
 		default:
-			return nil, fmt.Errorf("mat: element at byte %d: unexpected top-level element of type %s", off, typeName(typ))
+			return nil, fmt.Errorf("matfile: element at byte %d: unexpected top-level element of type %s", off, typeName(typ))
 		}
 		v, err := parseMatrix(body, order)
 		if err != nil {
-			return nil, fmt.Errorf("mat: variable at byte %d: %w", off, err)
+			return nil, fmt.Errorf("matfile: variable at byte %d: %w", off, err)
 		}
 		p = rest
 		if v.info.Name == "" {
@@ -235,7 +252,7 @@ func parseMAT(b []byte) (*MATFile, error) {
 			continue
 		}
 		if _, dup := f.byName[v.info.Name]; dup {
-			return nil, fmt.Errorf("mat: variable at byte %d: duplicate variable name %q", off, v.info.Name)
+			return nil, fmt.Errorf("matfile: variable at byte %d: duplicate variable name %q", off, v.info.Name)
 		}
 		f.vars = append(f.vars, v)
 		f.byName[v.info.Name] = v
@@ -281,8 +298,11 @@ func nextElement(p []byte, order binary.ByteOrder, pad bool) (typ uint32, body, 
 }
 
 // inflateElement decompresses the zlib stream of a miCOMPRESSED element,
-// which holds one miMATRIX element, and returns that element's data.
-func inflateElement(z []byte, order binary.ByteOrder) ([]byte, error) {
+// which holds one miMATRIX element, and returns that element's data. The
+// size the element's tag declares is checked against its dimensions and
+// against *budget, the bytes the file may still inflate, before the data is
+// decompressed; *budget is then reduced by it.
+func inflateElement(z []byte, order binary.ByteOrder, budget *int64) ([]byte, error) {
 	zr, err := zlib.NewReader(bytes.NewReader(z))
 	if err != nil {
 		return nil, fmt.Errorf("zlib: %w", err)
@@ -296,9 +316,26 @@ func inflateElement(z []byte, order binary.ByteOrder) ([]byte, error) {
 		return nil, fmt.Errorf("compressed element holds %s, want miMATRIX", typeName(typ))
 	}
 	n := int64(order.Uint32(tag[4:]))
-	// ReadAll grows with the data actually decompressed, so a tag claiming
-	// gigabytes allocates no more than the stream really holds.
-	body, err := io.ReadAll(io.LimitReader(zr, n))
+	// The array flags, dimensions and name come first; they bound the size
+	// of a numeric array.
+	head, err := io.ReadAll(io.LimitReader(zr, min(n, maxHeadLen)))
+	if err != nil {
+		return nil, fmt.Errorf("zlib: %w", err)
+	}
+	name, need, err := sizeBound(head, order)
+	if err != nil {
+		return nil, err
+	}
+	if need >= 0 && n > need {
+		return nil, fmt.Errorf("compressed variable %q declares %d bytes, more than the %d its dimensions need", name, n, need)
+	}
+	if n > *budget {
+		return nil, fmt.Errorf("compressed variable %q inflates to %d bytes, above the reader's limit (%d bytes left of Options.MaxInflated)", name, n, *budget)
+	}
+	*budget -= n
+	// ReadAll grows with the data actually decompressed, so a stream
+	// shorter than its tag allocates no more than it holds.
+	body, err := io.ReadAll(io.MultiReader(bytes.NewReader(head), io.LimitReader(zr, n-int64(len(head)))))
 	if err != nil {
 		return nil, fmt.Errorf("zlib: %w", err)
 	}
@@ -320,6 +357,52 @@ func inflateElement(z []byte, order binary.ByteOrder) ([]byte, error) {
 		return nil, errors.New("extra data after the compressed miMATRIX")
 	}
 	return body, nil
+}
+
+// maxHeadLen is the most of a compressed miMATRIX that is decompressed
+// before its size is checked: its flags, dimensions and name.
+const maxHeadLen = 4096
+
+// sizeBound reads the array flags, dimensions and name at the start of the
+// data of a miMATRIX element, head, and returns the name and the largest
+// size the element's data may have: the header read plus a real and, if
+// complex, an imaginary part of 8-byte values, each with its tag and
+// padding. need is −1 when the class does not bound the size (cell,
+// struct, object, sparse, …), or when head ends before the name.
+func sizeBound(head []byte, order binary.ByteOrder) (name string, need int64, err error) {
+	typ, d, p, err := nextElement(head, order, true)
+	if err != nil || typ != miUINT32 || len(d) != 8 {
+		return "", -1, nil // parseMatrix reports it
+	}
+	flags := order.Uint32(d)
+	typ, d, p, err = nextElement(p, order, true)
+	if err != nil || typ != miINT32 || len(d)%4 != 0 || len(d) < 8 {
+		return "", -1, nil
+	}
+	numel := int64(1)
+	for i := 0; i < len(d); i += 4 {
+		n := int64(int32(order.Uint32(d[i:])))
+		if n < 0 {
+			return "", -1, nil
+		}
+		if numel > 0 && n > maxElements/numel {
+			return "", 0, fmt.Errorf("compressed variable: dimensions too large")
+		}
+		numel *= n
+	}
+	typ, d, p, err = nextElement(p, order, true)
+	if err != nil {
+		return "", -1, nil
+	}
+	name = string(d)
+	if !isNumericClass(uint8(flags)) {
+		return name, -1, nil
+	}
+	part := 8 + (8*numel+7)&^7
+	if flags>>8&flagComplex != 0 {
+		part *= 2
+	}
+	return name, int64(len(head)-len(p)) + part, nil
 }
 
 // parseMatrix parses the data of a miMATRIX element.
@@ -430,7 +513,7 @@ func dimString(dims []int) string {
 }
 
 // Vars returns the variables of the file in file order.
-func (f *MATFile) Vars() []VarInfo {
+func (f *File) Vars() []VarInfo {
 	vs := make([]VarInfo, len(f.vars))
 	for i, v := range f.vars {
 		vs[i] = v.info
@@ -440,7 +523,7 @@ func (f *MATFile) Vars() []VarInfo {
 }
 
 // Var returns the description of the named variable.
-func (f *MATFile) Var(name string) (VarInfo, bool) {
+func (f *File) Var(name string) (VarInfo, bool) {
 	v, ok := f.byName[name]
 	if !ok {
 		return VarInfo{}, false
@@ -451,13 +534,13 @@ func (f *MATFile) Var(name string) (VarInfo, bool) {
 }
 
 // lookup returns the named variable if it can be read as a real 2-D array.
-func (f *MATFile) lookup(name string) (*matVar, error) {
+func (f *File) lookup(name string) (*matVar, error) {
 	v, ok := f.byName[name]
 	if !ok {
-		return nil, fmt.Errorf("mat: no variable %q (the file has: %s)", name, strings.Join(f.names(), ", "))
+		return nil, fmt.Errorf("matfile: no variable %q (the file has: %s)", name, strings.Join(f.names(), ", "))
 	}
 	if v.unsupported != nil {
-		return nil, fmt.Errorf("mat: %w", v.unsupported)
+		return nil, fmt.Errorf("matfile: %w", v.unsupported)
 	}
 	return v, nil
 }
@@ -535,14 +618,14 @@ func (v *matVar) nnz() int {
 
 func (v *matVar) checkNonEmpty() error {
 	if v.info.Rows == 0 || v.info.Cols == 0 {
-		return fmt.Errorf("mat: variable %q is empty (%d×%d)", v.info.Name, v.info.Rows, v.info.Cols)
+		return fmt.Errorf("matfile: variable %q is empty (%d×%d)", v.info.Name, v.info.Rows, v.info.Cols)
 	}
 	return nil
 }
 
 // Dense returns the named variable converted to float64. It is an error if
 // the variable is not a real numeric or logical 2-D array, or is empty.
-func (f *MATFile) Dense(name string) (*mat.Dense, error) {
+func (f *File) Dense(name string) (*mat.Dense, error) {
 	v, err := f.lookup(name)
 	if err != nil {
 		return nil, err
@@ -564,7 +647,7 @@ func (f *MATFile) Dense(name string) (*mat.Dense, error) {
 // CSC returns the named variable converted to float64 in compressed sparse
 // column form, without forming a dense matrix. The conditions are those of
 // Dense.
-func (f *MATFile) CSC(name string) (*sparse.CSC, error) {
+func (f *File) CSC(name string) (*sparse.CSC, error) {
 	v, err := f.lookup(name)
 	if err != nil {
 		return nil, err
@@ -592,8 +675,33 @@ func (v *matVar) csc() *sparse.CSC {
 	return sparse.NewCSC(v.info.Rows, v.info.Cols, indptr, ind, val)
 }
 
+// Scan returns the number of non-zero entries of the named variable and the
+// column-major index of its first entry that is NaN or ±Inf, or −1. The
+// conditions are those of Dense.
+func (f *File) Scan(name string) (nnz, firstNonFinite int, err error) {
+	v, err := f.lookup(name)
+	if err != nil {
+		return 0, -1, err
+	}
+	if err := v.checkNonEmpty(); err != nil {
+		return 0, -1, err
+	}
+	firstNonFinite = -1
+	v.columns(func(j int, col []float64) {
+		for i, x := range col {
+			if x != 0 {
+				nnz++
+				if firstNonFinite < 0 && (math.IsNaN(x) || math.IsInf(x, 0)) {
+					firstNonFinite = j*v.info.Rows + i
+				}
+			}
+		}
+	})
+	return nnz, firstNonFinite, nil
+}
+
 // Density returns the fraction of non-zero entries of the named variable.
-func (f *MATFile) Density(name string) (float64, error) {
+func (f *File) Density(name string) (float64, error) {
 	v, err := f.lookup(name)
 	if err != nil {
 		return 0, err
@@ -608,14 +716,14 @@ func (f *MATFile) Density(name string) (float64, error) {
 // vector (1×n or n×1) of integer values, as a slice. Integer storage is
 // converted exactly; floating-point values must be whole numbers that fit
 // in an int.
-func (f *MATFile) Ints(name string) ([]int, error) {
+func (f *File) Ints(name string) ([]int, error) {
 	v, err := f.lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	r, c := v.info.Rows, v.info.Cols
 	if r != 1 && c != 1 {
-		return nil, fmt.Errorf("mat: variable %q is %d×%d, not a vector", name, r, c)
+		return nil, fmt.Errorf("matfile: variable %q is %d×%d, not a vector", name, r, c)
 	}
 	n := r * c
 	out := make([]int, n)
@@ -639,7 +747,7 @@ func (f *MATFile) Ints(name string) ([]int, error) {
 		case miUINT64:
 			u := o.Uint64(d[8*k:])
 			if u > math.MaxInt64 {
-				return nil, fmt.Errorf("mat: variable %q: element %d (%d) overflows int", name, k, u)
+				return nil, fmt.Errorf("matfile: variable %q: element %d (%d) overflows int", name, k, u)
 			}
 			out[k] = int(u)
 		default:
@@ -647,7 +755,7 @@ func (f *MATFile) Ints(name string) ([]int, error) {
 			v.decode(x[:], k)
 			i, ok := floatToInt(x[0])
 			if !ok {
-				return nil, fmt.Errorf("mat: variable %q: element %d (%v) is not an integer", name, k, x[0])
+				return nil, fmt.Errorf("matfile: variable %q: element %d (%v) is not an integer", name, k, x[0])
 			}
 			out[k] = i
 		}
@@ -665,28 +773,8 @@ func floatToInt(x float64) (int, bool) {
 	return int(x), true
 }
 
-// isIntVector reports whether v is a non-empty real vector of whole numbers.
-func (v *matVar) isIntVector() bool {
-	if v.unsupported != nil || (v.info.Rows != 1 && v.info.Cols != 1) || v.info.Rows*v.info.Cols == 0 {
-		return false
-	}
-	switch v.dataType {
-	case miDOUBLE, miSINGLE:
-		ok := true
-		v.columns(func(_ int, col []float64) {
-			for _, x := range col {
-				if _, whole := floatToInt(x); !whole {
-					ok = false
-				}
-			}
-		})
-		return ok
-	}
-	return true
-}
-
 // names returns the variable names in sorted order.
-func (f *MATFile) names() []string {
+func (f *File) names() []string {
 	s := make([]string, 0, len(f.vars))
 	for _, v := range f.vars {
 		s = append(s, v.info.Name)
