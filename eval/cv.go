@@ -3,9 +3,13 @@ package eval
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -60,20 +64,24 @@ func (g Grid) String() string {
 }
 
 // DefaultGrids are the cross-validation grids of the command's -cv flag,
-// by method name: two values of each regularisation weight around those
-// the paper and its authors report (λ, λ1 0.001–0.01; λ2, η 0.01–0.05;
-// α, β 0.001–0.01) and of the GC weight w. Options a method lacks are
-// dropped by DefaultGrid. Every point costs one training per fold.
+// by method name. They cover what moves accuracy: atoms per class (the
+// default and twice it; CrossValidate caps k at the smallest class of a
+// training fold), the sparsity weight (0.001 and 0.01, the range of the
+// paper and its authors' settings), the discrimination weight (λ2 or η) and
+// the prediction rule where the method has one (GC weight w, or local
+// coding). Options a method lacks are dropped by DefaultGrid. Prediction
+// options cost no training, and successive halving (see CrossValidateSet)
+// trains most candidates briefly.
 var DefaultGrids = map[string]Grid{
-	"LRSDL":   {"lambda1": {0.001, 0.01}, "eta": {0.01, 0.05}, "w": {0.25, 0.5}},
-	"FDDL":    {"lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}},
-	"D2L2R2":  {"lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}},
-	"DLSI":    {"lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
-	"COPAR":   {"lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
-	"LCKSVD1": {"alpha": {0.001, 0.01}},
-	"LCKSVD2": {"alpha": {0.001, 0.01}, "beta": {0.001, 0.01}},
+	"LRSDL":   {"k": {20, 40}, "lambda1": {0.001, 0.01}, "eta": {0.01, 0.1}, "w": {0.25, 0.5}, "lc": {0, 1}},
+	"FDDL":    {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
+	"D2L2R2":  {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
+	"DLSI":    {"k": {25, 50}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
+	"COPAR":   {"k": {20, 40}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
+	"LCKSVD1": {"k": {25, 50}, "alpha": {0.001, 0.01}},
+	"LCKSVD2": {"k": {25, 50}, "alpha": {0.001, 0.01}, "beta": {0.001, 0.01}},
 	"SRC":     {"lambda": {0.0001, 0.001, 0.01}},
-	"ODL":     {"lambda": {0.001, 0.01}},
+	"ODL":     {"k": {25, 50}, "lambda": {0.001, 0.01}},
 }
 
 // DefaultGrid returns the default grid of c's method restricted to the
@@ -97,11 +105,16 @@ func DefaultGrid(c lrsdl.Classifier) Grid {
 type CVScore struct {
 	Params   Params
 	Accuracy float64
+	// Iters is the number of outer iterations the score was measured at:
+	// the method's own for the points that reached the last round of
+	// successive halving, fewer for those dropped earlier; 0 for methods
+	// without an iters option.
+	Iters int
 }
 
 // CVResult is the outcome of CrossValidate.
 type CVResult struct {
-	Best   Params    // the first point with the highest mean accuracy
+	Best   Params    // the first point of the last round with the highest mean accuracy
 	Scores []CVScore // in the order of Grid.Points
 }
 
@@ -116,6 +129,16 @@ func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, lab
 // from PCG(seed, 0) or, if s.Groups is not nil, split.GroupFolds drawn
 // from split.Rand(seed), which keep each group in one fold, so that
 // validation measures generalisation to unseen groups, e.g. new people.
+//
+// The work is cut three ways without changing what is compared. Options
+// that act only at prediction (lrsdl.Param.Predict) are scored on one fit
+// per fold. A grid value of "k" above the smallest class of a training fold
+// is lowered to it (and duplicate points dropped). With more than four
+// training points and an "iters" option, successive halving trains every
+// point for a quarter of the method's iterations, the better half of them
+// for half, and the best quarter for all; the others keep the score of
+// their last round. The folds of a point train in parallel on GOMAXPROCS
+// goroutines; the result does not depend on how many.
 func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64) (*CVResult, error) {
 	if k < 2 {
 		return nil, fmt.Errorf("eval: %d-fold cross-validation: need at least 2 folds", k)
@@ -134,32 +157,208 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 		return nil, fmt.Errorf("eval: cross-validation: %w", err)
 	}
 	trains, vals := make([]split.Set, k), make([]split.Set, k)
+	smallest := math.MaxInt
 	for f := range k {
 		tr, va := split.Fold(fold, f)
 		trains[f], vals[f] = split.Subset(s, tr), split.Subset(s, va)
-	}
-	res := &CVResult{}
-	bestAcc := -1.0
-	for _, p := range grid.Points() {
-		acc := 0.0
-		for f := range k {
-			c, err := newClassifier()
-			if err != nil {
-				return nil, err
-			}
-			if err := Configure(c, p); err != nil {
-				return nil, err
-			}
-			r, _, err := FitPredict(ctx, c, trains[f], vals[f])
-			if err != nil {
-				return nil, fmt.Errorf("cross-validation at %v, fold %d: %w", p, f+1, err)
-			}
-			acc += r.Accuracy / float64(k)
+		_, idx := split.ByClass(trains[f].Labels)
+		for _, ix := range idx {
+			smallest = min(smallest, len(ix))
 		}
-		res.Scores = append(res.Scores, CVScore{Params: p, Accuracy: acc})
-		if acc > bestAcc {
-			bestAcc, res.Best = acc, p
+	}
+	probe, err := newClassifier()
+	if err != nil {
+		return nil, err
+	}
+	predictOnly, iters := map[string]bool{}, 0
+	if cf, ok := probe.(lrsdl.Configurable); ok {
+		for _, p := range cf.Params() {
+			predictOnly[p.Name] = p.Predict
+		}
+	}
+	if v, ok := CurrentParams(probe)["iters"].(float64); ok {
+		iters = int(v)
+	}
+	if g, ok := grid["k"]; ok {
+		// Cap k at the smallest class of a training fold.
+		capped := Grid{}
+		for n, v := range grid {
+			capped[n] = v
+		}
+		var ks []float64
+		for _, v := range g {
+			if v = min(v, float64(smallest)); !slices.Contains(ks, v) {
+				ks = append(ks, v)
+			}
+		}
+		capped["k"], grid = ks, capped
+	}
+	pts := grid.Points()
+	// cands are the training points; each lists the grid points it scores.
+	type cand struct {
+		train Params
+		pts   []int
+	}
+	var cands []*cand
+	byKey := map[string]*cand{}
+	for i, p := range pts {
+		tp := Params{}
+		for n, v := range p {
+			if !predictOnly[n] {
+				tp[n] = v
+			}
+		}
+		key := tp.String()
+		if byKey[key] == nil {
+			c := &cand{train: tp}
+			byKey[key] = c
+			cands = append(cands, c)
+		}
+		byKey[key].pts = append(byKey[key].pts, i)
+	}
+	res := &CVResult{Scores: make([]CVScore, len(pts))}
+	for i, p := range pts {
+		res.Scores[i].Params = p
+	}
+	rounds := []int{iters}
+	if _, fixed := grid["iters"]; len(cands) > 4 && iters >= 4 && !fixed {
+		rounds = []int{iters / 4, iters / 2, iters}
+	}
+	alive := cands
+	for r, it := range rounds {
+		for _, c := range alive {
+			tp := c.train
+			if r < len(rounds)-1 {
+				tp = Params{"iters": float64(it)}
+				for n, v := range c.train {
+					tp[n] = v
+				}
+			}
+			acc, err := crossValidatePoint(ctx, newClassifier, tp, pts, c.pts, trains, vals)
+			if err != nil {
+				return nil, err
+			}
+			for j, i := range c.pts {
+				res.Scores[i].Accuracy, res.Scores[i].Iters = acc[j], it
+			}
+		}
+		if r == len(rounds)-1 {
+			break
+		}
+		// Keep the better half, by each candidate's best point; ties keep
+		// the grid's order.
+		best := func(c *cand) float64 {
+			b := -1.0
+			for _, i := range c.pts {
+				b = max(b, res.Scores[i].Accuracy)
+			}
+			return b
+		}
+		next := slices.Clone(alive)
+		slices.SortStableFunc(next, func(a, b *cand) int { return cmpDesc(best(a), best(b)) })
+		next = next[:(len(next)+1)/2]
+		alive = alive[:0:0]
+		for _, c := range cands {
+			if slices.Contains(next, c) {
+				alive = append(alive, c)
+			}
+		}
+	}
+	bestAcc := -1.0
+	for _, c := range alive {
+		for _, i := range c.pts {
+			if a := res.Scores[i].Accuracy; a > bestAcc || a == bestAcc && i < indexOf(pts, res.Best) {
+				bestAcc, res.Best = a, pts[i]
+			}
 		}
 	}
 	return res, nil
+}
+
+// cmpDesc orders larger values first.
+func cmpDesc(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+// indexOf returns the index of the point p in pts (by identity of content), or len(pts).
+func indexOf(pts []Params, p Params) int {
+	for i, q := range pts {
+		if p != nil && q.String() == p.String() {
+			return i
+		}
+	}
+	return len(pts)
+}
+
+// crossValidatePoint trains newClassifier with the training options tp on
+// every fold, in parallel, and returns the mean validation accuracy of each
+// grid point pts[i], i in idx, setting its prediction options on the fit.
+func crossValidatePoint(ctx context.Context, newClassifier NewFunc, tp Params, pts []Params, idx []int, trains, vals []split.Set) ([]float64, error) {
+	k := len(trains)
+	accs := make([][]float64, k)
+	errs := make([]error, k)
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	var wg sync.WaitGroup
+	for f := range k {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			accs[f], errs[f] = foldScores(ctx, newClassifier, tp, pts, idx, trains[f], vals[f])
+			if errs[f] != nil {
+				errs[f] = fmt.Errorf("cross-validation at %v, fold %d: %w", tp, f+1, errs[f])
+			}
+		}()
+	}
+	wg.Wait()
+	out := make([]float64, len(idx))
+	for f := range k {
+		if errs[f] != nil {
+			return nil, errs[f]
+		}
+		for j := range idx {
+			out[j] += accs[f][j] / float64(k)
+		}
+	}
+	return out, nil
+}
+
+// foldScores fits one classifier on train with the options tp and returns
+// the accuracy on val of each grid point pts[i], i in idx, whose remaining
+// (prediction) options it sets before predicting.
+func foldScores(ctx context.Context, newClassifier NewFunc, tp Params, pts []Params, idx []int, train, val split.Set) ([]float64, error) {
+	c, err := newClassifier()
+	if err != nil {
+		return nil, err
+	}
+	if err := Configure(c, tp); err != nil {
+		return nil, err
+	}
+	if err := c.Fit(ctx, train.Y, train.Labels); err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(idx))
+	for j, i := range idx {
+		pp := Params{}
+		for n, v := range pts[i] {
+			if _, ok := tp[n]; !ok {
+				pp[n] = v
+			}
+		}
+		if err := Configure(c, pp); err != nil {
+			return nil, err
+		}
+		pred, err := c.Predict(val.Y)
+		if err != nil {
+			return nil, err
+		}
+		out[j] = Accuracy(pred, val.Labels)
+	}
+	return out, nil
 }

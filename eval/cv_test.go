@@ -1,0 +1,139 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/split"
+)
+
+// cvFake scores a known quality: it labels the first quality·n validation
+// samples right (feature 0 holds the label) and the rest wrong, where
+// quality grows with a and iters and peaks at p = 2; p acts only at
+// prediction. It counts its fits.
+type cvFake struct {
+	k, iters int
+	a, p     float64
+	fits     *atomic.Int64
+	trainedK int
+}
+
+func (f *cvFake) Name() string { return "CVFAKE" }
+
+func (f *cvFake) Params() []lrsdl.Param {
+	return []lrsdl.Param{
+		{Name: "a", Type: "float"}, {Name: "iters", Type: "int", Value: strconv.Itoa(f.iters)},
+		{Name: "k", Type: "int"}, {Name: "p", Type: "float", Predict: true},
+	}
+}
+
+func (f *cvFake) SetParam(name, v string) error {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return err
+	}
+	switch name {
+	case "a":
+		f.a = x
+	case "p":
+		f.p = x
+	case "iters":
+		f.iters = int(x)
+	case "k":
+		f.k = int(x)
+	default:
+		return fmt.Errorf("no option %q", name)
+	}
+	return nil
+}
+
+func (f *cvFake) SetProgress(lrsdl.ProgressFunc) {}
+
+func (f *cvFake) Fit(_ context.Context, Y mat.Matrix, labels []int) error {
+	f.fits.Add(1)
+	_, idx := split.ByClass(labels)
+	for _, ix := range idx {
+		if f.k > len(ix) {
+			return fmt.Errorf("k=%d above a class of %d", f.k, len(ix))
+		}
+	}
+	f.trainedK = f.k
+	return nil
+}
+
+func (f *cvFake) Predict(Y mat.Matrix) ([]int, error) {
+	_, n := Y.Dims()
+	q := f.a * float64(f.iters) / 40 * (1 - (f.p-2)*(f.p-2)/10)
+	out := make([]int, n)
+	for j := range n {
+		out[j] = int(Y.At(0, j))
+		if float64(j) >= q*float64(n) {
+			out[j] = 1 - out[j]
+		}
+	}
+	return out, nil
+}
+
+func cvData() split.Set {
+	Y := mat.NewDense(1, 400, nil)
+	s := split.Set{Y: Y}
+	for j := range 400 {
+		Y.Set(0, j, float64(j%2))
+		s.Labels = append(s.Labels, j%2)
+	}
+	return s
+}
+
+func TestCrossValidateHalvingAndPredictOptions(t *testing.T) {
+	var fits atomic.Int64
+	newFake := func() (lrsdl.Classifier, error) { return &cvFake{iters: 40, fits: &fits}, nil }
+	// 8 training points (a) × 3 prediction values (p); folds of 4 × 10.
+	grid := Grid{"a": {0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}, "p": {1, 2, 3}, "k": {200, 400}}
+	var first *CVResult
+	for _, procs := range []int{1, 2} {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		fits.Store(0)
+		res, err := CrossValidateSet(context.Background(), newFake, cvData(), 4, grid, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// k capped at the 150 samples of a class in a training fold: one
+		// value; rounds of 8, 4 and 2 candidates on 4 folds.
+		if n := fits.Load(); n != (8+4+2)*4 {
+			t.Errorf("GOMAXPROCS %d: %d fits, want %d", procs, n, (8+4+2)*4)
+		}
+		if len(res.Scores) != 24 || res.Best["a"] != 1.0 || res.Best["p"] != 2.0 || res.Best["k"] != 150.0 {
+			t.Fatalf("best %v of %d scores", res.Best, len(res.Scores))
+		}
+		for _, sc := range res.Scores {
+			want := 10
+			switch a := sc.Params["a"].(float64); {
+			case a >= 0.9:
+				want = 40
+			case a >= 0.7:
+				want = 20
+			}
+			if sc.Iters != want {
+				t.Errorf("a=%v scored at %d iterations, want %d", sc.Params["a"], sc.Iters, want)
+			}
+		}
+		if first == nil {
+			first = res
+		} else if !slices.EqualFunc(first.Scores, res.Scores, func(x, y CVScore) bool { return x.Accuracy == y.Accuracy && x.Iters == y.Iters }) {
+			t.Error("scores depend on GOMAXPROCS")
+		}
+	}
+	// A grid without iters rounds when it has few training points.
+	fits.Store(0)
+	if _, err := CrossValidateSet(context.Background(), newFake, cvData(), 4, Grid{"a": {0.5, 1}, "p": {1, 2}}, 1); err != nil || fits.Load() != 2*4 {
+		t.Errorf("small grid: %d fits, %v; want 8", fits.Load(), err)
+	}
+}
