@@ -1,0 +1,90 @@
+package main
+
+import (
+	"time"
+
+	"github.com/lrsdl/lrsdl/eval"
+)
+
+// config holds the sizes of one run; quick() and full() give the two modes.
+type config struct {
+	Mode string
+
+	// Efficiency experiment (section "Validation of efficient algorithms").
+	EffC, EffD, EffN, EffK, EffIters int
+
+	// Accuracy experiments.
+	EffBudget   time.Duration                   // time budget of one algorithm of the efficiency experiment
+	Budget      time.Duration                   // time budget of one method on one data set (CV, splits, curve each)
+	Budgets     map[string]time.Duration        // Budget by data set or "data set/method"
+	Splits      int                             // random splits of the overall table
+	Folds       int                             // cross-validation folds (on split 1's training data); <2: no CV
+	Iters       int                             // outer iterations of every method; 0: method defaults
+	Deadline    time.Duration                   // evaluations starting after this run time are skipped; 0: none
+	FlClasses   int                             // Oxford Flower restricted to its first classes; 0: all 17
+	TestCap     int                             // test samples per class at most; 0: all
+	ArPerClass  int                             // AR gender training samples per class
+	FlPerClass  int                             // Oxford Flower training samples per class
+	FlTest      int                             // Oxford Flower test samples per class (of the 80 pooled)
+	Grids       map[string]map[string]eval.Grid // CV grids by data set and method; default eval.DefaultGrid
+	ArSizes     []int                           // training sizes of the ntrain figure
+	FlSizes     []int
+	NTrainSplit int // splits per point of the ntrain figure
+	SharedK0    []int
+	SharedSplit int
+	ParamValues []float64
+
+	// Scaling study: one outer iteration as C grows (ScaleC at ScaleDim)
+	// and as d grows (ScaleDims at ScaleClasses), n and k per class fixed.
+	ScaleC, ScaleDims          []int
+	ScaleDim, ScaleClasses     int
+	ScaleN, ScaleK, ScaleIters int
+	ScaleBudget                time.Duration
+
+	// Simulated data: training and test samples per class.
+	SimTrain, SimTest int
+}
+
+func full() config {
+	return config{Mode: "full",
+		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: 100 * time.Second,
+		Budget: 6 * time.Minute, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60, FlTest: 20,
+		ArSizes: []int{50, 100, 150, 200, 250, 300, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
+		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 2,
+		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
+		ScaleC:      []int{10, 25, 50, 100, 200, 400}, ScaleDim: 300, ScaleDims: []int{300, 1000, 3000, 10000}, ScaleClasses: 20,
+		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: time.Minute,
+		SimTrain: 200, SimTest: 800,
+		// A fit on Oxford Flower (d = 10000, 1020 samples) takes 5 s (SRC,
+		// ODL), 15 s (FDDL, LRSDL) or 30-50 s (LC-KSVD, DLSI, D2L2R2, COPAR)
+		// on 2 idle cores: cross-validation over two points of the sparsity
+		// weight for the fast ones, none for the slow ones, and budgets
+		// that give the slow ones a few of the 10 splits.
+		Deadline: 55 * time.Minute,
+		Budgets: map[string]time.Duration{flower: 100 * time.Second,
+			flower + "/FDDL": 3 * time.Minute, flower + "/LRSDL": 3 * time.Minute},
+		Grids: map[string]map[string]eval.Grid{flower: {
+			"LRSDL":   {"lambda1": {0.001, 0.01}},
+			"FDDL":    {"lambda1": {0.001, 0.01}},
+			"D2L2R2":  {},
+			"DLSI":    {},
+			"COPAR":   {},
+			"LCKSVD1": {},
+			"LCKSVD2": {},
+		}},
+	}
+}
+
+func quick() config {
+	return config{Mode: "quick",
+		EffC: 20, EffD: 100, EffN: 7, EffK: 7, EffIters: 4, EffBudget: 15 * time.Second,
+		Budget: 20 * time.Second, Deadline: 4 * time.Minute, Splits: 2, Folds: 0, Iters: 3,
+		FlClasses: 4, TestCap: 50, ArPerClass: 250, FlPerClass: 25, FlTest: 20,
+		ArSizes: []int{50, 150, 350}, FlSizes: []int{15, 25}, NTrainSplit: 1,
+		SharedK0: []int{10, 40, 80}, SharedSplit: 1,
+		ParamValues: []float64{1e-4, 3e-3, 0.3},
+		ScaleC:      []int{5, 10, 20}, ScaleDim: 100, ScaleDims: []int{50, 100, 200}, ScaleClasses: 5,
+		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 10 * time.Second,
+		SimTrain: 50, SimTest: 50,
+	}
+}
