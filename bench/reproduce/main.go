@@ -12,8 +12,7 @@
 // time on Oxford Flower), scaling (one iteration as classes and dimension
 // grow, against the complexity formulas), simulated (the bases each method
 // learns from the paper's simulated data). RESULTS.md is rewritten after every
-// section, so an
-// interrupted run keeps what it finished.
+// section, so an interrupted run keeps what it finished.
 package main
 
 import (
