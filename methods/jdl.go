@@ -20,12 +20,13 @@ func init() {
 }
 
 // JDLOptions controls JDL and JDL*. The zero value means the defaults,
-// chosen by cross-validation on the AR gender training set; Off sets a
+// chosen by 4-fold cross-validation on the AR gender training set, folds
+// keeping each person together; Off sets a
 // literal 0 where the range allows it.
 type JDLOptions struct {
 	K       int     `json:"k"`       // atoms per class; zero means min(20, smallest class)
 	K0      int     `json:"k0"`      // shared atoms; zero means 10
-	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1; zero means 0.001
+	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1; zero means 0.01
 	Lambda2 float64 `json:"lambda2"` // Fisher weight λ2; zero means 0.01
 	Lambda  float64 `json:"lambda"`  // ℓ1 weight of the coding at prediction; zero means lambda1
 	Iters   int     `json:"iters"`   // outer iterations; zero means 15
@@ -40,7 +41,7 @@ func (o *JDLOptions) spec() optSpec {
 	return optSpec{method: "JDL", opts: []opt{
 		kOpt(&o.K, 20, "atoms per class"),
 		{name: "k0", doc: "shared atoms k0", i: &o.K0, def: 10, min: 1},
-		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.001, minOpen: true},
+		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.01, minOpen: true},
 		{name: "lambda2", doc: "Fisher weight λ2", f: &o.Lambda2, def: 0.01, off: true},
 		{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: &o.Lambda, defDoc: "lambda1", minOpen: true,
 			defFn: func() float64 { return o.Lambda1 }},

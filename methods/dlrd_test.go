@@ -1,0 +1,225 @@
+package methods
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/internal/testutil"
+)
+
+// dlrdToy returns a DLRD training run on dlsiToyProblem (3 classes of 15
+// samples in dimension 12, 3 atoms per class) with a few large entries
+// added to the samples (the sparse errors DLRD models).
+func dlrdToy(t *testing.T, o DLRDOptions) *dlrdTrain {
+	Ys, sp, _, _ := dlsiToyProblem(1, 3, 12, 15, 3)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for n := 0; n < 20; n++ {
+		i, j := rng.IntN(12), rng.IntN(45)
+		Ys.Set(i, j, Ys.At(i, j)+3*rng.NormFloat64())
+	}
+	if err := o.spec().resolve(nil); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := newTrain(context.Background(), dlrdParams(o), mat.DenseCopyOf(Ys), sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, N := Ys.Dims()
+	return &dlrdTrain{t: tr, Y0: Ys, beta: o.Beta, E: mat.NewDense(d, N, nil)}
+}
+
+// TestDLRDStepsLowerCost checks that the X, D and E steps never raise J.
+func TestDLRDStepsLowerCost(t *testing.T) {
+	s := dlrdToy(t, DLRDOptions{K: 3, Lambda1: 0.05, Alpha: 0.1, Beta: 0.5})
+	J := func() float64 { return s.cost().Total }
+	ctx := context.Background()
+	dlsiCheckDescent(t, "DLRD", s.t.D(), 0.99, J,
+		func() error {
+			if err := s.t.stepX(ctx); err != nil {
+				return err
+			}
+			before := J()
+			s.stepE()
+			if after := J(); after > before*(1+1e-12) {
+				t.Errorf("E step raised J from %v to %v", before, after)
+			}
+			return nil
+		},
+		func() error { return s.t.stepD(ctx) })
+	if core.L1(s.E) == 0 {
+		t.Error("the error E stayed zero; the test checks little")
+	}
+}
+
+// TestDLRDErrorStep checks the E step against the optimality conditions
+// of J in E, with the gradient of the smooth part by central differences:
+// ∂ = −β·sgn(e) where e ≠ 0 and |∂| ≤ β where e = 0.
+func TestDLRDErrorStep(t *testing.T) {
+	s := dlrdToy(t, DLRDOptions{K: 3, Lambda1: 0.05, Alpha: 0.1, Beta: 0.5})
+	if err := s.t.stepX(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s.stepE()
+	smooth := func() float64 {
+		s.t.Y.Sub(s.Y0, s.E)
+		s.t.gc, s.t.curOK = gramCache{}, false
+		c := s.cost()
+		return c.Total - c.Term("error") - c.Term("l1") - c.Term("nuclear")
+	}
+	d, N := s.E.Dims()
+	nz := 0
+	for i := 0; i < d; i++ {
+		for j := 0; j < N; j++ {
+			e := s.E.At(i, j)
+			g := testutil.CentralDiff(smooth, s.E, i, j, 1e-6)
+			switch {
+			case e != 0:
+				nz++
+				if want := -s.beta * math.Copysign(1, e); math.Abs(g-want) > 1e-6 {
+					t.Errorf("e[%d,%d]=%v: ∂J = %v, want %v", i, j, e, g, want)
+				}
+			case math.Abs(g) > s.beta+1e-6:
+				t.Errorf("e[%d,%d]=0: |∂J| = %v > β", i, j, math.Abs(g))
+			}
+		}
+	}
+	if nz == 0 || nz == d*N {
+		t.Fatalf("%d of %d error entries non-zero; the test checks little", nz, d*N)
+	}
+}
+
+// TestDLRDSynthetic trains DLRD on the simulated data and checks monotone
+// progress, FitInfo, accuracy, Atoms, sparse input and the state round trip.
+func TestDLRDSynthetic(t *testing.T) {
+	ds := dlsiSynthetic(t, 20, 120, 40)
+	var costs []float64
+	m := &DLRD{Options: DLRDOptions{K: 5, Iters: 5, Tol: Off, Seed: 4,
+		Progress: func(p lrsdl.Progress) { costs = append(costs, p.Cost.Total) }}}
+	if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
+		t.Fatal(err)
+	}
+	dlsiCheckMonotone(t, "DLRD", costs, 5)
+	if fi := m.FitInfo(); fi.Iters != 5 || fi.Stop != lrsdl.StopMaxIters || fi.Cost.Total != costs[4] {
+		t.Errorf("FitInfo %+v, want 5 iterations to the maximum at cost %v", fi, costs[4])
+	}
+	D, part, D0 := m.Atoms()
+	if _, k := D.Dims(); k != 20 || part.Blocks() != 4 || D0 != nil {
+		t.Fatalf("Atoms: D with %d atoms, part %v, D0 %v", k, part, D0)
+	}
+	acc := dlsiAccuracy(t, m, ds.Test)
+	t.Logf("DLRD synthetic accuracy %.3f", acc)
+	if acc < 0.85 {
+		t.Errorf("accuracy %.3f on 4-class synthetic data, want ≥ 0.85", acc)
+	}
+	fresh := &DLRD{}
+	dlsiCheckRoundTrip(t, m, fresh, ds.Test.Y)
+	if a, b := fmt.Sprint(m.Params()), fmt.Sprint(fresh.Params()); a != b {
+		t.Errorf("options after SetState %s, want %s", b, a)
+	}
+	dlsiCheckSparse(t, m, ds.Test.Y)
+	c, err := m.Cost(ds.Test.Y, ds.Test.Labels)
+	if err != nil || c.Term("error") == 0 || c.Term("nuclear") == 0 {
+		t.Errorf("Cost %+v, %v: want non-zero error and nuclear terms", c, err)
+	}
+}
+
+// TestDLRDSparseTraining checks that training on a *sparse.CSC gives the
+// model dense training gives.
+func TestDLRDSparseTraining(t *testing.T) {
+	ds := dlsiSynthetic(t, 0, 30, 15)
+	var Ds []*mat.Dense
+	for _, Y := range []mat.Matrix{ds.Train.Y, data.Store(ds.Train.Y, 2)} {
+		m := &DLRD{Options: DLRDOptions{K: 4, Iters: 3, Seed: 2}}
+		if err := m.Fit(context.Background(), Y, ds.Train.Labels); err != nil {
+			t.Fatal(err)
+		}
+		Ds = append(Ds, m.D)
+	}
+	if !mat.EqualApprox(Ds[0], Ds[1], 1e-9) {
+		t.Error("sparse and dense training give different dictionaries")
+	}
+}
+
+// TestDLRDBadInput checks descriptive errors for bad input.
+func TestDLRDBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	Y := testutil.RandDense(rng, 5, 8)
+	labels := []int{1, 1, 1, 1, 2, 2, 2, 2}
+	inf := mat.DenseCopyOf(Y)
+	inf.Set(1, 1, math.Inf(-1))
+	cases := []struct {
+		name   string
+		o      DLRDOptions
+		Y      mat.Matrix
+		labels []int
+		want   string
+	}{
+		{"label count", DLRDOptions{K: 2}, Y, labels[:3], "labels"},
+		{"Inf", DLRDOptions{K: 2}, inf, labels, "non-finite"},
+		{"too few samples", DLRDOptions{K: 5}, Y, labels, "DLRD option k=5: k must be at most 4"},
+		{"beta", DLRDOptions{K: 2, Beta: -1}, Y, labels, "beta=-1"},
+		{"alpha", DLRDOptions{K: 2, Alpha: math.Inf(1)}, Y, labels, "alpha=+Inf"},
+		{"one class", DLRDOptions{K: 2}, Y, []int{1, 1, 1, 1, 1, 1, 1, 1}, "2 classes"},
+	}
+	for _, c := range cases {
+		err := (&DLRD{Options: c.o}).Fit(context.Background(), c.Y, c.labels)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+	m := &DLRD{Options: DLRDOptions{K: 2, Iters: 2}}
+	if _, err := m.Predict(Y); !errors.Is(err, ErrNotTrained) {
+		t.Errorf("untrained Predict returned %v", err)
+	}
+	if _, err := m.State(); !errors.Is(err, ErrNotTrained) {
+		t.Errorf("untrained State returned %v", err)
+	}
+	if _, err := m.Cost(Y, labels); !errors.Is(err, ErrNotTrained) {
+		t.Errorf("untrained Cost returned %v", err)
+	}
+	if err := m.Fit(context.Background(), Y, labels); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Predict(mat.NewDense(6, 2, nil)); err == nil {
+		t.Error("Predict accepted data of the wrong dimension")
+	}
+	s, _ := m.State()
+	s.Matrices["D"] = mat.NewDense(5, 3, nil)
+	if err := (&DLRD{}).SetState(s); err == nil {
+		t.Error("SetState accepted a dictionary of the wrong size")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := (&DLRD{Options: DLRDOptions{K: 2}}).Fit(ctx, Y, labels); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Fit returned %v", err)
+	}
+	if _, err := m.PredictContext(ctx, Y); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled PredictContext returned %v", err)
+	}
+}
+
+// TestDLRDBackends checks determinism per seed and backend agreement.
+func TestDLRDBackends(t *testing.T) {
+	ds := dlsiSynthetic(t, 0, 30, 15)
+	checkBackends(t, func() (*mat.Dense, []int) {
+		m := &DLRD{Options: DLRDOptions{K: 4, Iters: 3, Seed: 9}}
+		if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
+			t.Fatal(err)
+		}
+		pred, err := m.Predict(ds.Test.Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.D, pred
+	})
+}
