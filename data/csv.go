@@ -26,23 +26,43 @@ func loadCSV(path, name string, opts *LoadOptions) (*Dataset, error) {
 	if strings.HasSuffix(strings.ToLower(path), ".gz") {
 		zr, err := gzip.NewReader(f)
 		if err != nil {
-			return nil, fmt.Errorf("%s: gzip: %w", path, err)
+			return nil, fmt.Errorf("gzip: %w", err)
 		}
 		defer zr.Close()
-		r = zr
+		r = &capReader{r: zr, left: opts.maxInflated()}
 	}
 	ds, err := ReadCSV(r, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	ds.Name = name
 	return ds, nil
 }
 
+// capReader reads from r and fails once more than left bytes were read.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, errors.New("gzip: the file inflates beyond the reader's limit (LoadOptions.MaxInflated)")
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
 // ReadCSV reads a data set from CSV text with one sample per line: the
-// features, then the integer label. A first line that is not all numbers
-// is skipped as a header. Every line must have the same number of fields,
-// at least two. The options used are Normalize and SparseDensity; the
+// features, then the integer label (no label with opts.NoLabels). A first
+// line that is not all numbers is skipped as a header. Every line must have
+// the same number of fields. A last field that is not an integer is an
+// *OptionError for NoLabels, naming the line and column. The options used
+// are NoLabels, Normalize and SparseDensity; the
 // data set has no test set.
 func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 	if opts == nil {
@@ -56,6 +76,7 @@ func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 		feats  []float64 // row-major N×d
 		labels []int
 		d      = -1
+		n      int // samples
 	)
 	for {
 		rec, err := cr.Read()
@@ -65,16 +86,19 @@ func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
-				return nil, fmt.Errorf("line %d: %d fields, the first line has %d", pe.Line, len(rec), d+1)
+				return nil, fmt.Errorf("line %d: %d fields, the first line has %d", pe.Line, len(rec), cr.FieldsPerRecord)
 			}
 			return nil, fmt.Errorf("csv: %w", err)
 		}
 		line, _ := cr.FieldPos(0)
 		if d < 0 {
-			if len(rec) < 2 {
-				return nil, fmt.Errorf("line %d: %d field, want features and a label", line, len(rec))
+			d = len(rec)
+			if !opts.NoLabels {
+				if len(rec) < 2 {
+					return nil, optionErrorf("NoLabels", "line %d: 1 field, want features and a label", line)
+				}
+				d--
 			}
-			d = len(rec) - 1
 			if !allNumbers(rec) {
 				continue // header
 			}
@@ -86,20 +110,26 @@ func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 			}
 			feats = append(feats, x)
 		}
+		n++
+		if opts.NoLabels {
+			continue
+		}
 		field := strings.TrimSpace(rec[d])
 		l, err := strconv.Atoi(field)
 		if err != nil {
 			x, ferr := strconv.ParseFloat(field, 64)
 			var ok bool
 			if l, ok = floatToInt(x); ferr != nil || !ok {
-				return nil, fmt.Errorf("line %d, field %d: label %q is not an integer", line, d+1, rec[d])
+				return nil, optionErrorf("NoLabels", "line %d, column %d: %q is not an integer label (the last column holds the labels unless the file has none)", line, d+1, rec[d])
 			}
 		}
 		labels = append(labels, l)
 	}
-	n := len(labels)
 	if n == 0 {
 		return nil, errors.New("no samples")
+	}
+	if classes, _ := split.ByClass(labels); n >= 10 && 2*len(classes) > n {
+		return nil, optionErrorf("NoLabels", "column %d does not look like labels: %d distinct values for %d samples", d+1, len(classes), n)
 	}
 	// Samples become the columns of Y.
 	y := mat.NewDense(d, n, nil)
@@ -116,8 +146,8 @@ func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 	if opts.Normalize {
 		ym = normalizeInPlace(ym)
 	}
-	classes, _ := split.ByClass(labels)
-	return &Dataset{Train: split.Set{Y: ym, Labels: labels}, Classes: classes}, nil
+	ds := &Dataset{Train: split.Set{Y: ym, Labels: labels}}
+	return ds, ds.finish("")
 }
 
 func allNumbers(rec []string) bool {

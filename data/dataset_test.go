@@ -195,7 +195,7 @@ func TestReadCSV(t *testing.T) {
 		{"1,2,3\n4,5\n", "line 2: 2 fields, the first line has 3"},
 		{"1,2,3\n4,x,5\n", `line 2, field 2: "x" is not a finite number`},
 		{"1,NaN,3\n", `"NaN" is not a finite number`},
-		{"1,2,3\n4,5,1.5\n", `line 2, field 3: label "1.5" is not an integer`},
+		{"1,2,3\n4,5,1.5\n", `line 2, column 3: "1.5" is not an integer label`},
 		{"1,2,\"3\n", "csv:"},
 	} {
 		_, err := ReadCSV(strings.NewReader(c.in), nil)
@@ -278,16 +278,16 @@ func TestLoadWholeLayout(t *testing.T) {
 		want string
 	}{
 		{"no data", map[string]*mat.Dense{"l": labels}, LoadOptions{}, "no numeric data matrix"},
-		{"two data", map[string]*mat.Dense{"A": cols, "B": cols, "l": labels}, LoadOptions{}, "several data matrices (A, B)"},
-		{"no label", map[string]*mat.Dense{"X": cols, "l": mat.NewDense(1, 4, []float64{1, 2.5, 3, 4})}, LoadOptions{}, "found 0"},
-		{"two labels", map[string]*mat.Dense{"X": cols, "l": labels, "m": labels}, LoadOptions{}, "found 2 (l, m)"},
+		{"two data", map[string]*mat.Dense{"A": cols, "B": cols, "l": labels}, LoadOptions{}, "want one data matrix with no train/test pair, found 2 (A, B) (set LoadOptions.YVar)"},
+		{"no label", map[string]*mat.Dense{"X": cols, "l": mat.NewDense(1, 4, []float64{1, 2.5, 3, 4})}, LoadOptions{}, `no integer label vector with 3 or 4 entries for "X" (the file has: X, l); name one, or set NoLabels`},
+		{"two labels", map[string]*mat.Dense{"X": cols, "l": labels, "m": labels}, LoadOptions{}, `several integer vectors could label "X": "l" (3 values 3..7 not consecutive from 0 or 1, each at least 1 times), "m"`},
 		{"mismatch", map[string]*mat.Dense{"X": cols, "l": mat.NewDense(1, 5, nil)}, LoadOptions{YVar: "X", LabelVar: "l"}, `"X" is 3×4, but label variable "l" has 5 labels`},
 		{"forced wrong", map[string]*mat.Dense{"X": cols, "l": labels}, LoadOptions{SamplesAsRows: &tru}, "with samples as rows"},
 		{"non-integer labels", map[string]*mat.Dense{"X": cols, "l": mat.NewDense(1, 4, []float64{1, 2.5, 3, 4})}, LoadOptions{YVar: "X", LabelVar: "l"}, `"l": element 1 (2.5) is not an integer`},
 		{"label matrix", map[string]*mat.Dense{"X": cols, "l": cols}, LoadOptions{YVar: "X", LabelVar: "l"}, `"l" is 3×4, not a vector`},
 		{"missing var", map[string]*mat.Dense{"X": cols, "l": labels}, LoadOptions{YVar: "Q"}, `no variable "Q"`},
 		{"both layouts", map[string]*mat.Dense{"X": cols}, LoadOptions{YVar: "X", YTrainVar: "X"}, "both layouts"},
-		{"partial split", map[string]*mat.Dense{"X": cols}, LoadOptions{YTrainVar: "X"}, "some but not all"},
+		{"partial split", map[string]*mat.Dense{"X": cols}, LoadOptions{YTrainVar: "X"}, "want one test data matrix, found 0 () (set LoadOptions.YTestVar)"},
 		{"NaN", map[string]*mat.Dense{"X": mat.NewDense(2, 2, []float64{1, 2, math.NaN(), 4}), "l": mat.NewDense(1, 2, []float64{1, 2})}, LoadOptions{}, `"X": element (1, 0) is not finite`},
 	} {
 		path := writeMATFile(t, c.ms)
@@ -353,7 +353,7 @@ func TestLoadSplitLayout(t *testing.T) {
 		{"feature mismatch", map[string]*mat.Dense{"Xtrain": yTr, "Xtest": mat.NewDense(3, 2, nil), "ytrain": lTr, "ytest": lTe},
 			`"Xtrain" has 2 features per sample but "Xtest" has 3`},
 		{"no test labels", map[string]*mat.Dense{"Xtrain": yTr, "Xtest": yTe, "ytrain": lTr},
-			"not exactly one training and one test label vector"},
+			`no integer label vector with 2 entries for "Xtest" (the file has: Xtest, Xtrain, ytrain); name one, or set NoLabels to load the samples without labels (set LoadOptions.LabelTestVar)`},
 	} {
 		_, err := Load(writeMATFile(t, c.ms), LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -4,7 +4,14 @@
 // # Data sets
 //
 // Load reads a classification data set from a MAT v5 file (through package
-// matfile) or a CSV file. Samples are the columns of Y (d×N), stored as a
+// matfile), a NumPy .npz archive or .npy array (through
+// github.com/sbinet/npyio) or a CSV file. It recognises common layouts by
+// their names (Y_train/Y_test, X_train/X_test, tr_dat/tt_dat with
+// trls/ttls, fea with gnd, …), prefers the label vector whose values look
+// like class ids, records its choices in Dataset.Notes, and reports an
+// ambiguous or missing variable as an *OptionError naming the LoadOptions
+// field that resolves it. LoadOptions.NoLabels loads samples without
+// labels, for prediction. Samples are the columns of Y (d×N), stored as a
 // *mat.Dense or, when fewer than SparseDensity of the entries are
 // non-zero, as a *sparse.CSC from github.com/james-bowman/sparse. The
 // training and test sets are split.Set values; labels are kept as the file
