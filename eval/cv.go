@@ -64,7 +64,7 @@ func (g Grid) String() string {
 }
 
 // DefaultGrids are the cross-validation grids of the command's -cv flag,
-// by method name. They cover what moves accuracy: atoms per class (the
+// by method name (as Name returns it). They cover what moves accuracy: atoms per class (the
 // default and twice it; CrossValidate caps k at the smallest class of a
 // training fold), the sparsity weight (0.001 and 0.01, the range of the
 // paper and its authors' settings), the discrimination weight (λ2 or η) and
@@ -73,21 +73,21 @@ func (g Grid) String() string {
 // options cost no training, and successive halving (see CrossValidateSet)
 // trains most candidates briefly.
 var DefaultGrids = map[string]Grid{
-	"LRSDL":   {"k": {20, 40}, "lambda1": {0.001, 0.01}, "eta": {0.01, 0.1}, "w": {0.25, 0.5}, "lc": {0, 1}},
-	"FDDL":    {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
-	"D2L2R2":  {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
-	"DLSI":    {"k": {25, 50}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
-	"COPAR":   {"k": {20, 40}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
-	"LCKSVD1": {"k": {25, 50}, "alpha": {0.001, 0.01}},
-	"LCKSVD2": {"k": {25, 50}, "alpha": {0.001, 0.01}, "beta": {0.001, 0.01}},
-	"SRC":     {"lambda": {0.0001, 0.001, 0.01}},
-	"ODL":     {"k": {25, 50}, "lambda": {0.001, 0.01}},
+	"LRSDL":    {"k": {20, 40}, "lambda1": {0.001, 0.01}, "eta": {0.01, 0.1}, "w": {0.25, 0.5}, "lc": {0, 1}},
+	"FDDL":     {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
+	"D2L2R2":   {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
+	"DLSI":     {"k": {25, 50}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
+	"COPAR":    {"k": {20, 40}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
+	"LC-KSVD1": {"k": {25, 50}, "alpha": {0.001, 0.01}},
+	"LC-KSVD2": {"k": {25, 50}, "alpha": {0.001, 0.01}, "beta": {0.001, 0.01}},
+	"SRC":      {"lambda": {0.0001, 0.001, 0.01}},
+	"ODL":      {"k": {25, 50}, "lambda": {0.001, 0.01}},
 }
 
 // DefaultGrid returns the default grid of c's method restricted to the
 // options c has, or nil.
 func DefaultGrid(c lrsdl.Classifier) Grid {
-	g := DefaultGrids[strings.ToUpper(strings.ReplaceAll(c.Name(), "-", ""))]
+	g := DefaultGrids[c.Name()]
 	names := ParamNames(c)
 	out := Grid{}
 	for k, v := range g {
