@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -41,14 +43,25 @@ type FISTA struct {
 // Solve runs FISTA from the starting point held in x and leaves the
 // solution in x. lambda is used for every row unless rowLambda (one per
 // row of x) is given. It returns the number of iterations and ctx.Err() if
-// ctx is cancelled.
+// ctx is cancelled (checked before every iteration). A Lipschitz constant
+// that is not finite and positive, a negative or NaN weight, or an iterate
+// whose squared norm is not finite (non-finite data, or values beyond
+// about 1e150) is an error, wrapping ErrNotFinite for the last.
 func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambda float64, rowLambda []float64) (int, error) {
 	r, c := x.Dims()
-	if L <= 0 || math.IsNaN(L) || math.IsInf(L, 0) {
-		panic("core: FISTA needs a finite positive Lipschitz constant")
+	if !(L > 0) || math.IsInf(L, 0) {
+		return 0, fmt.Errorf("core: FISTA needs a finite positive Lipschitz constant, have %v (non-finite or zero data?)", L)
 	}
 	if rowLambda != nil && len(rowLambda) != r {
 		panic("core: FISTA rowLambda length mismatch")
+	}
+	if !(lambda >= 0) {
+		return 0, fmt.Errorf("core: FISTA weight λ = %v must be non-negative", lambda)
+	}
+	for _, l := range rowLambda {
+		if !(l >= 0) {
+			return 0, fmt.Errorf("core: FISTA row weight %v must be non-negative", l)
+		}
 	}
 	maxIter := f.MaxIter
 	if maxIter <= 0 {
@@ -89,6 +102,10 @@ func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambd
 		tn := (1 + math.Sqrt(1+4*t*t)) / 2
 		beta := (t - 1) / tn
 		dz2, z2, rs := kernels.ProxStep(zr.Data, wr.Data, gr.Data, r, c, 1/L, thr, beta)
+		if !(dz2 <= math.MaxFloat64 && z2 <= math.MaxFloat64) { // NaN, or ‖Z‖² overflowed
+
+			return k, fmt.Errorf("core: FISTA iterate %d: %w", k, ErrNotFinite)
+		}
 		t = tn
 		if f.Restart && rs > 0 {
 			t = 1
@@ -100,3 +117,7 @@ func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambd
 	}
 	return maxIter, nil
 }
+
+// ErrNotFinite is wrapped by the errors of solvers whose iterates or inputs
+// are NaN or infinite, as non-finite or extremely scaled data make them.
+var ErrNotFinite = errors.New("core: values are not finite (NaN or infinite data, or data too large in scale)")

@@ -34,7 +34,9 @@ type KSVDOptions struct {
 // warm-started from the current pair. Hence ‖Y − DX‖_F never increases. An
 // unused atom is replaced by the worst-represented sample (largest
 // residual, normalised), each sample used at most once per sweep. The
-// columns of D are normalised first.
+// columns of D are normalised first. ctx is checked before every atom
+// update and in the OMP batches; non-finite data is an error wrapping
+// ErrNotFinite.
 func KSVD(ctx context.Context, D *mat.Dense, Y mat.Matrix, T, iters int, opts KSVDOptions) (*mat.Dense, error) {
 	d, k := D.Dims()
 	yr, n := Y.Dims()
@@ -74,13 +76,15 @@ func KSVD(ctx context.Context, D *mat.Dense, Y mat.Matrix, T, iters int, opts KS
 		}
 		G.Mul(D.T(), D)
 		B.Mul(D.T(), Yd)
-		if err := BatchOMP(Xn, G, B, yy, T, opts.Tol, &ow); err != nil {
+		if err := BatchOMP(ctx, Xn, G, B, yy, T, opts.Tol, &ow); err != nil {
 			return nil, err
 		}
 		Rn.Mul(D, Xn)
 		Rn.Sub(Yd, Rn)
 		keepBetter(X, R, rr, Xn, Rn)
-		sw.sweep(D, X, R, Yd, opts.PowerIter)
+		if err := sw.sweep(ctx, D, X, R, Yd, opts.PowerIter); err != nil {
+			return nil, err
+		}
 		for j := range rr {
 			rr[j] = 0
 		}
@@ -131,8 +135,8 @@ type ksvdWork struct {
 }
 
 // sweep updates every atom of D and its row of X in turn, keeping
-// R = Y − DX; see KSVD.
-func (w *ksvdWork) sweep(D, X, R, Y *mat.Dense, powerIter int) {
+// R = Y − DX; see KSVD. It checks ctx before every atom.
+func (w *ksvdWork) sweep(ctx context.Context, D, X, R, Y *mat.Dense, powerIter int) error {
 	if powerIter <= 0 {
 		powerIter = 20
 	}
@@ -150,6 +154,9 @@ func (w *ksvdWork) sweep(D, X, R, Y *mat.Dense, powerIter int) {
 	w.u, w.dk = w.u[:d], w.dk[:d]
 	haveRR := false
 	for j := 0; j < k; j++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		xrow := x.Data[j*x.Stride : j*x.Stride+n]
 		w.omega = w.omega[:0]
 		for i, v := range xrow {
@@ -231,6 +238,7 @@ func (w *ksvdWork) sweep(D, X, R, Y *mat.Dense, powerIter int) {
 			xrow[i] = v[q]
 		}
 	}
+	return nil
 }
 
 // replace sets atom j to the normalised sample with the largest residual

@@ -68,7 +68,7 @@ func TestKSVDSweepNeverIncreases(t *testing.T) {
 		var w ksvdWork
 		prev := frob2(Y, D, X)
 		for it := 0; it < 5; it++ {
-			w.sweep(D, X, &R, Y, 3)
+			_ = w.sweep(context.Background(), D, X, &R, Y, 3)
 			cur := frob2(Y, D, X)
 			if cur > prev*(1+1e-12) {
 				t.Errorf("sweep %d: ‖Y−DX‖² rose from %.12g to %.12g", it, prev, cur)

@@ -104,13 +104,17 @@ type LassoOptions struct {
 //	argmin_X ½‖Y − DX‖²_F + λ‖X‖₁
 //
 // by FISTA on the gradient DᵀD·X − DᵀY, starting from the contents of X
-// (warm start; zeros for a cold start).
+// (warm start; zeros for a cold start). Non-finite D or Y give an error
+// wrapping ErrNotFinite.
 func Lasso(ctx context.Context, X, D *mat.Dense, Y mat.Matrix, lambda float64, opts LassoOptions) error {
 	d, k := D.Dims()
 	yr, n := Y.Dims()
 	xr, xc := X.Dims()
 	if yr != d || xr != k || xc != n {
 		return fmt.Errorf("core: lasso shapes D %d×%d, Y %d×%d, X %d×%d do not match", d, k, yr, n, xr, xc)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	G := mat.NewDense(k, k, nil)
 	G.Mul(D.T(), D)
@@ -135,7 +139,7 @@ func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 	var p PowerIter
 	_, L := p.MaxEig(G)
 	if math.IsNaN(L) || math.IsInf(L, 0) {
-		return fmt.Errorf("core: lasso Gram matrix is not finite (λmax estimate %v)", L)
+		return fmt.Errorf("core: lasso Gram matrix (λmax estimate %v): %w", L, ErrNotFinite)
 	}
 	if L == 0 {
 		X.Zero()

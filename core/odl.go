@@ -63,6 +63,13 @@ type DictUpdater struct {
 // are single atoms (no Gemm) when k < 2·odlBlock and, on the gonum
 // backend, while d·k ≤ odlResident; odlProducts replaces the Gemm there.
 func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
+	_ = w.UpdateContext(context.Background(), D, E, F, opts)
+}
+
+// UpdateContext is Update checking ctx before every sweep; when ctx is
+// cancelled it leaves D at the last sweep (still feasible) and returns
+// ctx.Err().
+func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opts UpdateDictOptions) error {
 	d, k := D.Dims()
 	if er, ec := E.Dims(); er != d || ec != k {
 		panic(mat.ErrShape)
@@ -71,7 +78,7 @@ func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 		panic(mat.ErrShape)
 	}
 	if d == 0 || k == 0 {
-		return
+		return ctx.Err()
 	}
 	maxIter := opts.MaxIter
 	if maxIter <= 0 {
@@ -101,7 +108,11 @@ func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 			et[j*d+i] = er.Data[i*er.Stride+j]
 		}
 	}
+	var err error
 	for it := 0; it < maxIter; it++ {
+		if err = ctx.Err(); err != nil {
+			break
+		}
 		var change, norm float64
 		for b0 := 0; b0 < k; b0 += bs {
 			nb := min(bs, k-b0)
@@ -153,6 +164,7 @@ func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 			dr.Data[i*dr.Stride+j] = dt[j*d+i]
 		}
 	}
+	return err
 }
 
 // odlResident is the size d·k up to which pure Go sweeps atom by atom
@@ -194,10 +206,15 @@ type LearnDictOptions struct {
 //
 // D starts from k distinct random columns of Y (random unit vectors for
 // k > n or zero columns), normalised. It returns D (d×k) and X (k×n).
+// ctx is checked by every step (lasso iterations, dictionary sweeps);
+// non-finite Y is an error wrapping ErrNotFinite.
 func LearnDict(ctx context.Context, Y mat.Matrix, k int, lambda float64, rng *rand.Rand, opts LearnDictOptions) (D, X *mat.Dense, err error) {
 	d, n := Y.Dims()
 	if k <= 0 || n == 0 || d == 0 {
 		return nil, nil, fmt.Errorf("core: LearnDict needs k > 0 atoms and a non-empty Y, have k=%d, Y %d×%d", k, d, n)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	if rng == nil {
 		return nil, nil, fmt.Errorf("core: LearnDict needs a random source")
@@ -236,7 +253,9 @@ func LearnDict(ctx context.Context, Y mat.Matrix, k int, lambda float64, rng *ra
 		}
 		MulBT(E, Y, X)
 		F.Mul(X, X.T())
-		w.Update(D, E, F, opts.Update)
+		if err := w.UpdateContext(ctx, D, E, F, opts.Update); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := Lasso(ctx, X, D, Y, lambda, opts.Lasso); err != nil {
 		return nil, nil, err

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -18,7 +19,7 @@ import (
 // the residual is orthogonal to every atom or when the next atom is linearly
 // dependent on the selected ones. It computes DᵀD and DᵀY once and runs
 // BatchOMP.
-func OMP(dst, D *mat.Dense, Y mat.Matrix, T int, tol float64) error {
+func OMP(ctx context.Context, dst, D *mat.Dense, Y mat.Matrix, T int, tol float64) error {
 	d, k := D.Dims()
 	yr, n := Y.Dims()
 	if yr != d {
@@ -26,6 +27,9 @@ func OMP(dst, D *mat.Dense, Y mat.Matrix, T int, tol float64) error {
 	}
 	if r, c := dst.Dims(); r != k || c != n {
 		return fmt.Errorf("core: OMP codes are %d×%d, want %d×%d", r, c, k, n)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	G := mat.NewDense(k, k, nil)
 	G.Mul(D.T(), D)
@@ -35,7 +39,7 @@ func OMP(dst, D *mat.Dense, Y mat.Matrix, T int, tol float64) error {
 	if tol > 0 {
 		yy = colNorms2(Y)
 	}
-	return BatchOMP(dst, G, B, yy, T, tol, nil)
+	return BatchOMP(ctx, dst, G, B, yy, T, tol, nil)
 }
 
 // colNorms2 returns the squared Euclidean norms of the columns of Y.
@@ -90,8 +94,9 @@ func (w *OMPWork) grow(k, T int) {
 // correlations Dᵀr = Dᵀy − G_{:,I}·x_I without forming any residual.
 // yy holds ‖yᵢ‖² and is needed only when tol > 0 (the residual norm is
 // tracked as ‖yᵢ‖² − x_Iᵀ(Dᵀyᵢ)_I). work may be nil; a reused work makes
-// the call allocation-free.
-func BatchOMP(dst, G, B *mat.Dense, yy []float64, T int, tol float64, work *OMPWork) error {
+// the call allocation-free. ctx is checked every ompCtxEvery samples; a
+// non-finite entry of G or B is an error wrapping ErrNotFinite.
+func BatchOMP(ctx context.Context, dst, G, B *mat.Dense, yy []float64, T int, tol float64, work *OMPWork) error {
 	k, kc := G.Dims()
 	br, n := B.Dims()
 	switch {
@@ -113,13 +118,26 @@ func BatchOMP(dst, G, B *mat.Dense, yy []float64, T int, tol float64, work *OMPW
 	}
 	work.grow(k, T)
 	g := G.RawMatrix()
+	for i := 0; i < k; i++ {
+		if !finite(g.Data[i*g.Stride : i*g.Stride+k]) {
+			return fmt.Errorf("core: OMP Gram matrix row %d: %w", i, ErrNotFinite)
+		}
+	}
 	b := B.RawMatrix()
 	xr := dst.RawMatrix()
 	tol2 := tol * tol
 	for j := 0; j < n; j++ {
+		if j%ompCtxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		for i := 0; i < k; i++ {
 			work.alpha0[i] = b.Data[i*b.Stride+j]
 			xr.Data[i*xr.Stride+j] = 0
+		}
+		if !finite(work.alpha0) || tol > 0 && !(yy[j] <= math.MaxFloat64) {
+			return fmt.Errorf("core: OMP sample %d: %w", j, ErrNotFinite)
 		}
 		var err2 float64
 		if tol > 0 {
@@ -131,6 +149,20 @@ func BatchOMP(dst, G, B *mat.Dense, yy []float64, T int, tol float64, work *OMPW
 		}
 	}
 	return nil
+}
+
+// ompCtxEvery is the number of samples BatchOMP codes between checks of
+// its context.
+const ompCtxEvery = 64
+
+// finite reports whether every element of x is finite.
+func finite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // code runs OMP for one sample whose Dᵀy is in w.alpha0 and returns the

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -36,7 +37,7 @@ func TestOMPExactRecovery(t *testing.T) {
 		var Y mat.Dense
 		Y.Mul(D, X)
 		got := mat.NewDense(k, n, nil)
-		if err := OMP(got, D, &Y, T, 0); err != nil {
+		if err := OMP(context.Background(), got, D, &Y, T, 0); err != nil {
 			t.Fatal(err)
 		}
 		if !mat.EqualApprox(got, X, 1e-9) {
@@ -109,7 +110,7 @@ func TestOMPMatchesNaiveAndResidualOrthogonal(t *testing.T) {
 		}
 		Y := testutil.RandDense(rng, d, n)
 		X := mat.NewDense(k, n, nil)
-		if err := OMP(X, D, Y, T, 0); err != nil {
+		if err := OMP(context.Background(), X, D, Y, T, 0); err != nil {
 			t.Fatal(err)
 		}
 		y := make([]float64, d)
@@ -150,7 +151,7 @@ func TestOMPTolerance(t *testing.T) {
 	Y.Mul(D, X)
 	got := mat.NewDense(k, n, nil)
 	const tol = 1e-6
-	if err := OMP(got, D, &Y, 10, tol); err != nil {
+	if err := OMP(context.Background(), got, D, &Y, 10, tol); err != nil {
 		t.Fatal(err)
 	}
 	var R mat.Dense
@@ -177,7 +178,7 @@ func TestOMPDependentAtoms(t *testing.T) {
 	D := mat.NewDense(3, 3, []float64{1, 0, 1, 0, 1, 0, 0, 0, 0})
 	Y := mat.NewDense(3, 1, []float64{1, 2, 0})
 	X := mat.NewDense(3, 1, nil)
-	if err := OMP(X, D, Y, 3, 0); err != nil {
+	if err := OMP(context.Background(), X, D, Y, 3, 0); err != nil {
 		t.Fatal(err)
 	}
 	got := mat.Col(nil, 0, X)
@@ -206,13 +207,13 @@ func TestOMPErrors(t *testing.T) {
 		{"dst", mat.NewDense(2, 2, nil), mat.NewDense(4, 2, nil), 1},
 		{"T", mat.NewDense(3, 2, nil), mat.NewDense(4, 2, nil), 0},
 	} {
-		if err := OMP(c.dst, D, c.Y, c.T, 0); err == nil {
+		if err := OMP(context.Background(), c.dst, D, c.Y, c.T, 0); err == nil {
 			t.Errorf("%s: no error", c.name)
 		}
 	}
 	G := mat.NewDense(3, 3, nil)
 	B := mat.NewDense(3, 2, nil)
-	if err := BatchOMP(mat.NewDense(3, 2, nil), G, B, []float64{1}, 1, 0.1, nil); err == nil {
+	if err := BatchOMP(context.Background(), mat.NewDense(3, 2, nil), G, B, []float64{1}, 1, 0.1, nil); err == nil {
 		t.Error("BatchOMP with too few norms: no error")
 	}
 }
@@ -229,10 +230,10 @@ func TestBatchOMPNoAllocs(t *testing.T) {
 	yy := colNorms2(&Y)
 	X := mat.NewDense(k, n, nil)
 	var w OMPWork
-	if err := BatchOMP(X, &G, &B, yy, T, 1e-9, &w); err != nil {
+	if err := BatchOMP(context.Background(), X, &G, &B, yy, T, 1e-9, &w); err != nil {
 		t.Fatal(err)
 	}
-	if a := testing.AllocsPerRun(10, func() { _ = BatchOMP(X, &G, &B, yy, T, 1e-9, &w) }); a != 0 {
+	if a := testing.AllocsPerRun(10, func() { _ = BatchOMP(context.Background(), X, &G, &B, yy, T, 1e-9, &w) }); a != 0 {
 		t.Errorf("BatchOMP with a reused workspace allocates %v times", a)
 	}
 }
@@ -245,7 +246,7 @@ func TestOMPBackendParity(t *testing.T) {
 	var ref *mat.Dense
 	testutil.Backends(t, func(t *testing.T) {
 		X := mat.NewDense(k, n, nil)
-		if err := OMP(X, D, Y, T, 0); err != nil {
+		if err := OMP(context.Background(), X, D, Y, T, 0); err != nil {
 			t.Fatal(err)
 		}
 		if ref == nil {
@@ -268,7 +269,7 @@ func BenchmarkBatchOMP_k50_T20_n500(b *testing.B) {
 	var w OMPWork
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_ = BatchOMP(X, &G, &B, nil, T, 0, &w)
+		_ = BatchOMP(context.Background(), X, &G, &B, nil, T, 0, &w)
 	}
 	// Per sample and step s: k·s for the correlations, ~s² for the solves.
 	flops := float64(n) * float64(2*k*T*(T+1)/2+2*T*T*T/3)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -14,14 +15,21 @@ import (
 //
 // the proximal operator of τ‖·‖_*, argmin_Z τ‖Z‖_* + ½‖Z − A‖²_F (Cai,
 // Candès and Shen), computed from LAPACK's thin SVD. It returns the rank of
-// the result. dst may be a; an empty dst is resized. a must be finite.
-func SVT(dst, a *mat.Dense, tau float64) int {
+// the result. dst may be a; an empty dst is resized. When a is not finite
+// it returns an error wrapping ErrNotFinite and leaves dst unset.
+func SVT(dst, a *mat.Dense, tau float64) (int, error) {
 	r, c := a.Dims()
+	if !finiteDense(a) { // gonum's SVD panics on infinite entries
+		return 0, fmt.Errorf("core: SVT: %w", ErrNotFinite)
+	}
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDThin) {
-		panic("core: SVD did not converge")
+		return 0, fmt.Errorf("core: SVT: the SVD did not converge: %w", ErrNotFinite)
 	}
 	s := svd.Values(nil)
+	if !finite(s) {
+		return 0, fmt.Errorf("core: SVT: singular values %w", ErrNotFinite)
+	}
 	rank := 0
 	for i, x := range s {
 		s[i] = math.Max(x-tau, 0)
@@ -34,7 +42,7 @@ func SVT(dst, a *mat.Dense, tau float64) int {
 	}
 	if rank == 0 {
 		dst.Zero()
-		return 0
+		return 0, nil
 	}
 	// Singular values are in decreasing order: keep the first rank triplets.
 	var u, v mat.Dense
@@ -48,14 +56,25 @@ func SVT(dst, a *mat.Dense, tau float64) int {
 		}
 	}
 	dst.Mul(u.Slice(0, r, 0, rank), v.Slice(0, c, 0, rank).T())
-	return rank
+	return rank, nil
 }
 
-// NuclearNorm returns ‖A‖_*, the sum of the singular values of a.
+// NuclearNorm returns ‖A‖_*, the sum of the singular values of a, or NaN
+// when the SVD fails (a not finite).
 func NuclearNorm(a mat.Matrix) float64 {
+	if d, ok := a.(*mat.Dense); !ok || !finiteDense(d) {
+		r, c := a.Dims()
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+					return math.NaN()
+				}
+			}
+		}
+	}
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDNone) {
-		panic("core: SVD did not converge")
+		return math.NaN()
 	}
 	var s float64
 	for _, x := range svd.Values(nil) {
@@ -67,9 +86,22 @@ func NuclearNorm(a mat.Matrix) float64 {
 // ProxFunc sets z = argmin_z r(z) + ρ/2‖z − v‖²_F.
 type ProxFunc func(z, v *mat.Dense, rho float64)
 
-// SVTProx returns the ProxFunc of r = η‖·‖_*: z = D_{η/ρ}(v).
+// SVTProx returns the ProxFunc of r = η‖·‖_*: z = D_{η/ρ}(v). When the SVD
+// fails it sets z to NaN, which ADMMDict reports.
 func SVTProx(eta float64) ProxFunc {
-	return func(z, v *mat.Dense, rho float64) { SVT(z, v, eta/rho) }
+	return func(z, v *mat.Dense, rho float64) {
+		if _, err := SVT(z, v, eta/rho); err != nil {
+			if z.IsEmpty() {
+				z.ReuseAs(v.Dims())
+			}
+			r, c := z.Dims()
+			for i := 0; i < r; i++ {
+				for j := 0; j < c; j++ {
+					z.Set(i, j, math.NaN())
+				}
+			}
+		}
+	}
 }
 
 // ADMMOptions controls ADMMDict. The zero value means the defaults.
@@ -92,7 +124,9 @@ type ADMMOptions struct {
 //
 // which is scaled ADMM for the augmented Lagrangian with penalty ρ/2‖D − Z + U‖²_F.
 // With r = η‖·‖_* the Z step is SVTProx(η) (LRSDL-D0); with r = 0 (prox
-// z = v) the result is UpdateDict's solution.
+// z = v) the result is UpdateDict's solution. ctx is checked before every
+// iteration and every inner sweep; iterates that become NaN (non-finite E,
+// F or a failing prox) are an error wrapping ErrNotFinite.
 func ADMMDict(ctx context.Context, D, E, F *mat.Dense, prox ProxFunc, opts ADMMOptions) error {
 	var w ADMMDictWorkspace
 	return w.Update(ctx, D, E, F, prox, opts)
@@ -141,7 +175,9 @@ func (w *ADMMDictWorkspace) Update(ctx context.Context, D, E, F *mat.Dense, prox
 		Eb.Sub(Z, U)
 		floats.Scale(rho/2, Eb.RawMatrix().Data) // Eb is contiguous; Dense.Scale in place allocates
 		Eb.Add(Eb, E)
-		w.odl.Update(D, Eb, Fb, opts.Update)
+		if err := w.odl.UpdateContext(ctx, D, Eb, Fb, opts.Update); err != nil {
+			return err
+		}
 		V.Add(D, U)
 		Zp.Copy(Z)
 		prox(Z, V, rho)
@@ -150,10 +186,25 @@ func (w *ADMMDictWorkspace) Update(ctx context.Context, D, E, F *mat.Dense, prox
 		V.Sub(D, Z)
 		Zp.Sub(Z, Zp)
 		// Primal residual D − Z and dual residual ΔZ.
-		lim := tol * math.Max(1, mat.Norm(D, 2))
-		if mat.Norm(V, 2) <= lim && mat.Norm(Zp, 2) <= lim {
+		nd, nv, nz := mat.Norm(D, 2), mat.Norm(V, 2), mat.Norm(Zp, 2)
+		if math.IsNaN(nd + nv + nz) {
+			return fmt.Errorf("core: ADMM iteration %d: %w", it+1, ErrNotFinite)
+		}
+		lim := tol * math.Max(1, nd)
+		if nv <= lim && nz <= lim {
 			break
 		}
 	}
 	return nil
+}
+
+// finiteDense reports whether every entry of a is finite.
+func finiteDense(a *mat.Dense) bool {
+	ar := a.RawMatrix()
+	for i := 0; i < ar.Rows; i++ {
+		if !finite(ar.Data[i*ar.Stride : i*ar.Stride+ar.Cols]) {
+			return false
+		}
+	}
+	return true
 }

@@ -193,7 +193,7 @@ func (l *lcksvd) fit(ctx context.Context, o *LCKSVDOptions, two bool, Y mat.Matr
 		D.Slice(0, d, c*k, (c+1)*k).(*mat.Dense).Copy(Dc)
 	}
 	X := mat.NewDense(K, N, nil)
-	if err := core.OMP(X, D, Ys, T, 0); err != nil {
+	if err := core.OMP(ctx, X, D, Ys, T, 0); err != nil {
 		return err
 	}
 	Q, H := lcTargets(g.Part, ap, g.Class, g.Perm)
@@ -245,7 +245,7 @@ func (l *lcksvd) fit(ctx context.Context, o *LCKSVDOptions, two bool, Y mat.Matr
 		}
 	}
 	if !two {
-		if err := core.OMP(X, D, Ys, T, 0); err != nil {
+		if err := core.OMP(ctx, X, D, Ys, T, 0); err != nil {
 			return err
 		}
 		if W, err = lcRidge(H, X, o.ridge()); err != nil {
@@ -346,7 +346,7 @@ func (l *lcksvd) predict(o *LCKSVDOptions, Y mat.Matrix) ([]int, error) {
 	_, K := l.m.D.Dims()
 	_, n := Y.Dims()
 	X := mat.NewDense(K, n, nil)
-	if err := core.OMP(X, l.m.D, Y, o.t(), 0); err != nil {
+	if err := core.OMP(context.Background(), X, l.m.D, Y, o.t(), 0); err != nil {
 		return nil, err
 	}
 	C, _ := l.W.Dims()
@@ -391,7 +391,7 @@ func (l *lcksvd) cost(o *LCKSVDOptions, two bool, Y mat.Matrix, labels []int) (l
 		}
 	}
 	X := mat.NewDense(K, n, nil)
-	if err := core.OMP(X, G, Ysk, o.t(), 0); err != nil {
+	if err := core.OMP(context.Background(), X, G, Ysk, o.t(), 0); err != nil {
 		return lrsdl.Cost{}, err
 	}
 	return lcCost(Ysk, G, X, lcRows(parts)), nil
