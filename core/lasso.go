@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -125,7 +126,8 @@ func Lasso(ctx context.Context, X, D *mat.Dense, Y mat.Matrix, lambda float64, o
 
 // LassoGram is Lasso given the Gram matrix G = DᵀD (k×k) and B = DᵀY (k×n).
 // Any of the matrices may be a view.
-// The step is 1/L with L the upper bound of λmax(G) from PowerIter.MaxEig.
+// The step is 1/L with L the upper bound of λmax(G) from PowerIter.MaxEig,
+// or ‖G‖_∞ when FISTA diverges with that bound.
 func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts LassoOptions) error {
 	k, gc := G.Dims()
 	br, n := B.Dims()
@@ -150,7 +152,14 @@ func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		x = mat.DenseCopyOf(X)
 	}
 	f := FISTA{MaxIter: opts.MaxIter, Tol: opts.Tol, Restart: opts.Restart}
-	_, err := f.Solve(ctx, x, func(g, w *mat.Dense) { lassoGrad(g, G, B, w) }, L, lambda, nil)
+	x0 := mat.DenseCopyOf(x)
+	grad := func(g, w *mat.Dense) { lassoGrad(g, G, B, w) }
+	_, err := f.Solve(ctx, x, grad, L, lambda, nil)
+	if inf, _ := normInf(G); errors.Is(err, ErrNotFinite) && L < inf && finiteDense(B) {
+		// L missed λmax (see PowerIter.MaxEig): retry with the safe ‖G‖_∞.
+		x.Copy(x0)
+		_, err = f.Solve(ctx, x, grad, inf, lambda, nil)
+	}
 	if x != X {
 		X.Copy(x)
 	}

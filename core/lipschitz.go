@@ -23,12 +23,17 @@ type PowerIter struct {
 // MaxEig returns the Rayleigh quotient ρ = vᵀAv (a lower bound of λmax(A))
 // and an upper bound
 //
-//	ub = min(ρ + ‖Av − ρv‖₂, ‖A‖_∞).
+//	ub = min(max(ρ + ‖Av − ρv‖₂, maxᵢ aᵢᵢ), ‖A‖_∞).
 //
 // ‖A‖_∞ (largest absolute row sum) bounds every eigenvalue. ρ + ‖Av − ρv‖₂
 // bounds the eigenvalue that v approximates (Weinstein), which is λmax
 // unless the start vector is orthogonal to the top eigenvector; it exceeds
 // λmax by about ‖Av − ρv‖₂, so ub is a safe and tight Lipschitz constant.
+// A cold start is the all-ones vector, or a generic one when all-ones is an
+// eigenvector (A has constant row sums, as [a −c; −c a]). Should the start
+// still miss the top eigenvector, ρ + ‖Av − ρv‖₂ is raised to the largest
+// diagonal entry (at most λmax), and LassoGram, seeing FISTA diverge,
+// retries with ‖A‖_∞.
 func (p *PowerIter) MaxEig(a *mat.Dense) (rho, ub float64) {
 	n, c := a.Dims()
 	if n != c {
@@ -47,7 +52,8 @@ func (p *PowerIter) MaxEig(a *mat.Dense) (rho, ub float64) {
 		tol = 1e-6
 	}
 	rho, res := powerIter(a, p.v, p.w, maxIter, tol)
-	return rho, math.Min(rho+res, normInf(a))
+	inf, diag := normInf(a)
+	return rho, math.Min(math.Max(rho+res, diag), inf)
 }
 
 // powerIter runs the power iteration from v with workspace w and returns
@@ -65,7 +71,8 @@ func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64) (rho, res
 	for _, x := range v {
 		nv += x * x
 	}
-	if nv == 0 || math.IsNaN(nv) || math.IsInf(nv, 0) {
+	fresh := nv == 0 || math.IsNaN(nv) || math.IsInf(nv, 0)
+	if fresh {
 		for i := range v {
 			v[i] = 1
 		}
@@ -90,6 +97,24 @@ func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64) (rho, res
 			r2 += d * d
 			w2 += x * x
 		}
+		if fresh && it == 0 && n > 1 && r2 <= 1e-24*w2 {
+			// The all-ones start is an eigenvector (A has constant row
+			// sums), maybe not the top one: start again from a generic
+			// vector, vᵢ = 1 + frac(φ·(i+1)).
+			fresh = false
+			var nv float64
+			for i := range v {
+				_, f := math.Modf(math.Phi * float64(i+1))
+				v[i] = 1 + f
+				nv += v[i] * v[i]
+			}
+			s := 1 / math.Sqrt(nv)
+			for i := range v {
+				v[i] *= s
+			}
+			it--
+			continue
+		}
 		if w2 == 0 {
 			return 0, 0
 		}
@@ -106,16 +131,18 @@ func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64) (rho, res
 	return rho, res
 }
 
-// normInf returns ‖A‖_∞ = maxᵢ Σⱼ |aᵢⱼ|.
-func normInf(a *mat.Dense) float64 {
+// normInf returns ‖A‖_∞ = maxᵢ Σⱼ |aᵢⱼ| and the largest diagonal entry of
+// the square matrix A.
+func normInf(a *mat.Dense) (norm, diag float64) {
 	ar := a.RawMatrix()
-	var m float64
 	for i := 0; i < ar.Rows; i++ {
 		var s float64
-		for _, x := range ar.Data[i*ar.Stride : i*ar.Stride+ar.Cols] {
+		row := ar.Data[i*ar.Stride : i*ar.Stride+ar.Cols]
+		for _, x := range row {
 			s += math.Abs(x)
 		}
-		m = math.Max(m, s)
+		norm = math.Max(norm, s)
+		diag = math.Max(diag, row[i])
 	}
-	return m
+	return norm, diag
 }

@@ -202,3 +202,38 @@ func TestNonFinite(t *testing.T) {
 		t.Errorf("FISTA from a NaN start: %v, want ErrNotFinite", err)
 	}
 }
+
+// TestLassoMissedTopEigenvector codes over two nearly opposite atoms, whose
+// Gram matrix [1 −c; −c 1] has the all-ones start of the power iteration as
+// an eigenvector of the small eigenvalue 1 − c: the lasso must still reach
+// the optimum (checked against FISTA with the exact λmax = 1 + c).
+func TestLassoMissedTopEigenvector(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, c := range []float64{0.5, 0.99, 0.999} {
+		G := mat.NewDense(2, 2, []float64{1, -c, -c, 1})
+		B := testutil.RandDense(rng, 2, 5)
+		B.Scale(10, B)
+		lambda := 0.01
+		var p PowerIter
+		if _, ub := p.MaxEig(G); ub < (1+c)*(1-1e-9) {
+			t.Errorf("c=%v: bound %v below λmax = %v", c, ub, 1+c)
+		}
+		X := mat.NewDense(2, 5, nil)
+		if err := LassoGram(context.Background(), X, G, B, lambda, LassoOptions{MaxIter: 5000, Tol: 1e-13}); err != nil {
+			t.Fatalf("c=%v: %v", c, err)
+		}
+		want := mat.NewDense(2, 5, nil)
+		f := FISTA{MaxIter: 20000, Tol: 1e-14}
+		if _, err := f.Solve(context.Background(), want, func(g, w *mat.Dense) { lassoGrad(g, G, B, w) }, 1+c, lambda, nil); err != nil {
+			t.Fatal(err)
+		}
+		obj := func(X *mat.Dense) float64 {
+			var gx mat.Dense
+			gx.Mul(G, X)
+			return Dot(X, &gx)/2 - Dot(B, X) + lambda*L1(X)
+		}
+		if got, ref := obj(X), obj(want); !(got <= ref+1e-6*math.Abs(ref)) {
+			t.Errorf("c=%v: lasso objective %v, optimum %v", c, got, ref)
+		}
+	}
+}
