@@ -89,21 +89,22 @@ func FuzzDecodeModel(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		if s, err := DecodeModel(bytes.NewReader(in)); err == nil {
+		if s, info, err := DecodeModelInfo(bytes.NewReader(in)); err == nil && info.Version == ModelVersion {
 			var buf bytes.Buffer
-			if err := EncodeModel(&buf, s); err != nil {
+			if err := EncodeModelInfo(&buf, s, info); err != nil {
 				t.Fatalf("re-encoding a decoded model: %v", err)
 			}
 			if !bytes.HasPrefix(in, buf.Bytes()) {
 				t.Fatal("re-encoded model differs from its input")
 			}
 		}
-		s, err := decodeModelBody(in)
+		info := ModelInfo{Version: ModelVersion}
+		s, err := decodeModelBody(in, &info)
 		if err != nil {
 			return
 		}
 		var buf bytes.Buffer
-		if err := EncodeModel(&buf, s); err != nil {
+		if err := EncodeModelInfo(&buf, s, info); err != nil {
 			t.Fatalf("re-encoding a decoded body: %v", err)
 		}
 		if body := buf.Bytes()[modelHeaderLen : buf.Len()-8]; !bytes.Equal(body, in) {

@@ -2,7 +2,9 @@ package data
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc64"
@@ -16,13 +18,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Model file format, version 1. All integers are little-endian.
+// Model file format, version 2. All integers are little-endian.
 //
 //	magic    8 bytes  "LRSDLMDL"
-//	version  uint32   1
+//	version  uint32   2
 //	flags    uint32   0 (reserved)
 //	length   uint64   number of bytes in the body
 //	body:
+//	  info     uint64 n, n bytes (JSON of ModelInfo; absent in version 1)
 //	  method   uint32 n, n bytes (UTF-8)
 //	  options  uint64 n, n bytes (JSON)
 //	  classes  uint64 n, n × int64
@@ -30,48 +33,77 @@ import (
 //	    name   uint32 n, n bytes
 //	    rows   uint64
 //	    cols   uint64
-//	    data   rows×cols × float64 bits, row-major
+//	    data   rows×cols × float64 bits, row-major, all finite
 //	checksum uint64   CRC-64 (ECMA) of everything before it
+//
+// Version 1 files, which have no info, still load, with a zero ModelInfo.
 const (
 	modelMagic     = "LRSDLMDL"
 	modelHeaderLen = 24
 )
 
 // ModelVersion is the version of the model files written by this package.
-const ModelVersion = 1
+const ModelVersion = 2
+
+// ModelInfo is what a model file records beside the method's state: how
+// the training samples were prepared, which new samples need too.
+type ModelInfo struct {
+	// Version is the format version of the file read (not stored).
+	Version int `json:"-"`
+	// Normalize records that every training sample was scaled to unit ℓ2
+	// norm (LoadOptions.Normalize); samples to classify must be too.
+	Normalize bool `json:"normalize"`
+}
 
 var crcTable = crc64.MakeTable(crc64.ECMA)
 
-// WriteModel writes s to a model file at path atomically: the content goes
-// to a temporary file in the same directory, which is synced and renamed
-// over path. On error, path is left as it was.
+// WriteModel is WriteModelInfo with a zero ModelInfo.
 func WriteModel(path string, s *lrsdl.State) error {
-	return writeAtomic(path, func(w io.Writer) error { return EncodeModel(w, s) })
+	return WriteModelInfo(path, s, ModelInfo{})
 }
 
-// ReadModel reads a model file written by WriteModel.
+// WriteModelInfo writes s and info to a model file at path atomically: the
+// content goes to a temporary file in the same directory, which is synced
+// and renamed over path. On error, path is left as it was.
+func WriteModelInfo(path string, s *lrsdl.State, info ModelInfo) error {
+	return writeAtomic(path, func(w io.Writer) error { return EncodeModelInfo(w, s, info) })
+}
+
+// ReadModel is ReadModelInfo without the ModelInfo.
 func ReadModel(path string) (*lrsdl.State, error) {
+	s, _, err := ReadModelInfo(path)
+	return s, err
+}
+
+// ReadModelInfo reads a model file written by WriteModelInfo (or an older
+// version of it).
+func ReadModelInfo(path string) (*lrsdl.State, ModelInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, ModelInfo{}, err
 	}
 	defer f.Close()
 	br := bufio.NewReader(f)
-	s, err := DecodeModel(br)
+	s, info, err := DecodeModelInfo(br)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, ModelInfo{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, fmt.Errorf("%s: model: extra data after the end of the model", path)
+		return nil, ModelInfo{}, fmt.Errorf("%s: model: extra data after the end of the model", path)
 	}
-	return s, nil
+	return s, info, nil
 }
 
-// EncodeModel writes s to w in the model file format. Method must be
-// non-empty; every name in Names must be a key of Matrices with a
-// non-empty matrix and every key must be listed (when Names is nil, the
-// matrices are written in sorted order of name).
+// EncodeModel is EncodeModelInfo with a zero ModelInfo.
 func EncodeModel(w io.Writer, s *lrsdl.State) error {
+	return EncodeModelInfo(w, s, ModelInfo{})
+}
+
+// EncodeModelInfo writes s and info to w in the model file format. Method
+// must be non-empty; every name in Names must be a key of Matrices with a
+// non-empty matrix of finite values and every key must be listed (when
+// Names is nil, the matrices are written in sorted order of name).
+func EncodeModelInfo(w io.Writer, s *lrsdl.State, info ModelInfo) error {
 	if s == nil {
 		return errors.New("model: nil state")
 	}
@@ -98,6 +130,9 @@ func EncodeModel(w io.Writer, s *lrsdl.State) error {
 		if m.IsEmpty() {
 			return fmt.Errorf("model: matrix %q is empty", name)
 		}
+		if err := checkFinite(name, m); err != nil {
+			return err
+		}
 	}
 	for name := range s.Matrices {
 		if !seen[name] {
@@ -105,8 +140,14 @@ func EncodeModel(w io.Writer, s *lrsdl.State) error {
 		}
 	}
 
+	js, err := json.Marshal(info)
+	if err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
 	le := binary.LittleEndian
 	var body []byte
+	body = le.AppendUint64(body, uint64(len(js)))
+	body = append(body, js...)
 	body = le.AppendUint32(body, uint32(len(s.Method)))
 	body = append(body, s.Method...)
 	body = le.AppendUint64(body, uint64(len(s.Options)))
@@ -145,50 +186,75 @@ func EncodeModel(w io.Writer, s *lrsdl.State) error {
 	return nil
 }
 
-// DecodeModel reads one model in the model file format from r. It rejects
-// input with the wrong magic, an unknown version, a bad checksum, or that
-// is truncated, and allocates no more than the input really holds,
-// whatever its header claims.
+// checkFinite returns an error if m holds a NaN or an infinity.
+func checkFinite(name string, m *mat.Dense) error {
+	r, c := m.Dims()
+	for i := range r {
+		for j := range c {
+			if v := m.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("model: matrix %q holds %v at row %d, column %d", name, v, i+1, j+1)
+			}
+		}
+	}
+	return nil
+}
+
+// DecodeModel is DecodeModelInfo without the ModelInfo.
 func DecodeModel(r io.Reader) (*lrsdl.State, error) {
+	s, _, err := DecodeModelInfo(r)
+	return s, err
+}
+
+// DecodeModelInfo reads one model in the model file format (version 1 or
+// 2) from r. It rejects input with the wrong magic, an unknown version, a
+// bad checksum, non-finite values, or that is truncated, and allocates no
+// more than the input really holds, whatever its header claims.
+func DecodeModelInfo(r io.Reader) (*lrsdl.State, ModelInfo, error) {
+	var info ModelInfo
 	hdr := make([]byte, modelHeaderLen)
 	if n, err := io.ReadFull(r, hdr); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			if n >= len(modelMagic) && string(hdr[:len(modelMagic)]) != modelMagic {
-				return nil, fmt.Errorf("model: not a model file (bad magic %q)", hdr[:len(modelMagic)])
+				return nil, info, fmt.Errorf("model: not a model file (bad magic %q)", hdr[:len(modelMagic)])
 			}
-			return nil, fmt.Errorf("model: truncated header: %d of %d bytes", n, modelHeaderLen)
+			return nil, info, fmt.Errorf("model: truncated header: %d of %d bytes", n, modelHeaderLen)
 		}
-		return nil, fmt.Errorf("model: %w", err)
+		return nil, info, fmt.Errorf("model: %w", err)
 	}
 	if string(hdr[:8]) != modelMagic {
-		return nil, fmt.Errorf("model: not a model file (bad magic %q)", hdr[:8])
+		return nil, info, fmt.Errorf("model: not a model file (bad magic %q)", hdr[:8])
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(hdr[8:]); v != ModelVersion {
-		return nil, fmt.Errorf("model: unsupported version %d (this package reads version %d)", v, ModelVersion)
+	info.Version = int(le.Uint32(hdr[8:]))
+	if info.Version < 1 || info.Version > ModelVersion {
+		return nil, ModelInfo{}, fmt.Errorf("model: unsupported version %d (this package reads versions 1 to %d)", info.Version, ModelVersion)
 	}
 	if f := le.Uint32(hdr[12:]); f != 0 {
-		return nil, fmt.Errorf("model: unknown flags 0x%x", f)
+		return nil, ModelInfo{}, fmt.Errorf("model: unknown flags 0x%x", f)
 	}
 	n := le.Uint64(hdr[16:])
 	if n > math.MaxInt64-8 {
-		return nil, fmt.Errorf("model: invalid body length %d", n)
+		return nil, ModelInfo{}, fmt.Errorf("model: invalid body length %d", n)
 	}
 	// ReadAll grows with the data actually read, so a corrupt length
 	// cannot allocate more than the input holds.
 	rest, err := io.ReadAll(io.LimitReader(r, int64(n)+8))
 	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
+		return nil, ModelInfo{}, fmt.Errorf("model: %w", err)
 	}
 	if uint64(len(rest)) < n+8 {
-		return nil, fmt.Errorf("model: truncated: header says %d bytes follow, got %d", n+8, len(rest))
+		return nil, ModelInfo{}, fmt.Errorf("model: truncated: header says %d bytes follow, got %d", n+8, len(rest))
 	}
 	body := rest[:n]
 	crc := crc64.Update(crc64.Checksum(hdr, crcTable), crcTable, body)
 	if want := le.Uint64(rest[n:]); crc != want {
-		return nil, fmt.Errorf("model: checksum mismatch (stored %016x, computed %016x): the file is corrupt", want, crc)
+		return nil, ModelInfo{}, fmt.Errorf("model: checksum mismatch (stored %016x, computed %016x): the file is corrupt", want, crc)
 	}
-	return decodeModelBody(body)
+	s, err := decodeModelBody(body, &info)
+	if err != nil {
+		return nil, ModelInfo{}, err
+	}
+	return s, info, nil
 }
 
 // modelReader reads the fields of a model body with bounds checks.
@@ -226,9 +292,23 @@ func (r *modelReader) u64(what string) uint64 {
 }
 
 // decodeModelBody parses the body of a model file, whose checksum has
-// been verified.
-func decodeModelBody(b []byte) (*lrsdl.State, error) {
+// been verified, into a state and info (whose Version is set).
+func decodeModelBody(b []byte, info *ModelInfo) (*lrsdl.State, error) {
 	r := &modelReader{b: b}
+	if info.Version >= 2 {
+		js := r.take(r.u64("info length"), "info")
+		if r.err != nil {
+			return nil, r.err
+		}
+		dec := json.NewDecoder(bytes.NewReader(js))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(info); err != nil {
+			return nil, fmt.Errorf("model: info %q: %v", js, err)
+		}
+		if c, _ := json.Marshal(info); !bytes.Equal(c, js) {
+			return nil, fmt.Errorf("model: info %q is not as written by this package (%s)", js, c)
+		}
+	}
 	s := &lrsdl.State{}
 	s.Method = string(r.take(r.u32("method length"), "method name"))
 	if r.err == nil && s.Method == "" {
@@ -277,8 +357,12 @@ func decodeModelBody(b []byte) (*lrsdl.State, error) {
 		for i := range v {
 			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
 		}
+		m := mat.NewDense(int(rows), int(cols), v)
+		if err := checkFinite(name, m); err != nil {
+			return nil, err
+		}
 		s.Names = append(s.Names, name)
-		s.Matrices[name] = mat.NewDense(int(rows), int(cols), v)
+		s.Matrices[name] = m
 	}
 	if r.off != len(b) {
 		return nil, fmt.Errorf("model: %d bytes of unexplained data at the end of the body", len(b)-r.off)

@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc64"
 	"math"
 	"os"
@@ -26,8 +27,8 @@ func testState() *lrsdl.State {
 		Classes: []int{-7, 1, 2, math.MaxInt, math.MinInt},
 		Names:   []string{"D", "D0", "view"},
 		Matrices: map[string]*mat.Dense{
-			"D": mat.NewDense(2, 3, []float64{math.Pi, -0.0, math.Inf(-1), 5e-324,
-				math.Float64frombits(0x7ff4000000000abc), math.MaxFloat64}),
+			"D": mat.NewDense(2, 3, []float64{math.Pi, math.Copysign(0, -1), -math.MaxFloat64, 5e-324,
+				-1e-300, math.MaxFloat64}),
 			"D0":   mat.NewDense(1, 1, []float64{1}),
 			"view": big.Slice(1, 3, 1, 3).(*mat.Dense),
 		},
@@ -172,7 +173,8 @@ func TestDecodeModelMalformed(t *testing.T) {
 	}{
 		{"magic", edit(func(b []byte) { copy(b, "NOTMODEL") }), `not a model file (bad magic "NOTMODEL")`},
 		{"short non-model", []byte("MATLAB 5.0"), "not a model file"},
-		{"version", edit(func(b []byte) { b[8] = 2 }), "unsupported version 2 (this package reads version 1)"},
+		{"version", edit(func(b []byte) { b[8] = 3 }), "unsupported version 3 (this package reads versions 1 to 2)"},
+		{"version 0", edit(func(b []byte) { b[8] = 0 }), "unsupported version 0"},
 		{"flags", edit(func(b []byte) { b[12] = 1 }), "unknown flags 0x1"},
 		{"length", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[16:], 1<<62) }), "truncated: header says"},
 		{"huge length", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[16:], math.MaxUint64) }), "invalid body length"},
@@ -185,7 +187,8 @@ func TestDecodeModelMalformed(t *testing.T) {
 		}
 	}
 
-	// Bodies with a valid checksum but inconsistent content.
+	// Bodies with a valid checksum but inconsistent content, in the
+	// version 1 layout (no info).
 	le := binary.LittleEndian
 	u32 := func(b []byte, v uint32) []byte { return le.AppendUint32(b, v) }
 	u64 := func(b []byte, v uint64) []byte { return le.AppendUint64(b, v) }
@@ -216,9 +219,33 @@ func TestDecodeModelMalformed(t *testing.T) {
 		{"short matrix", withMats(1, mat1("a", 2, 2, 3)), `matrix "a": 2×2 values do not fit in the 24 bytes left`},
 		{"duplicate", withMats(2, mat1("a", 1, 1, 1), mat1("a", 1, 1, 1)), `matrix "a" appears twice`},
 		{"trailing", append(slices.Clone(noMats), 0), "1 bytes of unexplained data"},
+		{"NaN", withMats(1, u64(mat1("a", 1, 1, 0), math.Float64bits(math.NaN()))), `matrix "a" holds NaN at row 1, column 1`},
+		{"Inf", withMats(2, mat1("a", 1, 1, 1), u64(mat1("b", 1, 2, 1), math.Float64bits(math.Inf(-1)))), `matrix "b" holds -Inf at row 1, column 2`},
 	} {
 		hdr := append([]byte(modelMagic), make([]byte, 16)...)
-		le.PutUint32(hdr[8:], ModelVersion)
+		le.PutUint32(hdr[8:], 1)
+		in := reseal(append(append(hdr, c.body...), make([]byte, 8)...))
+		_, err := DecodeModel(bytes.NewReader(in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+
+	// Version 2 bodies: the info comes first.
+	for _, c := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"info length", u64(nil, 1<<40), "info at byte 32 needs 1099511627776 bytes"},
+		{"empty info", u64(noMats, 0), "model: info"},
+		{"info not JSON", append(u64(nil, 3), "{x}"...), `model: info "{x}"`},
+		{"unknown info", append(u64(nil, 12), `{"center":1}`...), `unknown field "center"`},
+		{"info type", append(u64(nil, 16), `{"normalize":1}`...), "model: info"},
+		{"info not canonical", append(u64(nil, 19), `{"normalize": true}`...), "is not as written by this package"},
+	} {
+		hdr := append([]byte(modelMagic), make([]byte, 16)...)
+		le.PutUint32(hdr[8:], 2)
 		in := reseal(append(append(hdr, c.body...), make([]byte, 8)...))
 		_, err := DecodeModel(bytes.NewReader(in))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -254,4 +281,47 @@ func equalBits(a, b *mat.Dense) bool {
 		}
 	}
 	return true
+// The info round-trips; version 1 files, which have none, still load;
+// non-finite values are refused when writing and when reading.
+func TestModelInfo(t *testing.T) {
+	s := testState()
+	path := filepath.Join(t.TempDir(), "m")
+	if err := WriteModelInfo(path, s, ModelInfo{Normalize: true}); err != nil {
+		t.Fatal(err)
+	}
+	got, info, err := ReadModelInfo(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameState(t, got, s)
+	if info != (ModelInfo{Version: 2, Normalize: true}) {
+		t.Errorf("info %+v", info)
+	}
+
+	// A version 1 file: the version 2 encoding without the info.
+	var buf bytes.Buffer
+	if err := EncodeModelInfo(&buf, s, ModelInfo{Normalize: true}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	n := binary.LittleEndian.Uint64(b[modelHeaderLen:])
+	v1 := slices.Concat(b[:modelHeaderLen], b[modelHeaderLen+8+int(n):])
+	binary.LittleEndian.PutUint32(v1[8:], 1)
+	got, info, err = DecodeModelInfo(bytes.NewReader(reseal(v1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameState(t, got, s)
+	if info != (ModelInfo{Version: 1}) {
+		t.Errorf("version 1 info %+v", info)
+	}
+
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		bad := testState()
+		bad.Matrices["D0"].Set(0, 0, v)
+		err := EncodeModel(&bytes.Buffer{}, bad)
+		if err == nil || !strings.Contains(err.Error(), `matrix "D0" holds `+fmt.Sprint(v)) {
+			t.Errorf("encoding %v: %v", v, err)
+		}
+	}
 }
