@@ -281,6 +281,8 @@ func equalBits(a, b *mat.Dense) bool {
 		}
 	}
 	return true
+}
+
 // The info round-trips; version 1 files, which have none, still load;
 // non-finite values are refused when writing and when reading.
 func TestModelInfo(t *testing.T) {

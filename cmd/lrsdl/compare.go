@@ -48,7 +48,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "compare")
 	var df dataFlags
 	var mf methodFlags
-	df.register(fs, false)
+	df.register(fs, false, true)
 	mf.register(fs)
 	algo := fs.String("algo", "", "algorithm: `fddl`, dlsi or copar")
 	out := fs.String("out", ".", "`directory` for compare-ALGO.png and compare-ALGO.csv")
@@ -56,7 +56,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	size := fs.Int("size", 17, "synthetic data: images of size×size pixels, d = size² (the paper: d=300 random faces; 17 gives 289)")
 	perClass := fs.Int("n", 7, "training samples per class (the paper: 7)")
 	k := fs.Int("k", 7, "atoms per class (the paper: 7)")
-	verbose := fs.Bool("v", false, "print the cost after every iteration")
+	e.progressFlags(fs)
 	fs.Lookup("iters").DefValue = "100"
 	mf.iters = 100
 	if err := parse(e, fs, args); err != nil {
@@ -124,9 +124,10 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		if err := eval.Configure(c, v.params); err != nil {
 			return err
 		}
-		p := newProgress(e, *verbose, v.name, mf.iters)
-		trace, err := eval.FitTrace(ctx, c, train.Y, train.Labels, p.iter)
-		p.done()
+		j := e.rep.job(v.name, 1)
+		j.fit("", mf.iters)
+		trace, err := eval.FitTrace(ctx, c, train.Y, train.Labels, j.iter)
+		j.finish()
 		if err != nil {
 			return fmt.Errorf("%s: %w", v.name, err)
 		}

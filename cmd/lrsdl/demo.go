@@ -31,20 +31,29 @@ var atomMethods = []string{"DLSI", "FDDL", "COPAR", "LRSDL"}
 
 func runDemo(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "demo")
-	out := fs.String("out", ".", "`directory` for atoms.png")
+	out := fs.String("out", "", "existing `directory` for atoms.png (default: a new directory lrsdl-demo-N in the current one)")
 	perClass := fs.Int("train-per-class", 200, "training samples per class (the paper: 200)")
 	testPerClass := fs.Int("test-per-class", 100, "test samples per class (the paper: 800)")
 	iters := fs.Int("iters", 0, "iterations of every method with an iters option (0: each method's default)")
 	seed := fs.Uint64("seed", 1, "random seed of the data and the methods")
 	only := fs.String("method", "", "comma-separated method `names` to run (default: all registered)")
-	verbose := fs.Bool("v", false, "print the cost after every iteration")
+	e.progressFlags(fs)
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	if *perClass < 1 || *testPerClass < 1 {
 		return usagef("-train-per-class and -test-per-class must be at least 1")
 	}
-	if st, err := os.Stat(*out); err != nil || !st.IsDir() {
+	if *out == "" {
+		dir, err := newDemoDir(".")
+		if err != nil {
+			return err
+		}
+		// Remove it again if nothing gets written (os.Remove keeps a
+		// directory that is not empty).
+		defer os.Remove(dir)
+		*out = dir
+	} else if st, err := os.Stat(*out); err != nil || !st.IsDir() {
 		return fmt.Errorf("-out %s: not a directory", *out)
 	}
 	names := methodNames()
@@ -89,10 +98,11 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		if err := eval.Configure(c, set); err != nil {
 			return err
 		}
-		p := newProgress(e, *verbose, c.Name(), iterations(c))
-		eval.SetProgress(c, p.iter)
+		j := e.rep.job(c.Name(), 1)
+		j.fit("", iterations(c))
+		setProgress(c, j.iter)
 		r, _, err := eval.FitPredict(ctx, c, train, test)
-		p.done()
+		j.finish()
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -145,4 +155,19 @@ func classPartition(classes, k int) core.Partition {
 		s[i] = k
 	}
 	return core.NewPartition(s...)
+}
+
+// newDemoDir creates and returns the first of parent/lrsdl-demo-1,
+// lrsdl-demo-2, ... that does not exist.
+func newDemoDir(parent string) (string, error) {
+	for i := 1; ; i++ {
+		dir := filepath.Join(parent, fmt.Sprintf("lrsdl-demo-%d", i))
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !os.IsExist(err) || i == 1000 {
+			return "", fmt.Errorf("cannot create an output directory (give -out DIR): %v", err)
+		}
+	}
 }

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/eval"
@@ -14,6 +14,8 @@ import (
 type evalResult struct {
 	Method               string        `json:"method"`
 	Dataset              string        `json:"dataset"`
+	Normalize            bool          `json:"normalize"`
+	Backend              string        `json:"backend"`
 	Splits               int           `json:"splits"`
 	TrainPerClass        int           `json:"train_per_class"`
 	TestSamples          int           `json:"test_samples"` // per split
@@ -21,7 +23,9 @@ type evalResult struct {
 	StdAcc               float64       `json:"std_acc"`
 	TrainSeconds         float64       `json:"train_seconds"`
 	TestSecondsPerSample float64       `json:"test_seconds_per_sample"`
-	Params               eval.Params   `json:"params"`
+	Params               eval.Params   `json:"params"`               // as used in the first split
+	ItersRun             []int         `json:"iters_run,omitempty"`   // per split
+	StopReason           []string      `json:"stop_reason,omitempty"` // per split
 	CVFolds              int           `json:"cv_folds,omitempty"`
 	CVGrid               eval.Grid     `json:"cv_grid,omitempty"`
 	CVChosen             []eval.Params `json:"cv_chosen,omitempty"`
@@ -31,15 +35,15 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "eval")
 	var df dataFlags
 	var mf methodFlags
-	df.register(fs, true)
+	df.register(fs, true, true)
 	mf.register(fs)
+	e.progressFlags(fs)
 	names := fs.String("method", "", "comma-separated method `names` (see 'lrsdl methods'), or all")
 	perClass := fs.Int("train-per-class", 0, "training samples drawn per class in each split (0: all; required without a test set)")
 	testPerClass := fs.Int("test-per-class", 0, "without a test set: test samples per class taken from the rest (0: all the rest)")
 	splits := fs.Int("splits", 1, "number of random splits")
 	cv := fs.Int("cv", 0, "choose options per split by `K`-fold cross-validation on the split's training data, over the method's grid:\n"+gridDoc())
 	asJSON := fs.Bool("json", false, "print one JSON object per method")
-	verbose := fs.Bool("v", false, "print every split and training iteration")
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
@@ -72,6 +76,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		return usagef("%s has no test set: give -train-per-class N to split one off", df.path)
 	}
 	if !*asJSON {
+		fmt.Fprintf(e.stdout, "%s; %s\n", df.path, normalizeNote(df.normalize))
 		fmt.Fprintf(e.stdout, "%-8s %10s %6s %9s %15s\n", "method", "accuracy %", "± std", "train s", "test ms/sample")
 	}
 	for _, n := range list {
@@ -81,52 +86,99 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		if *cv > 0 {
 			opts.Folds, opts.Grid = *cv, eval.DefaultGrid(c)
 			if opts.Grid == nil {
-				fmt.Fprintf(e.stderr, "%s: no cross-validation grid for this method; using its options as given\n", c.Name())
+				e.rep.event("%s: no cross-validation grid for this method; using its options as given", c.Name())
+				opts.Folds = 0
 			}
 		}
-		p := newProgress(e, *verbose, c.Name(), *splits)
+		tr := newEvalTracker(e.rep, c.Name(), opts)
 		opts.Progress = func(i int, r eval.Run) {
-			if *verbose {
-				fmt.Fprintf(e.stderr, "%s: split %d/%d accuracy %.2f%% train %.3gs %s\n", c.Name(), i+1, *splits, 100*r.Accuracy, r.TrainTime.Seconds(), r.Params)
-			} else {
-				p.bar(i+1, fmt.Sprintf("accuracy %.2f%%", 100*r.Accuracy))
+			chosen := ""
+			if r.Params != nil {
+				chosen = ", chose " + r.Params.String()
 			}
+			e.rep.event("%s: split %d/%d accuracy %.2f%%, training %.3gs%s", c.Name(), i+1, *splits, 100*r.Accuracy, r.TrainTime.Seconds(), chosen)
 		}
-		newTraced := newC
-		if *verbose {
-			newTraced = func() (lrsdl.Classifier, error) {
-				c, err := newC()
-				if err == nil {
-					eval.SetProgress(c, newProgress(e, true, c.Name(), 0).iter)
-				}
-				return c, err
-			}
-		}
-		s, err := eval.RandomSplits(ctx, newTraced, train, test, opts)
-		p.done()
+		s, err := eval.RandomSplits(ctx, tr.wrap(newC), train, test, opts)
+		tr.j.finish()
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", c.Name(), df.path, err)
 		}
-		res := evalResult{Method: c.Name(), Dataset: ds.Name, Splits: *splits, TrainPerClass: *perClass,
+		res := evalResult{Method: c.Name(), Dataset: ds.Name, Normalize: df.normalize, Backend: lrsdl.Backend(),
+			Splits: *splits, TrainPerClass: *perClass,
 			MeanAcc: s.MeanAcc, StdAcc: s.StdAcc, TrainSeconds: s.TrainSeconds, TestSecondsPerSample: s.TestSecondsPerSample,
-			Params: eval.CurrentParams(c), TestSamples: s.Runs[0].NTest}
-		if opts.Folds > 0 && opts.Grid != nil {
+			Params: paramValues(c), TestSamples: s.Runs[0].NTest}
+		for i, f := range tr.finals {
+			if i == 0 {
+				res.Params = paramValues(f)
+			}
+			if it, stop := fitInfo(f); it > 0 {
+				res.ItersRun, res.StopReason = append(res.ItersRun, it), append(res.StopReason, stop)
+			}
+		}
+		if opts.Folds > 0 {
 			res.CVFolds, res.CVGrid = opts.Folds, opts.Grid
 			for _, r := range s.Runs {
 				res.CVChosen = append(res.CVChosen, r.Params)
 			}
 		}
 		if *asJSON {
-			b, err := json.Marshal(res)
-			if err != nil {
+			if err := printJSON(e.stdout, res); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "%s\n", b)
 			continue
 		}
 		fmt.Fprintf(e.stdout, "%-8s %10.2f %6.2f %9.3g %15.3g\n", res.Method, 100*res.MeanAcc, 100*res.StdAcc, res.TrainSeconds, 1e3*res.TestSecondsPerSample)
 	}
 	return nil
+}
+
+// evalTracker follows the fits of eval.RandomSplits to report the split,
+// the cross-validation candidate and fold of each: per split, RandomSplits
+// fits every grid point on every fold in turn, then the chosen point once.
+type evalTracker struct {
+	j             *job
+	splits, folds int
+	points        []eval.Params
+
+	mu     sync.Mutex
+	n      int                // classifiers made so far
+	finals []lrsdl.Classifier // the final fit of every split
+}
+
+func newEvalTracker(r *reporter, label string, opts eval.SplitOptions) *evalTracker {
+	t := &evalTracker{splits: max(opts.Splits, 1)}
+	if opts.Folds > 1 {
+		t.folds, t.points = opts.Folds, opts.Grid.Points()
+	}
+	t.j = r.job(label, t.splits*(len(t.points)*t.folds+1))
+	if t.folds > 0 {
+		r.event("%s: %d splits × (%d candidates × %d folds + 1 final fit) = %d fits", label, t.splits, len(t.points), t.folds, t.j.fits)
+	}
+	return t
+}
+
+// wrap returns newC whose classifiers report their progress to t.
+func (t *evalTracker) wrap(newC eval.NewFunc) eval.NewFunc {
+	return func() (lrsdl.Classifier, error) {
+		c, err := newC()
+		if err != nil {
+			return nil, err
+		}
+		t.mu.Lock()
+		per := len(t.points)*t.folds + 1
+		split, r := t.n/per, t.n%per
+		t.n++
+		where := fmt.Sprintf("split %d/%d", split+1, t.splits)
+		if r < per-1 {
+			where += fmt.Sprintf(" · cv %d/%d %s · fold %d/%d", r/t.folds+1, len(t.points), t.points[r/t.folds], r%t.folds+1, t.folds)
+		} else {
+			t.finals = append(t.finals, c)
+		}
+		t.mu.Unlock()
+		t.j.fit(where, iterations(c))
+		setProgress(c, t.j.iter)
+		return c, nil
+	}
 }
 
 // gridDoc describes eval.DefaultGrids for -h.

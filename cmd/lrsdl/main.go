@@ -70,7 +70,13 @@ func init() {
 // env is what a command writes to.
 type env struct {
 	stdout, stderr io.Writer
-	tty            bool // stderr is a terminal: draw progress bars
+	rep            *reporter // progress on stderr
+}
+
+// progressFlags registers -q and -v, which set how much progress e reports.
+func (e *env) progressFlags(fs *flag.FlagSet) {
+	fs.BoolVar(&e.rep.quiet, "q", false, "quiet: no progress on stderr, only results and errors")
+	fs.BoolVar(&e.rep.verbose, "v", false, "verbose: one line per training iteration with the cost terms")
 }
 
 func usage(w io.Writer) {
@@ -82,13 +88,9 @@ func usage(w io.Writer) {
 }
 
 // run executes the command line args and returns the exit status.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr}
-	if f, ok := stderr.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			e.tty = true
-		}
-	}
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	tty, width := isTerminal(stderr)
+	e := &env{stdout: stdout, stderr: stderr, rep: newReporter(stderr, tty, width)}
 	if len(args) == 0 {
 		usage(stderr)
 		return 2
@@ -102,7 +104,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if c.name != args[0] {
 			continue
 		}
+		defer func() {
+			// A panic is a bug; report it in one line, not a stack dump.
+			if p := recover(); p != nil {
+				e.rep.done()
+				fmt.Fprintf(stderr, "lrsdl %s: internal error (a bug, please report it): %v\n", c.name, p)
+				code = 1
+			}
+		}()
 		err := c.run(ctx, e, args[1:])
+		e.rep.done()
 		var ue usageError
 		switch {
 		case err == nil:

@@ -31,17 +31,19 @@ func runCtx(ctx context.Context, args ...string) (int, string, string) {
 	return code, o.String(), e.String()
 }
 
-// twoClassCSV writes n samples per class of labels 3 and 7, far apart.
+// twoClassCSV writes n samples per class of labels 3 and 7, far apart
+// in direction.
 func twoClassCSV(t *testing.T, n int) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var b strings.Builder
 	for j := range 2 * n {
-		l, off := 3, 0.0
-		if j%2 == 1 {
-			l, off = 7, 10
-		}
-		for range 5 {
+		l := 3 + 4*(j%2)
+		for i := range 5 {
+			off := 0.0
+			if i == j%2 {
+				off = 10
+			}
 			fmt.Fprintf(&b, "%.4f,", off+rng.NormFloat64())
 		}
 		fmt.Fprintf(&b, "%d\n", l)
@@ -138,7 +140,7 @@ func TestTrainPredict(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("predict: exit %d: %s", code, e)
 	}
-	if !strings.Contains(o, "accuracy 100.00%") || !strings.Contains(o, "60 samples") {
+	if !strings.Contains(o, "accuracy 100.00% on all samples of the file: one data matrix, not a held-out test set") || !strings.Contains(o, "classified all 60 samples of") {
 		t.Errorf("predict output:\n%s", o)
 	}
 	// Confusion matrix rows: label 3 then 7, 30 each on the diagonal.
@@ -235,7 +237,7 @@ func TestEvalJSON(t *testing.T) {
 		res = append(res, r)
 	}
 	r := res[0]
-	if r.Method != "FAKE" || r.Dataset != "digits8x8" || r.Splits != 3 || r.TrainPerClass != 15 {
+	if r.Method != "FAKE" || r.Dataset != "digits8x8" || r.Splits != 3 || r.TrainPerClass != 15 || !r.Normalize || r.Backend == "" {
 		t.Errorf("result %+v", r)
 	}
 	// Nearest class mean on digits is far above chance (10%).
@@ -261,10 +263,10 @@ func TestEvalJSON(t *testing.T) {
 		t.Errorf("not deterministic: %v±%v then %v±%v", r.MeanAcc, r.StdAcc, r2.MeanAcc, r2.StdAcc)
 	}
 	code, o, _ = runCmd(t, args[:len(args)-1]...)
-	if code != 0 || !strings.Contains(o, "accuracy %") || strings.Count(o, "\n") != 3 {
+	if code != 0 || !strings.Contains(o, "accuracy %") || strings.Count(o, "\n") != 4 || !strings.Contains(o, "samples scaled to unit ℓ2 norm") {
 		t.Errorf("table: exit %d\n%s", code, o)
 	}
-	if f := strings.Fields(strings.Split(o, "\n")[1]); len(f) != 5 || f[0] != "FAKE" {
+	if f := strings.Fields(strings.Split(o, "\n")[2]); len(f) != 5 || f[0] != "FAKE" {
 		t.Errorf("table row %v", f)
 	} else if acc := f[1]; acc == "" {
 		t.Error("no accuracy")

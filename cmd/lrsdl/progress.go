@@ -3,28 +3,222 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
 
 	"github.com/lrsdl/lrsdl"
 )
 
-// progress reports training progress on stderr: one line per iteration
-// when verbose, otherwise a bar redrawn in place on a terminal once the
-// work has taken more than a second.
-type progress struct {
+// reporter writes progress to stderr. On a terminal it redraws one status
+// line in place (a bar with the context, iteration, cost and ETA) and
+// prints events above it; elsewhere it prints events and, at most every
+// heartbeat, the status as plain lines. Quiet prints nothing; verbose adds
+// a line per iteration. It is safe for concurrent use.
+type reporter struct {
+	mu      sync.Mutex
 	w       io.Writer
-	label   string
-	total   int // iterations expected, 0 if unknown
-	verbose bool
 	tty     bool
-	start   time.Time
-	last    time.Time
-	drawn   bool
+	quiet   bool
+	verbose bool
+	width   func() int       // terminal columns
+	now     func() time.Time // the clock, replaceable in tests
+
+	drawn    bool      // a status line is on screen
+	lastDraw time.Time // last status drawn or printed
 }
 
-func newProgress(e *env, verbose bool, label string, total int) *progress {
-	return &progress{w: e.stderr, label: label, total: total, verbose: verbose, tty: e.tty, start: time.Now()}
+const (
+	redrawEvery = 100 * time.Millisecond // terminal
+	heartbeat   = 10 * time.Second       // not a terminal
+	barDelay    = 500 * time.Millisecond // no bar for work shorter than this
+	barWidth    = 20
+)
+
+// isTerminal reports whether w is a terminal, and its width.
+func isTerminal(w io.Writer) (bool, func() int) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false, nil
+	}
+	return true, func() int {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+		return 80
+	}
+}
+
+func newReporter(w io.Writer, tty bool, width func() int) *reporter {
+	if width == nil {
+		width = func() int { return 80 }
+	}
+	return &reporter{w: w, tty: tty, width: width, now: time.Now}
+}
+
+// clearLocked erases the status line.
+func (r *reporter) clearLocked() {
+	if r.drawn {
+		fmt.Fprint(r.w, "\r\x1b[K")
+		r.drawn = false
+	}
+}
+
+// event prints one permanent line.
+func (r *reporter) event(format string, a ...any) {
+	if r == nil || r.quiet {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.clearLocked()
+	fmt.Fprintf(r.w, format+"\n", a...)
+}
+
+// status shows line as the current state of work started at start: on a
+// terminal redrawn in place (not before barDelay, at most every
+// redrawEvery unless force), elsewhere printed at most every heartbeat.
+func (r *reporter) status(start time.Time, line string, force bool) {
+	if r == nil || r.quiet {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	if r.tty {
+		if now.Sub(start) < barDelay || !force && now.Sub(r.lastDraw) < redrawEvery {
+			return
+		}
+		r.lastDraw, r.drawn = now, true
+		fmt.Fprintf(r.w, "\r%s\x1b[K", truncate(line, r.width()-1))
+		return
+	}
+	if now.Sub(r.lastDraw) < heartbeat || now.Sub(start) < heartbeat {
+		return
+	}
+	r.lastDraw = now
+	fmt.Fprintln(r.w, line)
+}
+
+// done erases the status line.
+func (r *reporter) done() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.clearLocked()
+	r.mu.Unlock()
+}
+
+// truncate shortens s to at most n runes.
+func truncate(s string, n int) string {
+	if n < 1 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// job follows a piece of work made of fits (a training run, a split, a
+// cross-validation) and reports its progress and the time it still needs,
+// estimated from the fraction of fits and iterations done.
+type job struct {
+	r     *reporter
+	label string
+	start time.Time
+	fits  int // fits expected in all
+
+	mu      sync.Mutex
+	started int    // fits started
+	done    int    // fits finished
+	where string // context of the current fit, e.g. "split 2/5 · fold 3/5"
+	iters int    // iterations expected of the current fit; 0: unknown
+	last  lrsdl.Progress
+}
+
+func (r *reporter) job(label string, fits int) *job {
+	return &job{r: r, label: label, start: r.now(), fits: max(fits, 1)}
+}
+
+// fit starts the next fit, described by where, expecting iters iterations
+// (0: unknown). The fit before it, if any, counts as finished.
+func (j *job) fit(where string, iters int) {
+	j.mu.Lock()
+	if j.started > 0 {
+		j.done++
+	}
+	j.started++
+	j.where, j.iters, j.last = where, iters, lrsdl.Progress{}
+	j.mu.Unlock()
+	j.r.status(j.start, j.line(), false)
+}
+
+// iter reports one outer iteration of the current fit; it is a
+// lrsdl.ProgressFunc.
+func (j *job) iter(p lrsdl.Progress) {
+	j.mu.Lock()
+	j.last = p
+	where, last := j.where, p.Iter == j.iters
+	j.mu.Unlock()
+	if j.r.verbose {
+		if where != "" {
+			where += " · "
+		}
+		j.r.event("%s: %siter %d %s %.2fs", j.label, where, p.Iter, formatCost(p.Cost), p.Elapsed.Seconds())
+		return
+	}
+	j.r.status(j.start, j.line(), last)
+}
+
+// line formats the status: label, percentage and bar, context, iteration,
+// cost, elapsed time and ETA.
+func (j *job) line() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	frac := float64(j.done)
+	if j.iters > 0 {
+		frac += min(1, float64(j.last.Iter)/float64(j.iters))
+	}
+	frac = min(1, frac/float64(j.fits))
+	var b strings.Builder
+	n := int(frac * barWidth)
+	fmt.Fprintf(&b, "%s %3.0f%% [%s%s]", j.label, 100*frac, strings.Repeat("=", n), strings.Repeat(" ", barWidth-n))
+	if j.where != "" {
+		b.WriteString(" " + j.where)
+	}
+	if j.last.Iter > 0 {
+		fmt.Fprintf(&b, " · iter %d", j.last.Iter)
+		if j.iters > 0 {
+			fmt.Fprintf(&b, "/%d", j.iters)
+		}
+		fmt.Fprintf(&b, " · cost %.4g", j.last.Cost.Total)
+	}
+	el := j.r.now().Sub(j.start)
+	fmt.Fprintf(&b, " · %s", formatDuration(el))
+	if frac > 0 && frac < 1 {
+		fmt.Fprintf(&b, ", ETA %s", formatDuration(time.Duration(float64(el)*(1-frac)/frac)))
+	}
+	return b.String()
+}
+
+// finish ends the job's status line.
+func (j *job) finish() { j.r.done() }
+
+// formatDuration formats d as 12s, 3m04s or 1h02m.
+func formatDuration(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm", s/3600, s/60%60)
 }
 
 func formatCost(c lrsdl.Cost) string {
@@ -43,36 +237,30 @@ func formatCost(c lrsdl.Cost) string {
 	return b.String()
 }
 
-// iter reports one outer iteration.
-func (p *progress) iter(it lrsdl.Progress) {
-	if p.verbose {
-		fmt.Fprintf(p.w, "%s: iter %d %s %.2fs\n", p.label, it.Iter, formatCost(it.Cost), it.Elapsed.Seconds())
-		return
+// ticker shows label and the elapsed time until the returned function is
+// called, for work that reports no progress of its own.
+func (r *reporter) ticker(label string) (stop func()) {
+	if r.quiet {
+		return func() {}
 	}
-	p.bar(it.Iter, fmt.Sprintf("cost %.4g", it.Cost.Total))
-}
-
-// bar redraws the progress bar at step done of total.
-func (p *progress) bar(done int, note string) {
-	now := time.Now()
-	if !p.tty || now.Sub(p.start) < time.Second || now.Sub(p.last) < 100*time.Millisecond && done != p.total {
-		return
-	}
-	p.last, p.drawn = now, true
-	if p.total > 0 {
-		const width = 30
-		n := min(width, width*done/p.total)
-		bar := strings.Repeat("=", n) + strings.Repeat(" ", width-n)
-		fmt.Fprintf(p.w, "\r%s [%s] %d/%d %s %.1fs\x1b[K", p.label, bar, done, p.total, note, now.Sub(p.start).Seconds())
-		return
-	}
-	fmt.Fprintf(p.w, "\r%s: iteration %d, %s, %.1fs\x1b[K", p.label, done, note, now.Sub(p.start).Seconds())
-}
-
-// done ends the bar's line.
-func (p *progress) done() {
-	if p.drawn {
-		fmt.Fprintln(p.w)
-		p.drawn = false
+	start := r.now()
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(redrawEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				r.status(start, fmt.Sprintf("%s · %s", label, formatDuration(r.now().Sub(start))), false)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		r.done()
 	}
 }

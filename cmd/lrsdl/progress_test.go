@@ -9,35 +9,106 @@ import (
 	"github.com/lrsdl/lrsdl"
 )
 
-func TestProgressBar(t *testing.T) {
+// fakeClock is a settable clock for reporters.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time      { return c.t }
+func (c *fakeClock) add(d time.Duration) { c.t = c.t.Add(d) }
+func newTestReporter(tty bool) (*reporter, *bytes.Buffer, *fakeClock) {
 	var b bytes.Buffer
-	e := &env{stderr: &b, tty: true}
-	p := newProgress(e, false, "LRSDL", 10)
-	p.iter(lrsdl.Progress{Iter: 1, Cost: lrsdl.Cost{Total: 3}})
+	clk := &fakeClock{t: time.Unix(1e9, 0)}
+	r := newReporter(&b, tty, func() int { return 100 })
+	r.now = clk.now
+	return r, &b, clk
+}
+
+func TestProgressTerminal(t *testing.T) {
+	r, b, clk := newTestReporter(true)
+	j := r.job("LRSDL", 2)
+	j.fit("split 1/2", 10)
+	j.iter(lrsdl.Progress{Iter: 1, Cost: lrsdl.Cost{Total: 3}})
 	if b.Len() != 0 {
-		t.Errorf("bar drawn within the first second: %q", b.String())
+		t.Errorf("bar drawn at once: %q", b.String())
 	}
-	p.start = time.Now().Add(-2 * time.Second)
-	p.iter(lrsdl.Progress{Iter: 5, Cost: lrsdl.Cost{Total: 2}})
-	if s := b.String(); !strings.HasPrefix(s, "\rLRSDL [===============               ] 5/10 cost 2 ") {
-		t.Errorf("bar %q", s)
+	// Half of the first of two fits after 10 s: 25 % done, 30 s to go.
+	clk.add(10 * time.Second)
+	j.iter(lrsdl.Progress{Iter: 5, Cost: lrsdl.Cost{Total: 2}})
+	want := "\rLRSDL  25% [=====               ] split 1/2 · iter 5/10 · cost 2 · 10s, ETA 30s\x1b[K"
+	if b.String() != want {
+		t.Errorf("bar\n%q, want\n%q", b.String(), want)
 	}
-	p.done()
-	if !strings.HasSuffix(b.String(), "\n") {
-		t.Error("done does not end the line")
-	}
-	// Not a terminal: no bar; verbose: one line per iteration with the terms.
+	// Redrawn at most every redrawEvery.
 	b.Reset()
-	e.tty = false
-	p = newProgress(e, false, "X", 0)
-	p.start = time.Now().Add(-2 * time.Second)
-	p.iter(lrsdl.Progress{Iter: 1})
+	j.iter(lrsdl.Progress{Iter: 6, Cost: lrsdl.Cost{Total: 2}})
 	if b.Len() != 0 {
-		t.Errorf("bar drawn off a terminal: %q", b.String())
+		t.Errorf("redrawn at once: %q", b.String())
 	}
-	p = newProgress(e, true, "X", 0)
-	p.iter(lrsdl.Progress{Iter: 2, Cost: lrsdl.Cost{Total: 3, Terms: []lrsdl.Term{{Name: "fidelity", Value: 1}, {Name: "sparsity", Value: 2}}}, Elapsed: time.Second})
-	if s := b.String(); s != "X: iter 2 cost 3 (fidelity 1, sparsity 2) 1.00s\n" {
+	// An event clears the bar and prints above it; the next fit counts the
+	// first as done.
+	r.event("split 1 done")
+	if b.String() != "\r\x1b[Ksplit 1 done\n" {
+		t.Errorf("event %q", b.String())
+	}
+	b.Reset()
+	clk.add(time.Second)
+	j.fit("split 2/2", 10)
+	if s := b.String(); !strings.Contains(s, " 50% [==========          ] split 2/2 · 11s, ETA 11s") {
+		t.Errorf("second fit %q", s)
+	}
+	// A long line is cut to the terminal's width.
+	j.fit(strings.Repeat("x", 200), 10)
+	clk.add(time.Second)
+	j.iter(lrsdl.Progress{Iter: 1})
+	line := b.String()[strings.LastIndex(b.String(), "\r")+1:]
+	if n := len([]rune(strings.TrimSuffix(line, "\x1b[K"))); n != 99 {
+		t.Errorf("line of %d runes on a 100-column terminal: %q", n, line)
+	}
+	b.Reset()
+	j.finish()
+	if b.String() != "\r\x1b[K" {
+		t.Errorf("finish %q", b.String())
+	}
+}
+
+func TestProgressLog(t *testing.T) {
+	// Not a terminal: the status at most every heartbeat, as plain lines.
+	r, b, clk := newTestReporter(false)
+	j := r.job("X", 1)
+	j.fit("", 0)
+	for range 25 {
+		clk.add(time.Second)
+		j.iter(lrsdl.Progress{Iter: 1, Cost: lrsdl.Cost{Total: 1}})
+	}
+	if lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"); len(lines) != 2 || strings.Contains(b.String(), "\r") ||
+		lines[0] != "X   0% [                    ] · iter 1 · cost 1 · 10s" {
+		t.Errorf("log %q", b.String())
+	}
+	// Verbose: one line per iteration with the cost terms.
+	b.Reset()
+	r.verbose = true
+	j.fit("fold 2/3", 0)
+	j.iter(lrsdl.Progress{Iter: 2, Cost: lrsdl.Cost{Total: 3, Terms: []lrsdl.Term{{Name: "fidelity", Value: 1}, {Name: "sparsity", Value: 2}}}, Elapsed: time.Second})
+	if s := b.String(); s != "X: fold 2/3 · iter 2 cost 3 (fidelity 1, sparsity 2) 1.00s\n" {
 		t.Errorf("verbose line %q", s)
+	}
+	// Quiet: nothing at all.
+	b.Reset()
+	r.quiet = true
+	j.iter(lrsdl.Progress{Iter: 3})
+	r.event("x")
+	clk.add(time.Minute)
+	j.fit("", 1)
+	if b.Len() != 0 {
+		t.Errorf("quiet wrote %q", b.String())
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		1500 * time.Millisecond: "1.5s", 42 * time.Second: "42s", 184 * time.Second: "3m04s", 3720 * time.Second: "1h02m",
+	} {
+		if got := formatDuration(d); got != want {
+			t.Errorf("%v: %q, want %q", d, got, want)
+		}
 	}
 }

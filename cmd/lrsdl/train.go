@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
+	"encoding/json"
 	"fmt"
-	"os"
-	"strconv"
+	"io"
 	"time"
 
 	"github.com/lrsdl/lrsdl"
@@ -14,16 +13,35 @@ import (
 	"github.com/lrsdl/lrsdl/split"
 )
 
+// trainResult is the output of 'lrsdl train -json'.
+type trainResult struct {
+	Method       string      `json:"method"`
+	Dataset      string      `json:"dataset"`
+	Samples      int         `json:"samples"`
+	Dimension    int         `json:"dimension"`
+	Classes      int         `json:"classes"`
+	Normalize    bool        `json:"normalize"`
+	Backend      string      `json:"backend"`
+	Params       eval.Params `json:"params"`
+	ItersRun     int         `json:"iters_run,omitempty"`
+	StopReason   string      `json:"stop_reason,omitempty"`
+	TrainSeconds float64     `json:"train_seconds"`
+	Model        string      `json:"model"`
+	TestSamples  int         `json:"test_samples,omitempty"`
+	TestAccuracy *float64    `json:"test_accuracy,omitempty"`
+}
+
 func runTrain(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "train")
 	var df dataFlags
 	var mf methodFlags
-	df.register(fs, true)
+	df.register(fs, true, true)
 	mf.register(fs)
+	e.progressFlags(fs)
 	method := fs.String("method", "", "method `name` (see 'lrsdl methods')")
 	perClass := fs.Int("train-per-class", 0, "train on `N` samples per class drawn at random (0: all training samples)")
 	out := fs.String("o", "", "model `file` to write")
-	verbose := fs.Bool("v", false, "print the cost after every iteration")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
@@ -42,19 +60,27 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if _, ok := c.(lrsdl.Persistent); !ok {
 		return fmt.Errorf("method %s cannot be saved to a model file", c.Name())
 	}
+	of, err := createOut("o", *out)
+	if err != nil {
+		return err
+	}
+	defer of.abort()
 	ds, err := df.load()
 	if err != nil {
 		return err
 	}
 	tr, err := split.Draw(ds.Train, *perClass, split.Rand(mf.seed))
 	if err != nil {
-		return fmt.Errorf("%s: %v", df.path, err)
+		return fmt.Errorf("%s: -train-per-class %d: %v", df.path, *perClass, err)
 	}
-	p := newProgress(e, *verbose, c.Name(), iterations(c))
-	eval.SetProgress(c, p.iter)
+	d, _ := tr.Y.Dims()
+	e.rep.event("%s: training on %d samples of dimension %d, %d classes from %s; %s", c.Name(), tr.Len(), d, len(ds.Classes), df.path, normalizeNote(df.normalize))
+	j := e.rep.job(c.Name(), 1)
+	j.fit("", iterations(c))
+	setProgress(c, j.iter)
 	t0 := time.Now()
 	err = c.Fit(ctx, tr.Y, tr.Labels)
-	p.done()
+	j.finish()
 	if err != nil {
 		return err
 	}
@@ -63,102 +89,50 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := data.WriteModel(*out, st); err != nil {
+	if err := of.commit(func(w io.Writer) error {
+		return data.EncodeModelInfo(w, st, data.ModelInfo{Normalize: df.normalize})
+	}); err != nil {
 		return err
 	}
-	d, _ := tr.Y.Dims()
-	fmt.Fprintf(e.stdout, "trained %s on %d samples of dimension %d, %d classes, in %.3gs; model written to %s\n",
-		c.Name(), tr.Len(), d, len(ds.Classes), took.Seconds(), *out)
+	res := trainResult{Method: c.Name(), Dataset: df.path, Samples: tr.Len(), Dimension: d, Classes: len(ds.Classes),
+		Normalize: df.normalize, Backend: lrsdl.Backend(), Params: paramValues(c), TrainSeconds: took.Seconds(), Model: *out}
+	res.ItersRun, res.StopReason = fitInfo(c)
 	if te := ds.Test; te.Y != nil {
-		pred, err := c.Predict(te.Y)
+		pred, err := predict(ctx, c, te.Y)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "test accuracy %.2f%% on %d samples\n", 100*eval.Accuracy(pred, te.Labels), te.Len())
+		acc := eval.Accuracy(pred, te.Labels)
+		res.TestSamples, res.TestAccuracy = te.Len(), &acc
+	}
+	if *asJSON {
+		return printJSON(e.stdout, res)
+	}
+	fmt.Fprintf(e.stdout, "trained %s on %d samples of dimension %d, %d classes, in %.3gs%s; model written to %s\n",
+		c.Name(), tr.Len(), d, len(ds.Classes), took.Seconds(), stopNote(res.ItersRun, res.StopReason), *out)
+	fmt.Fprintf(e.stdout, "%s\n", normalizeNote(df.normalize))
+	if res.TestAccuracy != nil {
+		fmt.Fprintf(e.stdout, "test accuracy %.2f%% on the %d samples of the test set of %s\n", 100**res.TestAccuracy, res.TestSamples, df.path)
 	}
 	return nil
 }
 
-// iterations returns the iters option of c, or 0.
-func iterations(c lrsdl.Classifier) int {
-	if v, ok := eval.CurrentParams(c)["iters"].(float64); ok {
-		return int(v)
+// stopNote describes how training stopped, e.g. " (30 iterations, max_iterations)".
+func stopNote(iters int, stop string) string {
+	switch {
+	case iters == 0:
+		return ""
+	case stop == "":
+		return fmt.Sprintf(" (%d iterations)", iters)
 	}
-	return 0
+	return fmt.Sprintf(" (%d iterations, %s)", iters, stop)
 }
 
-func runPredict(ctx context.Context, e *env, args []string) error {
-	fs := flagSet(e, "predict")
-	var df dataFlags
-	df.register(fs, true)
-	model := fs.String("model", "", "model `file` written by 'lrsdl train'")
-	out := fs.String("o", "", "write the predictions to this CSV `file` (sample, predicted, true label)")
-	which := fs.String("set", "test", "samples to classify: `test` (the test set of a split file, else all samples) or train")
-	if err := parse(e, fs, args); err != nil {
-		return err
-	}
-	if *model == "" {
-		return usagef("missing -model MODEL")
-	}
-	if *which != "test" && *which != "train" {
-		return usagef("-set %q: want test or train", *which)
-	}
-	st, err := data.ReadModel(*model)
+func printJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	c, err := newMethod(st.Method)
-	if err != nil {
-		return fmt.Errorf("%s: %v", *model, err)
-	}
-	pc, ok := c.(lrsdl.Persistent)
-	if !ok {
-		return fmt.Errorf("%s: method %s cannot load a model", *model, c.Name())
-	}
-	if err := pc.SetState(st); err != nil {
-		return fmt.Errorf("%s: %v", *model, err)
-	}
-	ds, err := df.load()
-	if err != nil {
-		return err
-	}
-	s := ds.Test
-	if *which == "train" || s.Y == nil {
-		s = ds.Train
-	}
-	t0 := time.Now()
-	pred, err := c.Predict(s.Y)
-	if err != nil {
-		return fmt.Errorf("%s: %v", df.path, err)
-	}
-	took := time.Since(t0)
-	fmt.Fprintf(e.stdout, "%s: %d samples classified by %s in %.3gs (%.3g ms/sample)\n", df.path, s.Len(), c.Name(),
-		took.Seconds(), 1e3*took.Seconds()/float64(max(1, s.Len())))
-	fmt.Fprintf(e.stdout, "accuracy %.2f%%\nconfusion matrix (rows: true label, columns: predicted):\n%s",
-		100*eval.Accuracy(pred, s.Labels), eval.NewConfusion(s.Labels, pred))
-	if *out != "" {
-		return writePredictions(*out, pred, s.Labels)
-	}
-	return nil
-}
-
-func writePredictions(path string, pred, truth []int) error {
-	rows := [][]string{{"sample", "predicted", "label"}}
-	for i, p := range pred {
-		rows = append(rows, []string{strconv.Itoa(i), strconv.Itoa(p), strconv.Itoa(truth[i])})
-	}
-	return writeCSV(path, rows)
-}
-
-// writeCSV writes rows to the file path.
-func writeCSV(path string, rows [][]string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := csv.NewWriter(f).WriteAll(rows); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	return f.Close()
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }

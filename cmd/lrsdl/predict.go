@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/eval"
+)
+
+// predictions is the JSON form of 'lrsdl predict -o FILE.json'.
+type predictions struct {
+	Method    string `json:"method"`
+	Model     string `json:"model"`
+	Data      string `json:"data"`
+	Set       string `json:"set"` // "test", "train" or "all"
+	Normalize bool   `json:"normalize"`
+	Predicted []int  `json:"predicted"`
+	Labels    []int  `json:"labels,omitempty"`
+}
+
+func runPredict(ctx context.Context, e *env, args []string) error {
+	fs := flagSet(e, "predict")
+	var df dataFlags
+	df.register(fs, true, false)
+	e.progressFlags(fs)
+	model := fs.String("model", "", "model `file` written by 'lrsdl train'")
+	out := fs.String("o", "", "write one predicted label per sample to this `file`: .json, or else CSV (sample, predicted[, label]); - for stdout")
+	which := fs.String("set", "test", "samples to classify: `test` (the test set of a train/test file, else all samples) or train")
+	if err := parse(e, fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *model == "":
+		return usagef("missing -model MODEL")
+	case df.path == "":
+		return usagef("missing -data FILE")
+	case *which != "test" && *which != "train":
+		return usagef("-set %q: want test or train", *which)
+	}
+	var of *outFile
+	if *out != "" && *out != "-" {
+		var err error
+		if of, err = createOut("o", *out); err != nil {
+			return err
+		}
+		defer of.abort()
+	}
+	st, info, err := data.ReadModelInfo(*model)
+	if err != nil {
+		return err
+	}
+	c, err := newMethod(st.Method)
+	if err != nil {
+		return fmt.Errorf("%s: %v", *model, err)
+	}
+	pc, ok := c.(lrsdl.Persistent)
+	if !ok {
+		return fmt.Errorf("%s: method %s cannot load a model", *model, c.Name())
+	}
+	if err := pc.SetState(st); err != nil {
+		return fmt.Errorf("%s: %v", *model, err)
+	}
+	// New samples are prepared as the training samples were.
+	df.normalize = info.Normalize
+	ds, err := df.load()
+	if err != nil {
+		return err
+	}
+	set, s := "test", ds.Test
+	switch {
+	case *which == "train":
+		set, s = "train", ds.Train
+	case s.Y == nil:
+		set, s = "all", ds.Train
+	}
+	labelled := s.Labels != nil
+	what := map[string]string{
+		"test":  fmt.Sprintf("the %d samples of the test set of %s", s.Len(), df.path),
+		"train": fmt.Sprintf("the %d samples of the training set of %s", s.Len(), df.path),
+		"all":   fmt.Sprintf("all %d samples of %s", s.Len(), df.path),
+	}[set]
+	prep := "used as they are (the model was trained on data not normalised)"
+	if info.Normalize {
+		prep = "scaled to unit ℓ2 norm, as the model's training samples were"
+	}
+	e.rep.event("%s: classifying %s with the model %s", c.Name(), what, *model)
+	done := e.rep.ticker(fmt.Sprintf("%s predict: %d samples", c.Name(), s.Len()))
+	t0 := time.Now()
+	pred, err := predict(ctx, c, s.Y)
+	done()
+	if err != nil {
+		return fmt.Errorf("%s: %w", df.path, err)
+	}
+	took := time.Since(t0)
+	if len(pred) != s.Len() {
+		return fmt.Errorf("%s predicted %d labels for %d samples", c.Name(), len(pred), s.Len())
+	}
+	res := predictions{Method: c.Name(), Model: *model, Data: df.path, Set: set, Normalize: info.Normalize, Predicted: pred}
+	if labelled {
+		res.Labels = s.Labels
+	}
+	report := e.stdout
+	if *out == "-" || *out == "" && !labelled {
+		// Predictions go to stdout; the summary to stderr.
+		report = e.stderr
+		if e.rep.quiet {
+			report = io.Discard
+		}
+		if err := writePredictions(e.stdout, *out, res); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(report, "classified %s with %s in %.3gs (%.3g ms/sample)\nsamples %s\n", what, c.Name(),
+		took.Seconds(), 1e3*took.Seconds()/float64(max(1, s.Len())), prep)
+	switch {
+	case !labelled:
+		fmt.Fprintf(report, "%s has no labels: no accuracy\n", df.path)
+	case set == "all":
+		fmt.Fprintf(report, "accuracy %.2f%% on all samples of the file: one data matrix, not a held-out test set (it may include the training samples)\n", 100*eval.Accuracy(pred, s.Labels))
+	default:
+		fmt.Fprintf(report, "accuracy %.2f%% on the %s set\n", 100*eval.Accuracy(pred, s.Labels), set)
+	}
+	if labelled {
+		fmt.Fprintf(report, "confusion matrix (rows: true label, columns: predicted):\n%s", eval.NewConfusion(s.Labels, pred))
+	}
+	if of != nil {
+		if err := of.commit(func(w io.Writer) error { return writePredictions(w, *out, res) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(report, "predictions written to %s\n", *out)
+	}
+	return nil
+}
+
+// writePredictions writes one line per sample to w, as JSON if path ends
+// in .json, else as CSV.
+func writePredictions(w io.Writer, path string, p predictions) error {
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	cw := csv.NewWriter(w)
+	head := []string{"sample", "predicted"}
+	if p.Labels != nil {
+		head = append(head, "label")
+	}
+	cw.Write(head)
+	for i, l := range p.Predicted {
+		rec := []string{strconv.Itoa(i), strconv.Itoa(l)}
+		if p.Labels != nil {
+			rec = append(rec, strconv.Itoa(p.Labels[i]))
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
