@@ -23,7 +23,7 @@ type evalResult struct {
 	StdAcc               float64       `json:"std_acc"`
 	TrainSeconds         float64       `json:"train_seconds"`
 	TestSecondsPerSample float64       `json:"test_seconds_per_sample"`
-	Params               eval.Params   `json:"params"`               // as used in the first split
+	Params               eval.Params   `json:"params"`                // as used in the first split
 	ItersRun             []int         `json:"iters_run,omitempty"`   // per split
 	StopReason           []string      `json:"stop_reason,omitempty"` // per split
 	CVFolds              int           `json:"cv_folds,omitempty"`

@@ -134,9 +134,9 @@ type job struct {
 	mu      sync.Mutex
 	started int    // fits started
 	done    int    // fits finished
-	where string // context of the current fit, e.g. "split 2/5 · fold 3/5"
-	iters int    // iterations expected of the current fit; 0: unknown
-	last  lrsdl.Progress
+	where   string // context of the current fit, e.g. "split 2/5 · fold 3/5"
+	iters   int    // iterations expected of the current fit; 0: unknown
+	last    lrsdl.Progress
 }
 
 func (r *reporter) job(label string, fits int) *job {
