@@ -21,7 +21,10 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
+	"text/tabwriter"
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/eval"
@@ -37,7 +40,7 @@ var (
 
 func main() {
 	backend.Setup()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -45,6 +48,8 @@ func main() {
 
 // usageError marks errors that exit with status 2.
 type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
@@ -63,7 +68,7 @@ func init() {
 		{"eval", "-data FILE -method NAME[,NAME...] -splits S", "accuracy and time over random splits, optionally cross-validated", runEval},
 		{"complexity", "[-C -n -k -q -d -q2]", "the paper's complexity Tables 1 and 2 for any sizes", runComplexity},
 		{"compare", "-algo fddl|dlsi|copar", "original versus efficient algorithm: cost against time", runCompare},
-		{"methods", "", "list the registered methods and their options", runMethods},
+		{"methods", "[NAME] [-json]", "list the registered methods and every option with its default, range and meaning", runMethods},
 	}
 }
 
@@ -121,19 +126,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		case errors.Is(err, flag.ErrHelp):
 			return 0
 		case errors.As(err, &ue):
-			fmt.Fprintf(stderr, "lrsdl %s: %v\nRun 'lrsdl %s -h' for usage.\n", c.name, err, c.name)
+			fmt.Fprintf(stderr, "lrsdl %s: %s (see 'lrsdl %s -h')\n", c.name, errorText(err), c.name)
 			return 2
 		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 			fmt.Fprintf(stderr, "lrsdl %s: interrupted, stopped cleanly; nothing was written\n", c.name)
 			return 1
 		default:
-			fmt.Fprintf(stderr, "lrsdl %s: %v\n", c.name, err)
+			fmt.Fprintf(stderr, "lrsdl %s: %s\n", c.name, errorText(err))
 			return 1
 		}
 	}
 	fmt.Fprintf(stderr, "lrsdl: unknown command %q\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// errorText is err's message in the command's words: an option out of
+// range is named as the -p flag that sets it.
+func errorText(err error) string {
+	msg := err.Error()
+	var oe *methods.OptionError
+	if errors.As(err, &oe) {
+		msg = strings.Replace(msg, oe.Error(), fmt.Sprintf("-p %s=%s: %s %s (method %s)", oe.Name, oe.Value, oe.Name, oe.Reason, oe.Method), 1)
+	}
+	return strings.ReplaceAll(msg, "\n", " ")
 }
 
 // flagSet returns a flag set for command name whose -h prints the
@@ -164,6 +180,8 @@ func parse(e *env, fs *flag.FlagSet, args []string) error {
 			return flag.ErrHelp
 		}
 	}
+	// The flag package's own messages go nowhere: the error is one line.
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -182,7 +200,7 @@ type methodFlags struct {
 
 func (m *methodFlags) register(fs *flag.FlagSet) {
 	m.params = eval.Params{}
-	fs.Func("p", "method option `name=value` by its JSON name, e.g. -p lambda1=0.01 (repeatable; see 'lrsdl methods')", m.params.Set)
+	fs.Func("p", "method option `name=value`, e.g. -p lambda1=0.01 (repeatable; see 'lrsdl methods')", m.params.Set)
 	fs.Func("params", "method options as `name=value,...`, e.g. 'lambda1=0.01,eta=0.1'", func(s string) error {
 		p, err := eval.ParseParams(s)
 		for k, v := range p {
@@ -191,7 +209,14 @@ func (m *methodFlags) register(fs *flag.FlagSet) {
 		return err
 	})
 	fs.Uint64Var(&m.seed, "seed", 1, "random seed of splits and of methods with a seed option")
-	fs.IntVar(&m.iters, "iters", 0, "outer iterations of methods with an iters option (0: the method's default)")
+	fs.Func("iters", "`N` outer iterations of methods with an iters option (default: the method's own)", func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("want an integer ≥ 1")
+		}
+		m.iters = n
+		return nil
+	})
 }
 
 // newClassifier returns a NewFunc making the named method with the flags' options.
@@ -222,19 +247,63 @@ func (m *methodFlags) newClassifier(name string) eval.NewFunc {
 
 func runMethods(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "methods")
+	asJSON := fs.Bool("json", false, "print one JSON object per method with its options")
+	var name string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	names := methodNames()
+	if name != "" {
+		names = []string{name}
+	}
 	if len(names) == 0 {
 		return fmt.Errorf("no methods are registered in this build")
 	}
-	for _, n := range names {
+	for i, n := range names {
 		c, err := newMethod(n)
 		if err != nil {
-			return err
+			return usageError{err}
 		}
-		fmt.Fprintf(e.stdout, "%-8s %s\n", n, eval.CurrentParams(c))
+		var ps []lrsdl.Param
+		if cf, ok := c.(lrsdl.Configurable); ok {
+			ps = cf.Params()
+		}
+		if *asJSON {
+			if err := printJSON(e.stdout, struct {
+				Method string        `json:"method"`
+				Params []lrsdl.Param `json:"params"`
+			}{c.Name(), ps}); err != nil {
+				return err
+			}
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		fmt.Fprintf(e.stdout, "%s (-method %s)\n", c.Name(), n)
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  option\ttype\tdefault\trange\tmeaning\n")
+		for _, p := range ps {
+			v := p.Default
+			if p.Value != "" && p.Value != p.Default {
+				v = p.Value + " (set; default " + p.Default + ")"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", p.Name, p.Type, v, orDash(p.Range), p.Doc)
+		}
+		tw.Flush()
+	}
+	if name == "" && !*asJSON {
+		fmt.Fprintf(e.stdout, "\nSet an option with -p name=value, e.g. -p k=15 -p lambda1=0.001.\n")
 	}
 	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -10,23 +11,56 @@ import (
 )
 
 // setProgress makes c report its outer iterations to f.
-func setProgress(c lrsdl.Classifier, f lrsdl.ProgressFunc) { eval.SetProgress(c, f) }
-
-// iterations returns the number of outer iterations c will run, or 0 if
-// unknown.
-func iterations(c lrsdl.Classifier) int {
-	if v, ok := eval.CurrentParams(c)["iters"].(float64); ok {
-		return int(v)
+func setProgress(c lrsdl.Classifier, f lrsdl.ProgressFunc) {
+	if cf, ok := c.(lrsdl.Configurable); ok {
+		cf.SetProgress(f)
 	}
-	return 0
+}
+
+// param returns c's option name, and whether c has it.
+func param(c lrsdl.Classifier, name string) (lrsdl.Param, bool) {
+	if cf, ok := c.(lrsdl.Configurable); ok {
+		for _, p := range cf.Params() {
+			if p.Name == name {
+				return p, true
+			}
+		}
+	}
+	return lrsdl.Param{}, false
+}
+
+// iterations returns the number of outer iterations c will run at most,
+// or 0 if unknown.
+func iterations(c lrsdl.Classifier) int {
+	p, ok := param(c, "iters")
+	if !ok {
+		return 0
+	}
+	v := p.Value
+	if v == "" {
+		v = p.Default
+	}
+	n, _ := strconv.Atoi(v)
+	return max(n, 0)
+}
+
+// paramValues returns c's options by name; after Fit, the values used.
+func paramValues(c lrsdl.Classifier) eval.Params { return eval.CurrentParams(c) }
+
+// fitInfo returns the iterations run by c's last Fit and why it stopped
+// (0 and "" when c does not say).
+func fitInfo(c lrsdl.Classifier) (iters int, stop string) {
+	if f, ok := c.(lrsdl.Fitted); ok {
+		fi := f.FitInfo()
+		return fi.Iters, string(fi.Stop)
+	}
+	return 0, ""
 }
 
 // predict classifies the columns of Y, returning ctx.Err() promptly when
 // ctx is cancelled.
 func predict(ctx context.Context, c lrsdl.Classifier, Y mat.Matrix) ([]int, error) {
-	if cp, ok := c.(interface {
-		PredictContext(context.Context, mat.Matrix) ([]int, error)
-	}); ok {
+	if cp, ok := c.(lrsdl.ContextPredictor); ok {
 		return cp.PredictContext(ctx, Y)
 	}
 	type result struct {
@@ -46,10 +80,3 @@ func predict(ctx context.Context, c lrsdl.Classifier, Y mat.Matrix) ([]int, erro
 		return nil, ctx.Err()
 	}
 }
-
-// paramValues returns c's options by name; after Fit, the values used.
-func paramValues(c lrsdl.Classifier) eval.Params { return eval.CurrentParams(c) }
-
-// fitInfo returns the iterations run by c's last Fit and why it stopped
-// (0 and "" when c does not say).
-func fitInfo(c lrsdl.Classifier) (iters int, stop string) { return 0, "" }

@@ -27,6 +27,7 @@ type reporter struct {
 	verbose bool
 	width   func() int       // terminal columns
 	now     func() time.Time // the clock, replaceable in tests
+	tick    bool             // jobs refresh their status between iterations
 
 	drawn    bool      // a status line is on screen
 	lastDraw time.Time // last status drawn or printed
@@ -57,7 +58,7 @@ func newReporter(w io.Writer, tty bool, width func() int) *reporter {
 	if width == nil {
 		width = func() int { return 80 }
 	}
-	return &reporter{w: w, tty: tty, width: width, now: time.Now}
+	return &reporter{w: w, tty: tty, width: width, now: time.Now, tick: true}
 }
 
 // clearLocked erases the status line.
@@ -131,6 +132,8 @@ type job struct {
 	start time.Time
 	fits  int // fits expected in all
 
+	quit chan struct{} // stops the refresh, if any
+
 	mu      sync.Mutex
 	started int    // fits started
 	done    int    // fits finished
@@ -139,8 +142,31 @@ type job struct {
 	last    lrsdl.Progress
 }
 
+// job starts following work made of fits. Unless r is quiet, the status
+// is refreshed between iterations too, so that the time and ETA move and a
+// long iteration is never silent; finish stops it.
 func (r *reporter) job(label string, fits int) *job {
-	return &job{r: r, label: label, start: r.now(), fits: max(fits, 1)}
+	j := &job{r: r, label: label, start: r.now(), fits: max(fits, 1)}
+	if r.tick && !r.quiet {
+		j.quit = make(chan struct{})
+		every := redrawEvery
+		if !r.tty {
+			every = time.Second
+		}
+		go func() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-j.quit:
+					return
+				case <-t.C:
+					r.status(j.start, j.line(), false)
+				}
+			}
+		}()
+	}
+	return j
 }
 
 // fit starts the next fit, described by where, expecting iters iterations
@@ -161,7 +187,7 @@ func (j *job) fit(where string, iters int) {
 func (j *job) iter(p lrsdl.Progress) {
 	j.mu.Lock()
 	j.last = p
-	where, last := j.where, p.Iter == j.iters
+	where, last := j.where, p.Stop != "" || p.Iter == j.iters
 	j.mu.Unlock()
 	if j.r.verbose {
 		if where != "" {
@@ -204,8 +230,14 @@ func (j *job) line() string {
 	return b.String()
 }
 
-// finish ends the job's status line.
-func (j *job) finish() { j.r.done() }
+// finish stops the job's refresh and erases its status line.
+func (j *job) finish() {
+	if j.quit != nil {
+		close(j.quit)
+		j.quit = nil
+	}
+	j.r.done()
+}
 
 // formatDuration formats d as 12s, 3m04s or 1h02m.
 func formatDuration(d time.Duration) string {

@@ -18,7 +18,7 @@ func newTestReporter(tty bool) (*reporter, *bytes.Buffer, *fakeClock) {
 	var b bytes.Buffer
 	clk := &fakeClock{t: time.Unix(1e9, 0)}
 	r := newReporter(&b, tty, func() int { return 100 })
-	r.now = clk.now
+	r.now, r.tick = clk.now, false
 	return r, &b, clk
 }
 
