@@ -48,7 +48,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "compare")
 	var df dataFlags
 	var mf methodFlags
-	df.register(fs, false, true)
+	df.register(fs, false, true, false)
 	mf.register(fs)
 	algo := fs.String("algo", "", "algorithm: `fddl`, dlsi or copar")
 	out := fs.String("out", ".", "`directory` for compare-ALGO.png and compare-ALGO.csv")
@@ -89,7 +89,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	var ds *data.Dataset
 	var err error
 	if df.path != "" {
-		if ds, err = df.load(); err == nil {
+		if ds, err = df.load(e.rep); err == nil {
 			ds.Train, err = split.Draw(ds.Train, *perClass, split.Rand(mf.seed))
 		}
 	} else {

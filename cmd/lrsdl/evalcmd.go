@@ -35,7 +35,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "eval")
 	var df dataFlags
 	var mf methodFlags
-	df.register(fs, true, true)
+	df.register(fs, true, true, false)
 	mf.register(fs)
 	e.progressFlags(fs)
 	names := fs.String("method", "", "comma-separated method `names` (see 'lrsdl methods'), or all")
@@ -67,7 +67,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	ds, err := df.load()
+	ds, err := df.load(e.rep)
 	if err != nil {
 		return err
 	}

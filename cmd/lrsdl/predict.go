@@ -30,7 +30,7 @@ type predictions struct {
 func runPredict(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "predict")
 	var df dataFlags
-	df.register(fs, true, false)
+	df.register(fs, true, false, true)
 	e.progressFlags(fs)
 	model := fs.String("model", "", "model `file` written by 'lrsdl train'")
 	out := fs.String("o", "", "write one predicted label per sample to this `file`: .json, or else CSV (sample, predicted[, label]); - for stdout")
@@ -71,16 +71,23 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	}
 	// New samples are prepared as the training samples were.
 	df.normalize = info.Normalize
-	ds, err := df.load()
+	ds, err := df.load(e.rep)
+	if err != nil && !df.noLabels && missingLabels(err) {
+		// New data need no labels.
+		df.noLabels = true
+		if ds, err = df.load(e.rep); err == nil {
+			e.rep.event("%s has no labels: classifying unlabelled samples", df.path)
+		}
+	}
 	if err != nil {
 		return err
 	}
 	set, s := "test", ds.Test
 	switch {
-	case *which == "train":
-		set, s = "train", ds.Train
 	case s.Y == nil:
 		set, s = "all", ds.Train
+	case *which == "train":
+		set, s = "train", ds.Train
 	}
 	labelled := s.Labels != nil
 	what := map[string]string{
@@ -98,6 +105,9 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	pred, err := predict(ctx, c, s.Y)
 	done()
 	if err != nil {
+		if !df.noLabels && strings.Contains(err.Error(), "dimension") {
+			return fmt.Errorf("%s: %w (if its last column is a feature, not a label, give -no-labels)", df.path, err)
+		}
 		return fmt.Errorf("%s: %w", df.path, err)
 	}
 	took := time.Since(t0)

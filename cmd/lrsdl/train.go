@@ -35,7 +35,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "train")
 	var df dataFlags
 	var mf methodFlags
-	df.register(fs, true, true)
+	df.register(fs, true, true, false)
 	mf.register(fs)
 	e.progressFlags(fs)
 	method := fs.String("method", "", "method `name` (see 'lrsdl methods')")
@@ -65,7 +65,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer of.abort()
-	ds, err := df.load()
+	ds, err := df.load(e.rep)
 	if err != nil {
 		return err
 	}
