@@ -27,7 +27,8 @@ type gramCache struct {
 	y    *float64   // first element of the Y they were computed for
 	G, B *mat.Dense
 	ysq  []float64
-	W    *mat.Dense // kb×N workspace
+	W    *mat.Dense               // kb×N workspace
+	sw   *kernels.SparseWorkspace // G·X̄ for sparse X̄
 }
 
 func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition) {
@@ -39,7 +40,7 @@ func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition) {
 	}
 	if g.Db == nil || g.G.RawMatrix().Rows != kb || g.B.RawMatrix().Cols != N || g.Db.RawMatrix().Rows != d {
 		*g = gramCache{Db: mat.NewDense(d, kb, nil), G: mat.NewDense(kb, kb, nil),
-			B: mat.NewDense(kb, N, nil), W: mat.NewDense(kb, N, nil)}
+			B: mat.NewDense(kb, N, nil), W: mat.NewDense(kb, N, nil), sw: kernels.NewSparseWorkspace(kb, N)}
 	}
 	g.Db.Copy(Db)
 	g.y = y
@@ -94,7 +95,7 @@ func lrsdlCost(p dlParams, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCac
 	for _, v := range gc.ysq {
 		ysq += v
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, G, x, 0, W)
+	gc.sw.Mul(W, G, x)
 	fid := ysq - 2*dot(B, x, 0, kb, 0, N) + dot(W, x, 0, kb, 0, N)
 	// W = blockdiag(G_jj, G_00)·X̄; its diagonal blocks give ‖D_jX_c^j‖²
 	// and part of ‖D_cX_c^c + D0X0_c‖².

@@ -122,7 +122,8 @@ func addMul(dst, a, b blas64.General, trans bool) {
 
 // factoredMul sets g = H·w as D̄ᵀ(D̄·w) + diag(D_cᵀD_c)·X + 2λ2·X on the
 // upper rows and + R·X0 + λ2·X0 on the lower ones, which costs about
-// 2dK̄n instead of K̄²n multiply-adds: fewer when d < K/2.
+// 2dK̄n instead of K̄²n multiply-adds: fewer when d < K/2 and w is dense
+// (see factorPays).
 func (s *xstep) factoredMul(g, w blas64.General, full bool) {
 	t := s.T.RawMatrix()
 	t.Cols = w.Cols
@@ -151,6 +152,19 @@ func (s *xstep) factoredMul(g, w blas64.General, full bool) {
 			row[j] += l * v
 		}
 	}
+}
+
+// factorPays reports whether H·W̄ costs less as factoredMul than through
+// the sparse kernel. With r = kernels.DensityCrossover(), the cost of a
+// sparse product per multiply-add relative to Gemm's, and ρ the density of
+// W̄, in Gemm multiply-adds per column: factoredMul costs d·K̄·(ρ/r + 1)
+// (the sparse D̄·W̄, then the dense D̄ᵀT) and the sparse H·W̄ K̄²ρ/r, so
+// factoring pays when d·(ρ + r) < K̄ρ; above r both are dense and it pays
+// (2d < K̄ when s.T is set).
+func (s *xstep) factorPays(w blas64.General) bool {
+	r := kernels.DensityCrossover()
+	rho := float64(kernels.NonZeros(w)) / float64(w.Rows*w.Cols)
+	return rho > r || float64(s.D.Rows)*(rho+r) < float64(s.K+s.k0)*rho
 }
 
 // lipWork holds the warm-started power iterations of xstep.lipschitz.
@@ -244,7 +258,7 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	// diagonal blocks of M(Q·X0) and Qᵀ·M(X), added per class below. The
 	// product takes the sparse kernel when W is sparse enough.
 	full := s.sw != nil && n == s.N
-	if s.T != nil {
+	if s.T != nil && (!full || s.factorPays(w)) {
 		s.factoredMul(g, w, full)
 	} else if full {
 		s.sw.Mul(g, s.H.RawMatrix(), w)

@@ -1,0 +1,83 @@
+package methods
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+)
+
+// faceLikeData returns n unit-norm samples per class of C classes in
+// dimension d, y = B_c·a + B_0·a0 + 0.1·e with Gaussian class bases B_c
+// (d×4), a shared basis B_0 (d×2) and Gaussian coefficients and noise: the
+// data of the efficiency section of bench/reproduce.
+func faceLikeData(C, d, n int, seed uint64) (*mat.Dense, []int) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	gauss := func(r, c int) *mat.Dense {
+		m := mat.NewDense(r, c, nil)
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+		return m
+	}
+	B0 := gauss(d, 2)
+	Y := mat.NewDense(d, C*n, nil)
+	labels := make([]int, C*n)
+	var y, t mat.VecDense
+	for c := range C {
+		Bc := gauss(d, 4)
+		for j := range n {
+			y.MulVec(Bc, gauss(4, 1).ColView(0))
+			t.MulVec(B0, gauss(2, 1).ColView(0))
+			y.AddVec(&y, &t)
+			y.AddScaledVec(&y, 0.1, gauss(d, 1).ColView(0))
+			y.ScaleVec(1/mat.Norm(&y, 2), &y)
+			Y.SetCol(c*n+j, y.RawVector().Data)
+			labels[c*n+j] = c
+		}
+	}
+	return Y, labels
+}
+
+// BenchmarkFisherIter_C100n7k7d300 times one outer iteration of E-FDDL and
+// of LRSDL (k0 = 7, η = 0.1) at the paper's efficiency size, C=100, d=300,
+// n=k=7, default inner iterations: s/iter is the time from the end of the
+// first iteration to the end of the last over the iterations between, as
+// the efficiency section of bench/reproduce measures it; cpu-s/iter is the
+// process's CPU time over the same span (both cores count).
+func BenchmarkFisherIter_C100n7k7d300(b *testing.B) {
+	Y, labels := faceLikeData(100, 300, 7, 1)
+	const iters = 6
+	for _, c := range []struct {
+		name string
+		k0   int
+	}{{"E-FDDL", 0}, {"LRSDL", 7}} {
+		b.Run(c.name, func(b *testing.B) {
+			var per, cpu time.Duration
+			for i := 0; i < b.N; i++ {
+				var first, last, cpu0, cpu1 time.Duration
+				o := FDDLOptions{K: 7, Iters: iters, Tol: -1, Seed: 1, Progress: func(p lrsdl.Progress) {
+					if p.Iter == 1 {
+						first, cpu0 = p.Elapsed, lrsdlCPUTime()
+					}
+					last, cpu1 = p.Elapsed, lrsdlCPUTime()
+				}}
+				m := &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: c.k0}}
+				if c.k0 == 0 {
+					m.Options.K0 = -1
+				}
+				if err := m.Fit(context.Background(), Y, labels); err != nil {
+					b.Fatal(err)
+				}
+				per += (last - first) / (iters - 1)
+				cpu += (cpu1 - cpu0) / (iters - 1)
+			}
+			b.ReportMetric(per.Seconds()/float64(b.N), "s/iter")
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/iter")
+		})
+	}
+}
