@@ -238,6 +238,9 @@ func (d *detector) matrix(given string, sd int, option string) (string, error) {
 // samples in one matrix.
 func (d *detector) whole(opts *LoadOptions) (y, l string, err error) {
 	y, l = opts.YVar, opts.LabelVar
+	if opts.NoLabels {
+		l = ""
+	}
 	if y == "" {
 		c := d.matrices(noSide)
 		if l != "" {

@@ -149,6 +149,10 @@ func TestLoadUnlabelled(t *testing.T) {
 	if err != nil || !mat.Equal(ds.Train.Y, y) || ds.Train.Labels != nil || ds.Classes != nil {
 		t.Errorf("MAT: %v %v", err, ds)
 	}
+	ds, err = Load(writeMAT(t, map[string]*mat.Dense{"X": y, "gnd": mat.NewDense(1, 3, []float64{1, 1, 2})}), LoadOptions{NoLabels: true, LabelVar: "gnd"})
+	if err != nil || ds.Train.Labels != nil {
+		t.Errorf("MAT, NoLabels with LabelVar: %v %v", err, ds)
+	}
 	ds, err = Load(writeMAT(t, map[string]*mat.Dense{"X_train": y, "X_test": y, "l": mat.NewDense(1, 3, []float64{1, 1, 2})}), LoadOptions{NoLabels: true})
 	if err != nil || ds.Train.Labels != nil || ds.Test.Labels != nil || !mat.Equal(ds.Test.Y, y) {
 		t.Errorf("MAT pair: %v %v", err, ds)
