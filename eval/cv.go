@@ -226,7 +226,7 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 	}
 	alive := cands
 	for r, it := range rounds {
-		for _, c := range alive {
+		for ci, c := range alive {
 			tp := c.train
 			if r < len(rounds)-1 {
 				tp = Params{"iters": float64(it)}
@@ -234,7 +234,10 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 					tp[n] = v
 				}
 			}
-			acc, err := crossValidatePoint(ctx, newClassifier, tp, pts, c.pts, trains, vals)
+			sctx := withStage(ctx, func(s *Stage) {
+				s.Cand, s.Cands, s.Round, s.Rounds, s.Params = ci+1, len(alive), r+1, len(rounds), tp
+			})
+			acc, err := crossValidatePoint(sctx, newClassifier, tp, pts, c.pts, trains, vals)
 			if err != nil {
 				return nil, err
 			}
@@ -310,7 +313,8 @@ func crossValidatePoint(ctx context.Context, newClassifier NewFunc, tp Params, p
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			accs[f], errs[f] = foldScores(ctx, newClassifier, tp, pts, idx, trains[f], vals[f])
+			fctx := withStage(ctx, func(s *Stage) { s.Fold = f + 1 })
+			accs[f], errs[f] = foldScores(fctx, newClassifier, tp, pts, idx, trains[f], vals[f])
 			if errs[f] != nil {
 				errs[f] = fmt.Errorf("cross-validation at %v, fold %d: %w", tp, f+1, errs[f])
 			}
@@ -340,6 +344,7 @@ func foldScores(ctx context.Context, newClassifier NewFunc, tp Params, pts []Par
 	if err := Configure(c, tp); err != nil {
 		return nil, err
 	}
+	notifyStage(ctx, c)
 	if err := c.Fit(ctx, train.Y, train.Labels); err != nil {
 		return nil, err
 	}

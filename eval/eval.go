@@ -122,6 +122,47 @@ type SplitOptions struct {
 	Grid  Grid
 	// Progress, if not nil, is called after every split.
 	Progress func(split int, r Run)
+	// Fit, if not nil, is called with every classifier trained, before
+	// its Fit, and where it stands, e.g. to set its progress callback.
+	// Cross-validation folds train in parallel: calls may be concurrent.
+	Fit func(lrsdl.Classifier, Stage)
+}
+
+// Stage says where a training run of RandomSplits stands.
+type Stage struct {
+	Split, Splits int // the split, from 1
+	// Fold is the cross-validation fold, from 1, of Folds; 0 for the
+	// split's final fit with the chosen options.
+	Fold, Folds   int
+	Cand, Cands   int    // the candidate, from 1, among those of this round
+	Round, Rounds int    // the round of successive halving, from 1
+	Params        Params // the candidate's training options; the chosen ones for the final fit
+}
+
+type stageKey struct{}
+
+// stageHook is what RandomSplits passes down to cross-validation.
+type stageHook struct {
+	fn func(lrsdl.Classifier, Stage)
+	st Stage
+}
+
+// withStage returns ctx carrying the stage hook of ctx, if any, with its
+// stage changed by f.
+func withStage(ctx context.Context, f func(*Stage)) context.Context {
+	h, ok := ctx.Value(stageKey{}).(stageHook)
+	if !ok {
+		return ctx
+	}
+	f(&h.st)
+	return context.WithValue(ctx, stageKey{}, h)
+}
+
+// notifyStage calls the stage hook of ctx, if any, with c.
+func notifyStage(ctx context.Context, c lrsdl.Classifier) {
+	if h, ok := ctx.Value(stageKey{}).(stageHook); ok {
+		h.fn(c, h.st)
+	}
 }
 
 // Summary aggregates the runs of RandomSplits.
@@ -160,7 +201,11 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 		}
 		var best Params
 		if opts.Folds > 1 && len(opts.Grid) > 0 {
-			cv, err := CrossValidate(ctx, newClassifier, tr.Y, tr.Labels, opts.Folds, opts.Grid, rng.Uint64())
+			cctx := ctx
+			if opts.Fit != nil {
+				cctx = context.WithValue(ctx, stageKey{}, stageHook{opts.Fit, Stage{Split: i + 1, Splits: splits, Folds: opts.Folds}})
+			}
+			cv, err := CrossValidate(cctx, newClassifier, tr.Y, tr.Labels, opts.Folds, opts.Grid, rng.Uint64())
 			if err != nil {
 				return nil, err
 			}
@@ -172,6 +217,9 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 		}
 		if err := Configure(c, best); err != nil {
 			return nil, err
+		}
+		if opts.Fit != nil {
+			opts.Fit(c, Stage{Split: i + 1, Splits: splits, Folds: opts.Folds, Params: best})
 		}
 		r, _, err := FitPredict(ctx, c, tr, te)
 		if err != nil {

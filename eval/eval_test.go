@@ -3,10 +3,13 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -183,6 +186,55 @@ func TestRandomSplits(t *testing.T) {
 	cancel()
 	if _, err := RandomSplits(ctx, newFake, train, test, opts); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// SplitOptions.Fit sees every classifier trained, once, before its Fit,
+// with its split, candidate and fold.
+func TestRandomSplitsStages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	train := blobs([]int{4, 8}, 20, 6, 0, rng)
+	test := blobs([]int{4, 8}, 15, 6, 1000, rng)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var made, fitted []*fake
+	newC := func() (lrsdl.Classifier, error) {
+		f := &fake{}
+		mu.Lock()
+		made = append(made, f)
+		mu.Unlock()
+		return f, nil
+	}
+	opts := SplitOptions{Splits: 2, PerClass: 5, Seed: 11, Folds: 3, Grid: Grid{"lambda": {0.9, 0.2}}}
+	opts.Fit = func(c lrsdl.Classifier, s Stage) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c.(*fake).means != nil {
+			t.Error("Fit hook called after Fit")
+		}
+		fitted = append(fitted, c.(*fake))
+		seen[fmt.Sprintf("%d/%d %d/%d %d/%d %d/%d %v", s.Split, s.Splits, s.Cand, s.Cands, s.Round, s.Rounds, s.Fold, s.Folds, s.Params.String())]++
+	}
+	if _, err := RandomSplits(context.Background(), newC, train, test, opts); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for sp := 1; sp <= 2; sp++ {
+		for c, p := range []string{"lambda=0.9", "lambda=0.2"} {
+			for f := 1; f <= 3; f++ {
+				want[fmt.Sprintf("%d/2 %d/2 1/1 %d/3 %s", sp, c+1, f, p)] = 1
+			}
+		}
+		want[fmt.Sprintf("%d/2 0/0 0/0 0/3 lambda=0.2", sp)] = 1
+	}
+	if !maps.Equal(seen, want) {
+		t.Errorf("stages\n%v, want\n%v", seen, want)
+	}
+	// Every fitted classifier was seen; the others are cross-validation's probes.
+	for _, f := range made {
+		if f.means != nil && !slices.Contains(fitted, f) {
+			t.Error("a classifier was trained unseen")
+		}
 	}
 }
 

@@ -98,7 +98,8 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			}
 			e.rep.event("%s: split %d/%d accuracy %.2f%%, training %.3gs%s", c.Name(), i+1, *splits, 100*r.Accuracy, r.TrainTime.Seconds(), chosen)
 		}
-		s, err := eval.RandomSplits(ctx, tr.wrap(newC), train, test, opts)
+		opts.Fit = tr.fit
+		s, err := eval.RandomSplits(ctx, newC, train, test, opts)
 		tr.j.finish()
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", c.Name(), df.path, err)
@@ -132,53 +133,62 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// evalTracker follows the fits of eval.RandomSplits to report the split,
-// the cross-validation candidate and fold of each: per split, RandomSplits
-// fits every grid point on every fold in turn, then the chosen point once.
+// evalTracker reports the fits of eval.RandomSplits: split, candidate,
+// round of successive halving and fold, and the part of the work done.
 type evalTracker struct {
-	j             *job
-	splits, folds int
-	points        []eval.Params
+	j      *job
+	splits int
 
 	mu     sync.Mutex
-	n      int                // classifiers made so far
+	cands  map[int]int        // candidates of the first round, by split
 	finals []lrsdl.Classifier // the final fit of every split
 }
 
 func newEvalTracker(r *reporter, label string, opts eval.SplitOptions) *evalTracker {
-	t := &evalTracker{splits: max(opts.Splits, 1)}
+	t := &evalTracker{splits: max(opts.Splits, 1), cands: map[int]int{}}
+	t.j = r.job(label, t.splits)
 	if opts.Folds > 1 {
-		t.folds, t.points = opts.Folds, opts.Grid.Points()
-	}
-	t.j = r.job(label, t.splits*(len(t.points)*t.folds+1))
-	if t.folds > 0 {
-		r.event("%s: %d splits × (%d candidates × %d folds + 1 final fit) = %d fits", label, t.splits, len(t.points), t.folds, t.j.fits)
+		r.event("%s: %d splits, each choosing among %d grid points by %d-fold cross-validation", label, t.splits, len(opts.Grid.Points()), opts.Folds)
 	}
 	return t
 }
 
-// wrap returns newC whose classifiers report their progress to t.
-func (t *evalTracker) wrap(newC eval.NewFunc) eval.NewFunc {
-	return func() (lrsdl.Classifier, error) {
-		c, err := newC()
-		if err != nil {
-			return nil, err
+// fit is an eval.SplitOptions.Fit: it makes c report to t.
+func (t *evalTracker) fit(c lrsdl.Classifier, s eval.Stage) {
+	where := fmt.Sprintf("split %d/%d", s.Split, s.Splits)
+	base, size := float64(s.Split-1)/float64(t.splits), 1/float64(t.splits)
+	from, width := base, size
+	t.mu.Lock()
+	if s.Fold > 0 {
+		if s.Round == 1 {
+			t.cands[s.Split] = s.Cands
 		}
-		t.mu.Lock()
-		per := len(t.points)*t.folds + 1
-		split, r := t.n/per, t.n%per
-		t.n++
-		where := fmt.Sprintf("split %d/%d", split+1, t.splits)
-		if r < per-1 {
-			where += fmt.Sprintf(" · cv %d/%d %s · fold %d/%d", r/t.folds+1, len(t.points), t.points[r/t.folds], r%t.folds+1, t.folds)
-		} else {
-			t.finals = append(t.finals, c)
+		where += fmt.Sprintf(" · cv %d/%d %s", s.Cand, s.Cands, s.Params)
+		if s.Rounds > 1 {
+			where += fmt.Sprintf(" · round %d/%d", s.Round, s.Rounds)
 		}
-		t.mu.Unlock()
-		t.j.fit(where, iterations(c))
-		setProgress(c, t.j.iter)
-		return c, nil
+		where += fmt.Sprintf(" · fold %d/%d", s.Fold, s.Folds)
+		// Cross-validation is all but the final fit of the split; its
+		// rounds cost about the same (half the candidates, twice the
+		// iterations).
+		cv := float64(s.Folds*s.Cands) / float64(s.Folds*s.Cands+1)
+		per := cv / float64(s.Rounds*s.Cands*s.Folds)
+		from = base + size*(float64(s.Round-1)*cv/float64(s.Rounds)+per*float64((s.Cand-1)*s.Folds+s.Fold-1))
+		width = size * per
+	} else {
+		if s.Folds > 0 {
+			cv := float64(s.Folds*t.cands[s.Split]) / float64(s.Folds*t.cands[s.Split]+1)
+			from, width = base+size*cv, size*(1-cv)
+			where += " · final fit"
+			if len(s.Params) > 0 {
+				where += " " + s.Params.String()
+			}
+		}
+		t.finals = append(t.finals, c)
 	}
+	t.mu.Unlock()
+	t.j.fitAt(where, iterations(c), from, width)
+	setProgress(c, t.j.iter)
 }
 
 // gridDoc describes eval.DefaultGrids for -h.

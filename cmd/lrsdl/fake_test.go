@@ -79,7 +79,14 @@ func (f *fake) SetParam(name, value string) error {
 
 func (f *fake) SetProgress(p lrsdl.ProgressFunc) { f.Options.Progress = p }
 
+// fakeLog records what the fakes did, for tests.
+var fakeLog struct {
+	fits     int        // calls of Fit
+	predictY mat.Matrix // the samples of the last Predict
+}
+
 func (f *fake) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	fakeLog.fits++
 	d, n := Y.Dims()
 	if n != len(labels) {
 		return fmt.Errorf("fake: %d labels for %d samples", len(labels), n)
@@ -119,6 +126,7 @@ func (f *fake) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 }
 
 func (f *fake) Predict(Y mat.Matrix) ([]int, error) {
+	fakeLog.predictY = Y
 	if f.means == nil {
 		return nil, fmt.Errorf("fake: not trained")
 	}

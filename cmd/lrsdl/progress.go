@@ -134,12 +134,12 @@ type job struct {
 
 	quit chan struct{} // stops the refresh, if any
 
-	mu      sync.Mutex
-	started int    // fits started
-	done    int    // fits finished
-	where   string // context of the current fit, e.g. "split 2/5 · fold 3/5"
-	iters   int    // iterations expected of the current fit; 0: unknown
-	last    lrsdl.Progress
+	mu          sync.Mutex
+	started     int     // fits started by fit
+	from, width float64 // the part of the job the current fit does
+	where       string  // context of the current fit, e.g. "split 2/5 · fold 3/5"
+	iters       int     // iterations expected of the current fit; 0: unknown
+	last        lrsdl.Progress
 }
 
 // job starts following work made of fits. Unless r is quiet, the status
@@ -169,15 +169,21 @@ func (r *reporter) job(label string, fits int) *job {
 	return j
 }
 
-// fit starts the next fit, described by where, expecting iters iterations
-// (0: unknown). The fit before it, if any, counts as finished.
+// fit starts the next of the job's fits, described by where, expecting
+// iters iterations (0: unknown). The fit before it, if any, is finished.
 func (j *job) fit(where string, iters int) {
 	j.mu.Lock()
-	if j.started > 0 {
-		j.done++
-	}
+	n := j.started
 	j.started++
-	j.where, j.iters, j.last = where, iters, lrsdl.Progress{}
+	j.mu.Unlock()
+	j.fitAt(where, iters, float64(n)/float64(j.fits), 1/float64(j.fits))
+}
+
+// fitAt starts a fit, described by where, expecting iters iterations,
+// which does the part [from, from+width) of the job.
+func (j *job) fitAt(where string, iters int, from, width float64) {
+	j.mu.Lock()
+	j.where, j.iters, j.from, j.width, j.last = where, iters, from, width, lrsdl.Progress{}
 	j.mu.Unlock()
 	j.r.status(j.start, j.line(), false)
 }
@@ -204,11 +210,11 @@ func (j *job) iter(p lrsdl.Progress) {
 func (j *job) line() string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	frac := float64(j.done)
+	frac := j.from
 	if j.iters > 0 {
-		frac += min(1, float64(j.last.Iter)/float64(j.iters))
+		frac += j.width * min(1, float64(j.last.Iter)/float64(j.iters))
 	}
-	frac = min(1, frac/float64(j.fits))
+	frac = min(1, frac)
 	var b strings.Builder
 	n := int(frac * barWidth)
 	fmt.Fprintf(&b, "%s %3.0f%% [%s%s]", j.label, 100*frac, strings.Repeat("=", n), strings.Repeat(" ", barWidth-n))
