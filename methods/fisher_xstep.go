@@ -110,12 +110,42 @@ var blockGemmMin = 8192 // a variable for the tests
 // non-zeros of a (kernels.AddCombination, no cgo): per-class blocks below
 // useBlockGemm's size do not pay for a BLAS call.
 func addMul(dst, a, b blas64.General, trans bool) {
+	if dst.Cols < addMulLoop {
+		addMulSmall(dst, a, b, trans)
+		return
+	}
 	for i := 0; i < dst.Rows; i++ {
 		dr := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
 		if trans {
 			kernels.AddCombination(dr, a.Rows, a.Data[i:], a.Stride, b.Data, b.Stride)
 		} else {
 			kernels.AddCombination(dr, a.Cols, a.Data[i*a.Stride:], 1, b.Data, b.Stride)
+		}
+	}
+}
+
+// addMulLoop is the row length below which addMul runs plain loops: at a
+// class's 7 samples the calls of kernels.AddCombination cost more than the
+// multiply-adds.
+const addMulLoop = 16
+
+// addMulSmall is addMul by plain loops, adding the same terms in the same
+// order (so with the same rounding).
+func addMulSmall(dst, a, b blas64.General, trans bool) {
+	n := dst.Cols
+	for i := 0; i < dst.Rows; i++ {
+		dr := dst.Data[i*dst.Stride : i*dst.Stride+n]
+		for p := 0; p < b.Rows; p++ {
+			v := a.Data[i*a.Stride+p]
+			if trans {
+				v = a.Data[p*a.Stride+i]
+			}
+			if v == 0 {
+				continue
+			}
+			for j, x := range b.Data[p*b.Stride : p*b.Stride+n] {
+				dr[j] += float64(v * x)
+			}
 		}
 	}
 }
@@ -265,30 +295,27 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	} else {
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
 	}
-	// classes of the block and their column ranges relative to W
-	cls := func(fn func(c, lo, hi int)) {
-		for c := s.c0; c < s.sp.Blocks(); c++ {
-			lo, hi := s.sp.Block(c)
-			lo, hi = lo-s.col0, hi-s.col0
-			if lo >= n {
-				break
-			}
-			fn(c, lo, hi)
-		}
+	// classes c0..c1−1 are in the block; class c has columns
+	// [sp[c]−col0, sp[c+1]−col0) of W.
+	sp, col0 := s.sp, s.col0
+	c1 := s.c0
+	for c1 < sp.Blocks() && sp[c1]-col0 < n {
+		c1++
 	}
 	if k0 > 0 {
 		gr := s.gram.RawMatrix()
-		cls(func(c, lo, hi int) {
+		for c := s.c0; c < c1; c++ {
+			lo, hi := sp[c]-col0, sp[c+1]-col0
 			a0, a1 := s.ap.Block(c)
 			Qc := sub(gr, a0, a1, K, kb)
 			if !useBlockGemm((a1 - a0) * k0 * (hi - lo)) {
 				addMul(sub(g, a0, a1, lo, hi), Qc, sub(w, K, kb, lo, hi), false)
 				addMul(sub(g, K, kb, lo, hi), Qc, sub(w, a0, a1, lo, hi), true)
-				return
+				continue
 			}
 			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Qc, sub(w, K, kb, lo, hi), 1, sub(g, a0, a1, lo, hi))
 			blas64.Gemm(blas.Trans, blas.NoTrans, 1, Qc, sub(w, a0, a1, lo, hi), 1, sub(g, K, kb, lo, hi))
-		})
+		}
 	}
 	// −B and the mean terms, λ2(M − 2M̂) on X and −λ2M0 on X0, in one pass
 	// over G.
@@ -306,17 +333,18 @@ func (s *xstep) grad(G, W *mat.Dense) {
 			continue
 		}
 		tot := s.other[i]
-		cls(func(c, lo, hi int) {
-			s.cs[c] = floats.Sum(wr[lo:hi])
+		for c := s.c0; c < c1; c++ {
+			s.cs[c] = floats.Sum(wr[sp[c]-col0 : sp[c+1]-col0])
 			tot += s.cs[c]
-		})
+		}
 		m := tot / fN
-		cls(func(c, lo, hi int) {
+		for c := s.c0; c < c1; c++ {
+			lo, hi := sp[c]-col0, sp[c+1]-col0
 			a := l2 * (m - 2*s.cs[c]/float64(hi-lo))
 			gc := gr[lo:hi]
 			for j, v := range br[lo:hi] {
 				gc[j] += a - v
 			}
-		})
+		}
 	}
 }
