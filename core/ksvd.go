@@ -38,6 +38,41 @@ type KSVDOptions struct {
 // update and in the OMP batches; non-finite data is an error wrapping
 // ErrNotFinite.
 func KSVD(ctx context.Context, D *mat.Dense, Y mat.Matrix, T, iters int, opts KSVDOptions) (*mat.Dense, error) {
+	if iters < 0 {
+		return nil, fmt.Errorf("core: K-SVD iterations %d < 0", iters)
+	}
+	r, err := NewKSVDRun(D, Y, T, opts)
+	if err != nil {
+		return nil, err
+	}
+	for it := 1; it <= iters; it++ {
+		if err := r.Step(ctx); err != nil {
+			return nil, err
+		}
+		if opts.Progress != nil {
+			opts.Progress(it, D, r.X)
+		}
+	}
+	return r.X, nil
+}
+
+// KSVDRun is a K-SVD run (see KSVD) advanced one iteration at a time by
+// Step, for callers with their own outer loop.
+type KSVDRun struct {
+	D *mat.Dense // d×k dictionary, updated in place
+	X *mat.Dense // k×n codes matching D after each Step
+
+	y, r, g, b, xn, rn *mat.Dense
+	yy, rr             []float64
+	t                  int
+	opts               KSVDOptions
+	ow                 OMPWork
+	sw                 ksvdWork
+}
+
+// NewKSVDRun starts K-SVD from the dictionary D (normalised in place) for
+// the columns of Y with sparsity T.
+func NewKSVDRun(D *mat.Dense, Y mat.Matrix, T int, opts KSVDOptions) (*KSVDRun, error) {
 	d, k := D.Dims()
 	yr, n := Y.Dims()
 	switch {
@@ -45,8 +80,6 @@ func KSVD(ctx context.Context, D *mat.Dense, Y mat.Matrix, T, iters int, opts KS
 		return nil, fmt.Errorf("core: K-SVD dictionary has %d rows, data has %d", d, yr)
 	case T < 1 || T > k:
 		return nil, fmt.Errorf("core: K-SVD sparsity T=%d, want 1..%d (the number of atoms)", T, k)
-	case iters < 0:
-		return nil, fmt.Errorf("core: K-SVD iterations %d < 0", iters)
 	case n == 0:
 		return nil, ErrNoSamples
 	}
@@ -60,40 +93,36 @@ func KSVD(ctx context.Context, D *mat.Dense, Y mat.Matrix, T, iters int, opts KS
 			col.ScaleVec(1/nrm, col)
 		}
 	}
-	X := mat.NewDense(k, n, nil)
-	R := mat.DenseCopyOf(Yd) // R = Y − DX
-	yy := colNorms2(Yd)
-	rr := append([]float64(nil), yy...)
-	G := mat.NewDense(k, k, nil)
-	B := mat.NewDense(k, n, nil)
-	Xn := mat.NewDense(k, n, nil)
-	Rn := mat.NewDense(d, n, nil)
-	var ow OMPWork
-	var sw ksvdWork
-	for it := 1; it <= iters; it++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		G.Mul(D.T(), D)
-		B.Mul(D.T(), Yd)
-		if err := BatchOMP(ctx, Xn, G, B, yy, T, opts.Tol, &ow); err != nil {
-			return nil, err
-		}
-		Rn.Mul(D, Xn)
-		Rn.Sub(Yd, Rn)
-		keepBetter(X, R, rr, Xn, Rn)
-		if err := sw.sweep(ctx, D, X, R, Yd, opts.PowerIter); err != nil {
-			return nil, err
-		}
-		for j := range rr {
-			rr[j] = 0
-		}
-		addColNorms2(rr, R)
-		if opts.Progress != nil {
-			opts.Progress(it, D, X)
-		}
+	r := &KSVDRun{D: D, X: mat.NewDense(k, n, nil), y: Yd, r: mat.DenseCopyOf(Yd), t: T, opts: opts,
+		g: mat.NewDense(k, k, nil), b: mat.NewDense(k, n, nil), xn: mat.NewDense(k, n, nil), rn: mat.NewDense(d, n, nil)}
+	r.yy = colNorms2(Yd)
+	r.rr = append([]float64(nil), r.yy...)
+	return r, nil
+}
+
+// Step runs one K-SVD iteration: OMP coding (keeping a sample's code when
+// OMP does not lower its error) and one sweep over the atoms.
+func (r *KSVDRun) Step(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return X, nil
+	D := r.D
+	r.g.Mul(D.T(), D)
+	r.b.Mul(D.T(), r.y)
+	if err := BatchOMP(ctx, r.xn, r.g, r.b, r.yy, r.t, r.opts.Tol, &r.ow); err != nil {
+		return err
+	}
+	r.rn.Mul(D, r.xn)
+	r.rn.Sub(r.y, r.rn)
+	keepBetter(r.X, r.r, r.rr, r.xn, r.rn)
+	if err := r.sw.sweep(ctx, D, r.X, r.r, r.y, r.opts.PowerIter); err != nil {
+		return err
+	}
+	for j := range r.rr {
+		r.rr[j] = 0
+	}
+	addColNorms2(r.rr, r.r)
+	return nil
 }
 
 // keepBetter replaces each column of X and R (with squared residual norms

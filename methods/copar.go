@@ -3,7 +3,6 @@ package methods
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -16,10 +15,10 @@ import (
 func init() { register("COPAR", func() lrsdl.Classifier { return &COPAR{} }) }
 
 // COPAROptions controls COPAR. The zero value means the defaults, the
-// authors' settings for AR gender.
+// authors' settings for AR gender; Off sets a literal 0 for k0 and eta.
 type COPAROptions struct {
-	K         int                `json:"k"`          // atoms per class; zero means 20
-	K0        int                `json:"k0"`         // shared atoms; zero means 10
+	K         int                `json:"k"`          // atoms per class; zero means min(20, smallest class)
+	K0        int                `json:"k0"`         // shared atoms, at most the samples; zero means 10
 	Lambda    float64            `json:"lambda"`     // ℓ1 weight λ; zero means 0.001
 	Eta       float64            `json:"eta"`        // incoherence weight η; zero means 0.01
 	Iters     int                `json:"iters"`      // outer iterations; zero means 15
@@ -29,22 +28,17 @@ type COPAROptions struct {
 	Progress  lrsdl.ProgressFunc `json:"-"`          // called after each outer iteration
 }
 
-func (o COPAROptions) resolved() (COPAROptions, error) {
-	if o.K < 0 || o.K0 < 0 || o.Lambda < 0 || o.Eta < 0 || o.Iters < 0 || math.IsNaN(o.Lambda) || math.IsNaN(o.Eta) ||
-		math.IsInf(o.Lambda, 0) || math.IsInf(o.Eta, 0) {
-		return o, fmt.Errorf("methods: COPAR options k=%d, k0=%d, lambda=%v, eta=%v, iters=%d must be finite and non-negative",
-			o.K, o.K0, o.Lambda, o.Eta, o.Iters)
-	}
-	switch o.Coding {
-	case "":
-		o.Coding = "lc" // the better one on AR gender
-	case "gc", "lc":
-	default:
-		return o, fmt.Errorf(`methods: COPAR option coding=%q must be "gc" or "lc"`, o.Coding)
-	}
-	o.K, o.K0, o.Iters = blDefault(o.K, 20), blDefault(o.K0, 10), blDefault(o.Iters, 15)
-	o.Lambda, o.Eta = blDefault(o.Lambda, 0.001), blDefault(o.Eta, 0.01)
-	return o, nil
+func (o *COPAROptions) spec() optSpec {
+	return optSpec{method: "COPAR", opts: []opt{
+		kOpt(&o.K, 20, "atoms per class"),
+		{name: "k0", doc: "shared atoms k0", i: &o.K0, def: 10, off: true},
+		{name: "lambda", doc: "ℓ1 weight λ", f: &o.Lambda, def: 0.001, minOpen: true},
+		{name: "eta", doc: "incoherence weight η", f: &o.Eta, def: 0.01, off: true},
+		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 15, min: 1},
+		{name: "original_d", doc: "O-COPAR-D (column by column) instead of E-COPAR-D (ADMM)", b: &o.OriginalD},
+		{name: "coding", doc: "prediction by local (lc) or global (gc) coding", s: &o.Coding, choices: []string{"lc", "gc"}},
+		seedOpt(&o.Seed),
+	}}
 }
 
 // COPAR separates the particularity and the commonality (Kong and Wang,
@@ -72,6 +66,7 @@ func (o COPAROptions) resolved() (COPAROptions, error) {
 type COPAR struct {
 	Options COPAROptions
 
+	info    lrsdl.FitInfo
 	classes *core.Classes
 	D       *mat.Dense     // d×(K+k0): [D_1 … D_C D_0]
 	part    core.Partition // C+1 blocks of atoms, the last is D_0
@@ -82,6 +77,18 @@ func (m *COPAR) Name() string { return "COPAR" }
 
 // Config returns a pointer to the options.
 func (m *COPAR) Config() any { return &m.Options }
+
+// Params lists the options; after Fit or SetState, the resolved ones.
+func (m *COPAR) Params() []lrsdl.Param { return m.Options.spec().params() }
+
+// SetParam sets the named option from its text form.
+func (m *COPAR) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+
+// SetProgress sets the function called after every outer iteration.
+func (m *COPAR) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+
+// FitInfo describes the last call of Fit.
+func (m *COPAR) FitInfo() lrsdl.FitInfo { return m.info }
 
 // Atoms returns the class dictionaries (columns are atoms, part gives the
 // atoms of each class) and the shared dictionary D0.
@@ -98,20 +105,22 @@ func (m *COPAR) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 // Fit learns the class and shared dictionaries from the columns of Y.
 func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
-	o, err := m.Options.resolved()
+	m.info = lrsdl.FitInfo{}
+	o := m.Options
+	Ys, g, info, err := blTrainingSet(m.Name(), Y, labels, &o)
 	if err != nil {
 		return err
 	}
-	Ys, g, err := classSet(m.Name(), Y, labels, o.K)
-	if err != nil {
-		return err
-	}
-	_, N := Ys.Dims()
-	if N < o.K0 {
-		return fmt.Errorf("methods: COPAR has %d samples, fewer than k0=%d shared atoms", N, o.K0)
+	k0 := lit(o.K0)
+	if info.n < k0 {
+		return &OptionError{Method: m.Name(), Name: "k0", Value: fmtNum(float64(o.K0)),
+			Reason: fmt.Sprintf("must be at most %d, the training samples", info.n)}
 	}
 	C := g.Classes.Len()
-	part := blockPartition(C, o.K, o.K0)
+	part := blockPartition(C, o.K, k0)
+	if err := checkMemory(m.Name(), dlsiMemory(info, part.Len()), "k (atoms per class), k0 or the training set"); err != nil {
+		return err
+	}
 	Q, Yr := reduceSpan(Ys)
 	if Q != nil {
 		Ys = Yr
@@ -124,22 +133,27 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	for c := range X {
 		X[c] = mat.NewDense(part.Len(), g.Part.Size(c), nil)
 	}
-	for it := 1; it <= o.Iters; it++ {
+	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		if err := coparUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda); err != nil {
-			return err
+			return lrsdl.Cost{}, err
 		}
-		if err := coparUpdateD(ctx, D, part, X, Ys, g.Part, o.Eta, o.OriginalD); err != nil {
-			return err
+		if err := coparUpdateD(ctx, D, part, X, Ys, g.Part, lit(o.Eta), o.OriginalD); err != nil {
+			return lrsdl.Cost{}, err
 		}
-		if o.Progress != nil {
-			o.Progress(lrsdl.Progress{Iter: it, Cost: coparCost(D, part, X, Ys, g.Part, o), Elapsed: time.Since(start)})
+		if !wantCost {
+			return lrsdl.Cost{}, nil
 		}
+		return coparCost(D, part, X, Ys, g.Part, o), nil
+	})
+	m.info = fi
+	if err != nil {
+		return err
 	}
 	if Q != nil {
 		D = expand(Q, D)
 	}
-	o.Progress = m.Options.Progress
 	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
+	m.info.Elapsed = time.Since(start)
 	return nil
 }
 
@@ -286,7 +300,7 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 		{Name: "class fidelity", Value: cfid / 2},
 		{Name: "off-class codes", Value: off / 2},
 		{Name: "sparsity", Value: o.Lambda * l1},
-		{Name: "incoherence", Value: o.Eta * dlsiOffBlockSq(&G, part)},
+		{Name: "incoherence", Value: lit(o.Eta) * dlsiOffBlockSq(&G, part)},
 	}
 	var total float64
 	for _, t := range terms {
@@ -297,7 +311,7 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 
 func (m *COPAR) trained() error {
 	if m.D == nil {
-		return fmt.Errorf("methods: COPAR is not trained")
+		return ErrNotTrained
 	}
 	return nil
 }
@@ -358,12 +372,16 @@ func coparGather(a *mat.Dense, rows, cols []int) *mat.Dense {
 // Predict returns the label of the class with the smallest residual on its
 // own and the shared atoms, by global or local coding (Options.Coding).
 func (m *COPAR) Predict(Y mat.Matrix) ([]int, error) {
+	return m.PredictContext(context.Background(), Y)
+}
+
+// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
+func (m *COPAR) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	if err := m.trained(); err != nil {
 		return nil, err
 	}
 	var Xall *mat.Dense
 	return dlsiPredict(m.D, m.classes, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
-		ctx := context.Background()
 		K, n := DtY.Dims()
 		if m.Options.Coding == "gc" && Xall == nil {
 			Xall = mat.NewDense(K, n, nil)
@@ -391,11 +409,12 @@ func (m *COPAR) State() (*lrsdl.State, error) {
 
 // SetState restores a model returned by State.
 func (m *COPAR) SetState(s *lrsdl.State) error {
-	o, cl, D, part, err := dictState(s, m.Name(), func(o COPAROptions, C int) core.Partition { return blockPartition(C, o.K, o.K0) })
+	var o COPAROptions
+	cl, D, part, err := dictState(s, m.Name(), &o, func(C int) core.Partition { return blockPartition(C, o.K, lit(o.K0)) })
 	if err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress
-	m.Options, m.classes, m.D, m.part = o, cl, D, part
+	m.Options, m.classes, m.D, m.part, m.info = o, cl, D, part, lrsdl.FitInfo{}
 	return nil
 }

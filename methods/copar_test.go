@@ -49,7 +49,7 @@ func coparToyProblem(seed uint64, C, d, n, k, k0 int) (Ys *mat.Dense, sp, part c
 func TestCOPARUpdatesLowerCost(t *testing.T) {
 	for _, original := range []bool{false, true} {
 		Ys, sp, part, D, X := coparToyProblem(1, 3, 12, 15, 3, 2)
-		o, _ := COPAROptions{Lambda: 0.05, Eta: 0.2}.resolved()
+		o := resolvedOpts(COPAROptions{Lambda: 0.05, Eta: 0.2})
 		dlsiCheckDescent(t, fmt.Sprint("original=", original), D, 0.95, func() float64 { return coparCost(D, part, X, Ys, sp, o).Total },
 			func() error { return coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda) },
 			func() error { return coparUpdateD(context.Background(), D, part, X, Ys, sp, o.Eta, original) })
@@ -65,7 +65,7 @@ func TestCOPARUpdatesLowerCost(t *testing.T) {
 // optimality conditions of the result of COPAR-X.
 func TestCOPARXGradient(t *testing.T) {
 	Ys, sp, part, D, X := coparToyProblem(2, 3, 8, 5, 2, 2)
-	o, _ := COPAROptions{Lambda: 0.05, Eta: 0.1}.resolved()
+	o := resolvedOpts(COPAROptions{Lambda: 0.05, Eta: 0.1})
 	rng := rand.New(rand.NewPCG(5, 5))
 	smooth := func() float64 {
 		c := coparCost(D, part, X, Ys, sp, o)
@@ -132,7 +132,7 @@ func TestCOPARDictOriginalVsEfficient(t *testing.T) {
 	var cost [2]float64
 	for i, original := range []bool{true, false} {
 		Ys, sp, part, D, X := coparToyProblem(3, 3, 12, 15, 3, 2)
-		o, _ := COPAROptions{Lambda: 0.05, Eta: 0.2}.resolved()
+		o := resolvedOpts(COPAROptions{Lambda: 0.05, Eta: 0.2})
 		for it := 0; it < 8; it++ {
 			if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda); err != nil {
 				t.Fatal(err)
@@ -205,8 +205,8 @@ func TestCOPARBadInput(t *testing.T) {
 	}{
 		{"label count", COPAROptions{K: 2, K0: 2}, Y, labels[:3], "labels"},
 		{"Inf", COPAROptions{K: 2, K0: 2}, inf, labels, "non-finite"},
-		{"too few samples", COPAROptions{K: 5, K0: 2}, Y, labels, "fewer than k"},
-		{"too many shared atoms", COPAROptions{K: 2, K0: 9}, Y, labels, "fewer than k0"},
+		{"too few samples", COPAROptions{K: 5, K0: 2}, Y, labels, "k must be at most 4"},
+		{"too many shared atoms", COPAROptions{K: 2, K0: 9}, Y, labels, "k0 must be at most 8"},
 		{"coding", COPAROptions{K: 2, K0: 2, Coding: "xx"}, Y, labels, "coding"},
 		{"one class", COPAROptions{K: 2, K0: 2}, Y, []int{1, 1, 1, 1, 1, 1, 1, 1}, "2 classes"},
 	}

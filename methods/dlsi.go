@@ -3,7 +3,6 @@ package methods
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -16,9 +15,9 @@ import (
 func init() { register("DLSI", func() lrsdl.Classifier { return &DLSI{} }) }
 
 // DLSIOptions controls DLSI. The zero value means the defaults, the
-// authors' settings for AR gender.
+// authors' settings for AR gender; Off sets a literal 0 for eta.
 type DLSIOptions struct {
-	K         int                `json:"k"`          // atoms per class; zero means 25
+	K         int                `json:"k"`          // atoms per class; zero means min(25, smallest class)
 	Lambda    float64            `json:"lambda"`     // ℓ1 weight λ; zero means 0.001
 	Eta       float64            `json:"eta"`        // incoherence weight η; zero means 0.05
 	Iters     int                `json:"iters"`      // outer iterations; zero means 15
@@ -27,13 +26,15 @@ type DLSIOptions struct {
 	Progress  lrsdl.ProgressFunc `json:"-"`          // called after each outer iteration
 }
 
-func (o DLSIOptions) resolved() (DLSIOptions, error) {
-	if o.K < 0 || o.Lambda < 0 || o.Eta < 0 || o.Iters < 0 || math.IsNaN(o.Lambda) || math.IsNaN(o.Eta) ||
-		math.IsInf(o.Lambda, 0) || math.IsInf(o.Eta, 0) {
-		return o, fmt.Errorf("methods: DLSI options k=%d, lambda=%v, eta=%v, iters=%d must be finite and non-negative", o.K, o.Lambda, o.Eta, o.Iters)
-	}
-	o.K, o.Lambda, o.Eta, o.Iters = blDefault(o.K, 25), blDefault(o.Lambda, 0.001), blDefault(o.Eta, 0.05), blDefault(o.Iters, 15)
-	return o, nil
+func (o *DLSIOptions) spec() optSpec {
+	return optSpec{method: "DLSI", opts: []opt{
+		kOpt(&o.K, 25, "atoms per class"),
+		{name: "lambda", doc: "ℓ1 weight λ", f: &o.Lambda, def: 0.001, minOpen: true},
+		{name: "eta", doc: "incoherence weight η", f: &o.Eta, def: 0.05, off: true},
+		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 15, min: 1},
+		{name: "original_d", doc: "O-DLSI-D (column by column) instead of E-DLSI-D (ADMM)", b: &o.OriginalD},
+		seedOpt(&o.Seed),
+	}}
 }
 
 // DLSI is dictionary learning with structured incoherence (Ramirez, Sprechmann
@@ -54,6 +55,7 @@ func (o DLSIOptions) resolved() (DLSIOptions, error) {
 type DLSI struct {
 	Options DLSIOptions
 
+	info    lrsdl.FitInfo
 	classes *core.Classes
 	D       *mat.Dense     // d×K class dictionaries
 	part    core.Partition // atoms of each class
@@ -65,6 +67,18 @@ func (m *DLSI) Name() string { return "DLSI" }
 // Config returns a pointer to the options.
 func (m *DLSI) Config() any { return &m.Options }
 
+// Params lists the options; after Fit or SetState, the resolved ones.
+func (m *DLSI) Params() []lrsdl.Param { return m.Options.spec().params() }
+
+// SetParam sets the named option from its text form.
+func (m *DLSI) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+
+// SetProgress sets the function called after every outer iteration.
+func (m *DLSI) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+
+// FitInfo describes the last call of Fit.
+func (m *DLSI) FitInfo() lrsdl.FitInfo { return m.info }
+
 // Atoms returns the class dictionaries (columns are atoms, part gives the
 // atoms of each class) and a nil shared dictionary.
 func (m *DLSI) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
@@ -74,22 +88,30 @@ func (m *DLSI) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return mat.DenseCopyOf(m.D), dlsiCopyPart(m.part), nil
 }
 
+// dlsiMemory returns the floats DLSI and COPAR allocate at most: the span
+// factor Q, a few d×d matrices of the incoherent update and the codes.
+func dlsiMemory(info dataInfo, K int) float64 {
+	dr := spanDim(info)
+	return float64(info.d)*float64(info.n) + 6*dr*dr + 3*dr*float64(K) + 3*float64(K)*float64(info.n) + 2*float64(K)*float64(K)
+}
+
 // Fit learns the class dictionaries from the columns of Y.
 func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
-	o, err := m.Options.resolved()
+	m.info = lrsdl.FitInfo{}
+	o := m.Options
+	Ys, g, info, err := blTrainingSet(m.Name(), Y, labels, &o)
 	if err != nil {
 		return err
 	}
-	Ys, g, err := classSet(m.Name(), Y, labels, o.K)
-	if err != nil {
+	C := g.Classes.Len()
+	if err := checkMemory(m.Name(), dlsiMemory(info, C*o.K), "k (atoms per class) or the training set"); err != nil {
 		return err
 	}
 	Q, Yr := reduceSpan(Ys)
 	if Q != nil {
 		Ys = Yr
 	}
-	C := g.Classes.Len()
 	part := blockPartition(C, o.K)
 	D, err := initDict(ctx, Ys, g.Part, part, o.Lambda/2, rand.New(rand.NewPCG(o.Seed, 0x444c5349)))
 	if err != nil {
@@ -99,22 +121,27 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	for c := range X {
 		X[c] = mat.NewDense(o.K, g.Part.Size(c), nil)
 	}
-	for it := 1; it <= o.Iters; it++ {
+	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		if err := dlsiUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda); err != nil {
-			return err
+			return lrsdl.Cost{}, err
 		}
-		if err := dlsiUpdateD(ctx, D, part, X, Ys, g.Part, o.Eta, o.OriginalD); err != nil {
-			return err
+		if err := dlsiUpdateD(ctx, D, part, X, Ys, g.Part, lit(o.Eta), o.OriginalD); err != nil {
+			return lrsdl.Cost{}, err
 		}
-		if o.Progress != nil {
-			o.Progress(lrsdl.Progress{Iter: it, Cost: dlsiCost(D, part, X, Ys, g.Part, o), Elapsed: time.Since(start)})
+		if !wantCost {
+			return lrsdl.Cost{}, nil
 		}
+		return dlsiCost(D, part, X, Ys, g.Part, o), nil
+	})
+	m.info = fi
+	if err != nil {
+		return err
 	}
 	if Q != nil {
 		D = expand(Q, D)
 	}
-	m.Options.K, m.Options.Lambda, m.Options.Eta, m.Options.Iters = o.K, o.Lambda, o.Eta, o.Iters
-	m.classes, m.D, m.part = g.Classes, D, part
+	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
+	m.info.Elapsed = time.Since(start)
 	return nil
 }
 
@@ -180,14 +207,14 @@ func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, 
 	terms := []lrsdl.Term{
 		{Name: "fidelity", Value: fid},
 		{Name: "sparsity", Value: o.Lambda * l1},
-		{Name: "incoherence", Value: o.Eta / 2 * dlsiOffBlockSq(&G, part)},
+		{Name: "incoherence", Value: lit(o.Eta) / 2 * dlsiOffBlockSq(&G, part)},
 	}
 	return lrsdl.Cost{Total: terms[0].Value + terms[1].Value + terms[2].Value, Terms: terms}
 }
 
 func (m *DLSI) trained() error {
 	if m.D == nil {
-		return fmt.Errorf("methods: DLSI is not trained")
+		return ErrNotTrained
 	}
 	return nil
 }
@@ -232,7 +259,10 @@ func dlsiSortedSet(Y mat.Matrix, labels []int, cl *core.Classes, D *mat.Dense) (
 
 // Predict returns the label of the class with the smallest residual for
 // each column of Y.
-func (m *DLSI) Predict(Y mat.Matrix) ([]int, error) {
+func (m *DLSI) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
+
+// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
+func (m *DLSI) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	if err := m.trained(); err != nil {
 		return nil, err
 	}
@@ -241,7 +271,7 @@ func (m *DLSI) Predict(Y mat.Matrix) ([]int, error) {
 		_, n := DtY.Dims()
 		Gc, Bc = G.Slice(a, b, a, b).(*mat.Dense), DtY.Slice(a, b, 0, n).(*mat.Dense)
 		X = mat.NewDense(b-a, n, nil)
-		return X, Gc, Bc, core.LassoGram(context.Background(), X, Gc, Bc, m.Options.Lambda/2, core.LassoOptions{})
+		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, m.Options.Lambda/2, core.LassoOptions{})
 	})
 }
 
@@ -255,13 +285,30 @@ func (m *DLSI) State() (*lrsdl.State, error) {
 
 // SetState restores a model returned by State.
 func (m *DLSI) SetState(s *lrsdl.State) error {
-	o, cl, D, part, err := dictState(s, m.Name(), func(o DLSIOptions, C int) core.Partition { return blockPartition(C, o.K) })
+	var o DLSIOptions
+	cl, D, part, err := dictState(s, m.Name(), &o, func(C int) core.Partition { return blockPartition(C, o.K) })
 	if err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress
-	m.Options, m.classes, m.D, m.part = o, cl, D, part
+	m.Options, m.classes, m.D, m.part, m.info = o, cl, D, part, lrsdl.FitInfo{}
 	return nil
+}
+
+// dictState decodes the state s of DLSI or COPAR (decodeState) into o and
+// returns its classes, a copy of its dictionary "D" and the atom partition
+// part(C) of the decoded options, which must cover D.
+func dictState(s *lrsdl.State, method string, o interface{ spec() optSpec }, part func(C int) core.Partition) (*core.Classes, *mat.Dense, core.Partition, error) {
+	cl, err := decodeState(s, method, o, "D")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p := part(cl.Len())
+	D := s.Matrices["D"]
+	if _, K := D.Dims(); K != p.Len() {
+		return nil, nil, nil, fmt.Errorf("methods: %s state has %d atoms, want %d", method, K, p.Len())
+	}
+	return cl, mat.DenseCopyOf(D), p, nil
 }
 
 // dlsiPredict returns for each column y of Y the label of the class c with

@@ -35,7 +35,7 @@ func benchProblem(k0 int) (Ys *mat.Dense, sp, part core.Partition, D *mat.Dense)
 
 func benchDLSIUpdateD(b *testing.B, original bool) {
 	Ys, sp, part, D0 := benchProblem(0)
-	o, _ := DLSIOptions{K: benchK, Lambda: 0.01, Eta: 0.05}.resolved()
+	o := resolvedOpts(DLSIOptions{K: benchK, Lambda: 0.01, Eta: 0.05})
 	X := make([]*mat.Dense, benchC)
 	for c := range X {
 		X[c] = mat.NewDense(benchK, benchN, nil)
@@ -61,7 +61,7 @@ func BenchmarkDLSIUpdateD_Efficient(b *testing.B) { benchDLSIUpdateD(b, false) }
 
 func benchCOPARUpdateD(b *testing.B, original bool) {
 	Ys, sp, part, D0 := benchProblem(benchK)
-	o, _ := COPAROptions{K: benchK, K0: benchK, Lambda: 0.01, Eta: 0.01}.resolved()
+	o := resolvedOpts(COPAROptions{K: benchK, K0: benchK, Lambda: 0.01, Eta: 0.01})
 	// Random codes on the own and the shared atoms (COPAR-X at this size
 	// takes minutes).
 	rng := rand.New(rand.NewPCG(13, 14))

@@ -54,7 +54,7 @@ func dlsiToyProblem(seed uint64, C, d, n, k int) (Ys *mat.Dense, sp, part core.P
 func TestDLSIUpdatesLowerCost(t *testing.T) {
 	for _, original := range []bool{false, true} {
 		Ys, sp, part, D := dlsiToyProblem(1, 3, 12, 15, 4)
-		o, _ := DLSIOptions{K: 4, Lambda: 0.05, Eta: 0.5}.resolved()
+		o := resolvedOpts(DLSIOptions{K: 4, Lambda: 0.05, Eta: 0.5})
 		X := make([]*mat.Dense, 3)
 		for c := range X {
 			X[c] = mat.NewDense(4, 15, nil)
@@ -362,9 +362,9 @@ func TestDLSIBadInput(t *testing.T) {
 	}{
 		{"label count", &DLSI{Options: DLSIOptions{K: 2}}, Y, labels[:7], "labels"},
 		{"NaN", &DLSI{Options: DLSIOptions{K: 2}}, nan, labels, "non-finite"},
-		{"too few samples", &DLSI{Options: DLSIOptions{K: 5}}, Y, labels, "fewer than k"},
+		{"too few samples", &DLSI{Options: DLSIOptions{K: 5}}, Y, labels, "k must be at most 4"},
 		{"one class", &DLSI{Options: DLSIOptions{K: 2}}, Y, []int{1, 1, 1, 1, 1, 1, 1, 1}, "2 classes"},
-		{"negative eta", &DLSI{Options: DLSIOptions{K: 2, Eta: -1}}, Y, labels, "non-negative"},
+		{"negative eta", &DLSI{Options: DLSIOptions{K: 2, Eta: -2}}, Y, labels, "eta=-2"},
 	}
 	for _, c := range cases {
 		err := c.m.Fit(context.Background(), c.Y, c.labels)

@@ -20,10 +20,11 @@ func init() {
 }
 
 // LCKSVDOptions configures LCKSVD1 and LCKSVD2. The zero value means the
-// defaults, the authors' settings for AR gender.
+// defaults, the authors' settings for AR gender; Off sets a literal 0 for
+// alpha and beta (the term is left out).
 type LCKSVDOptions struct {
-	K         int     `json:"k"`          // atoms per class; zero means 25
-	Sparsity  int     `json:"sparsity"`   // OMP sparsity T; zero means 20
+	K         int     `json:"k"`          // atoms per class; zero means min(25, smallest class)
+	Sparsity  int     `json:"sparsity"`   // OMP sparsity T, at most the atoms of all classes; zero means 20
 	Alpha     float64 `json:"alpha"`      // label-consistency weight α; zero means 0.01
 	Beta      float64 `json:"beta"`       // classification weight β (LC-KSVD2); zero means 0.01
 	Ridge     float64 `json:"ridge"`      // ridge weight of the regressions for A and W; zero means 1
@@ -35,24 +36,17 @@ type LCKSVDOptions struct {
 	Progress lrsdl.ProgressFunc `json:"-"`
 }
 
-func (o *LCKSVDOptions) k() int         { return blDefault(o.K, 25) }
-func (o *LCKSVDOptions) t() int         { return blDefault(o.Sparsity, 20) }
-func (o *LCKSVDOptions) alpha() float64 { return blDefault(o.Alpha, 0.01) }
-func (o *LCKSVDOptions) beta() float64  { return blDefault(o.Beta, 0.01) }
-func (o *LCKSVDOptions) ridge() float64 { return blDefault(o.Ridge, 1) }
-func (o *LCKSVDOptions) iters() int     { return blDefault(o.Iters, 50) }
-func (o *LCKSVDOptions) initIters() int { return blDefault(o.InitIters, 10) }
-func (o *LCKSVDOptions) validate() error {
-	if o.K < 0 || o.Sparsity < 0 || o.Iters < 0 || o.InitIters < 0 {
-		return fmt.Errorf("methods: LC-KSVD options k=%d, sparsity=%d, iters=%d, init_iters=%d must not be negative",
-			o.K, o.Sparsity, o.Iters, o.InitIters)
-	}
-	for _, v := range []float64{o.Alpha, o.Beta, o.Ridge} {
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("methods: LC-KSVD options alpha=%v, beta=%v, ridge=%v must be finite and non-negative", o.Alpha, o.Beta, o.Ridge)
-		}
-	}
-	return nil
+func (o *LCKSVDOptions) spec() optSpec {
+	return optSpec{method: "LCKSVD", opts: []opt{
+		kOpt(&o.K, 25, "atoms per class"),
+		{name: "sparsity", doc: "OMP sparsity T", i: &o.Sparsity, def: 20, min: 1},
+		{name: "alpha", doc: "label-consistency weight α", f: &o.Alpha, def: 0.01, off: true},
+		{name: "beta", doc: "classification weight β (LC-KSVD2)", f: &o.Beta, def: 0.01, off: true},
+		{name: "ridge", doc: "ridge weight of the regressions for A and W", f: &o.Ridge, def: 1, minOpen: true},
+		{name: "iters", doc: "K-SVD iterations on the stacked problem", i: &o.Iters, def: 50, min: 1},
+		{name: "init_iters", doc: "K-SVD iterations per class of the initialisation", i: &o.InitIters, def: 10, min: 1},
+		seedOpt(&o.Seed),
+	}}
 }
 
 // LCKSVD1 is label-consistent K-SVD (Jiang, Lin and Davis) without the
@@ -96,21 +90,59 @@ func (m *LCKSVD1) Config() any { return &m.Options }
 // Config returns a pointer to m.Options.
 func (m *LCKSVD2) Config() any { return &m.Options }
 
+// Params lists the options; after Fit or SetState, the resolved ones.
+func (m *LCKSVD1) Params() []lrsdl.Param { return m.Options.spec().params() }
+
+// Params lists the options; after Fit or SetState, the resolved ones.
+func (m *LCKSVD2) Params() []lrsdl.Param { return m.Options.spec().params() }
+
+// SetParam sets the named option from its text form.
+func (m *LCKSVD1) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+
+// SetParam sets the named option from its text form.
+func (m *LCKSVD2) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+
+// SetProgress sets the function called after every K-SVD iteration.
+func (m *LCKSVD1) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+
+// SetProgress sets the function called after every K-SVD iteration.
+func (m *LCKSVD2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+
+// FitInfo describes the last call of Fit.
+func (m *LCKSVD1) FitInfo() lrsdl.FitInfo { return m.lc.info }
+
+// FitInfo describes the last call of Fit.
+func (m *LCKSVD2) FitInfo() lrsdl.FitInfo { return m.lc.info }
+
 // Fit learns D, A and W from the columns of Y; see LCKSVD1.
 func (m *LCKSVD1) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.lc.fit(ctx, &m.Options, false, Y, labels)
+	return m.lc.fit(ctx, m.Name(), &m.Options, false, Y, labels)
 }
 
 // Fit learns D, A and W from the columns of Y; see LCKSVD2.
 func (m *LCKSVD2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.lc.fit(ctx, &m.Options, true, Y, labels)
+	return m.lc.fit(ctx, m.Name(), &m.Options, true, Y, labels)
 }
 
 // Predict returns argmax W·x for the OMP code x of each column of Y.
-func (m *LCKSVD1) Predict(Y mat.Matrix) ([]int, error) { return m.lc.predict(&m.Options, Y) }
+func (m *LCKSVD1) Predict(Y mat.Matrix) ([]int, error) {
+	return m.lc.predict(context.Background(), &m.Options, Y)
+}
 
 // Predict returns argmax W·x for the OMP code x of each column of Y.
-func (m *LCKSVD2) Predict(Y mat.Matrix) ([]int, error) { return m.lc.predict(&m.Options, Y) }
+func (m *LCKSVD2) Predict(Y mat.Matrix) ([]int, error) {
+	return m.lc.predict(context.Background(), &m.Options, Y)
+}
+
+// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
+func (m *LCKSVD1) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+	return m.lc.predict(ctx, &m.Options, Y)
+}
+
+// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
+func (m *LCKSVD2) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+	return m.lc.predict(ctx, &m.Options, Y)
+}
 
 // Cost returns the training objective at the learned model with the OMP
 // codes of the stacked [Y; √α·Q]: terms "fidelity" ‖Y − DX‖²_F and "label"
@@ -153,23 +185,33 @@ func (m *LCKSVD2) SetState(s *lrsdl.State) error { return m.lc.setState(m.Name()
 type lcksvd struct {
 	m    blModel
 	A, W *mat.Dense
+	info lrsdl.FitInfo
 }
 
-func (l *lcksvd) fit(ctx context.Context, o *LCKSVDOptions, two bool, Y mat.Matrix, labels []int) error {
-	if err := o.validate(); err != nil {
-		return err
-	}
-	k, T := o.k(), o.t()
-	Ys, g, err := classSet("LC-KSVD", Y, labels, k)
+// fit trains the model. A weight α or β of Off leaves its term out of the
+// stacked K-SVD; A is then the ridge regression of Q on the initial codes,
+// and W that of H on the final codes, as in LC-KSVD1.
+func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two bool, Y mat.Matrix, labels []int) error {
+	start := time.Now()
+	l.info = lrsdl.FitInfo{}
+	o := *opts
+	Ys, g, info, err := blTrainingSet(name, Y, labels, &o)
 	if err != nil {
 		return err
 	}
+	k, T := o.K, o.Sparsity
 	C := g.Classes.Len()
 	K := C * k
 	if T > K {
-		return fmt.Errorf("methods: LC-KSVD sparsity %d exceeds the %d atoms", T, K)
+		return &OptionError{Method: "LCKSVD", Name: "sparsity", Value: fmtNum(float64(T)),
+			Reason: fmt.Sprintf("must be at most %d, the atoms of all classes", K)}
 	}
-	start := time.Now()
+	alpha, beta := lit(o.Alpha), lit(o.Beta)
+	rowsNeeded := spanDim(info) + float64(K+C)
+	if err := checkMemory(name, float64(info.d)*float64(info.n)+rowsNeeded*(float64(K)+2*float64(info.n))+4*float64(K)*float64(info.n)+float64(K)*float64(K),
+		"k (atoms per class) or the training set"); err != nil {
+		return err
+	}
 	Qs, Yr := reduceSpan(Ys)
 	if Qs != nil {
 		Ys = Yr
@@ -187,7 +229,7 @@ func (l *lcksvd) fit(ctx context.Context, o *LCKSVDOptions, two bool, Y mat.Matr
 			mat.Col(col, lo+p, Ys)
 			Dc.SetCol(j, col)
 		}
-		if _, err := core.KSVD(ctx, Dc, Ys.Slice(0, d, lo, hi), min(T, k), o.initIters(), core.KSVDOptions{}); err != nil {
+		if _, err := core.KSVD(ctx, Dc, Ys.Slice(0, d, lo, hi), min(T, k), o.InitIters, core.KSVDOptions{}); err != nil {
 			return err
 		}
 		D.Slice(0, d, c*k, (c+1)*k).(*mat.Dense).Copy(Dc)
@@ -197,58 +239,72 @@ func (l *lcksvd) fit(ctx context.Context, o *LCKSVDOptions, two bool, Y mat.Matr
 		return err
 	}
 	Q, H := lcTargets(g.Part, ap, g.Class, g.Perm)
-	A, err := lcRidge(Q, X, o.ridge())
+	A, err := lcRidge(Q, X, o.Ridge)
 	if err != nil {
 		return err
 	}
-	parts := []*mat.Dense{D, A}
-	targets := []*mat.Dense{Ys, Q}
-	weights := []float64{1, o.alpha()}
-	if two {
-		W, err := lcRidge(H, X, o.ridge())
-		if err != nil {
+	parts, targets, weights, names := []*mat.Dense{D}, []*mat.Dense{Ys}, []float64{1}, []string{"fidelity"}
+	if alpha > 0 {
+		parts, targets, weights, names = append(parts, A), append(targets, Q), append(weights, alpha), append(names, "label")
+	}
+	joint := two && beta > 0
+	var W *mat.Dense
+	if joint {
+		if W, err = lcRidge(H, X, o.Ridge); err != nil {
 			return err
 		}
-		parts, targets, weights = append(parts, W), append(targets, H), append(weights, o.beta())
+		parts, targets, weights, names = append(parts, W), append(targets, H), append(weights, beta), append(names, "classification")
 	}
 	Gs := lcStack(parts, weights)
 	Ysk := lcStack(targets, weights)
 	rows := lcRows(parts)
-	X, err = core.KSVD(ctx, Gs, Ysk, T, o.iters(), core.KSVDOptions{Progress: func(it int, G, X *mat.Dense) {
-		if o.Progress != nil {
-			o.Progress(lrsdl.Progress{Iter: it, Cost: lcCost(Ysk, G, X, rows), Elapsed: time.Since(start)})
-		}
-	}})
+	run, err := core.NewKSVDRun(Gs, Ysk, T, core.KSVDOptions{})
 	if err != nil {
 		return err
 	}
+	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
+		if err := run.Step(ctx); err != nil {
+			return lrsdl.Cost{}, err
+		}
+		if !wantCost {
+			return lrsdl.Cost{}, nil
+		}
+		return lcCost(Ysk, Gs, run.X, rows, names), nil
+	})
+	l.info = fi
+	if err != nil {
+		return err
+	}
+	X = run.X
 	// Split the stacked atoms and rescale them so that D's atoms have
 	// unit norm.
 	D = mat.DenseCopyOf(Gs.Slice(0, d, 0, K))
-	A = mat.DenseCopyOf(Gs.Slice(rows[1], rows[2], 0, K))
-	A.Scale(1/math.Sqrt(o.alpha()), A)
-	var W *mat.Dense
-	if two {
-		W = mat.DenseCopyOf(Gs.Slice(rows[2], rows[3], 0, K))
-		W.Scale(1/math.Sqrt(o.beta()), W)
+	scaled := []*mat.Dense{D}
+	if alpha > 0 {
+		A = mat.DenseCopyOf(Gs.Slice(rows[1], rows[2], 0, K))
+		A.Scale(1/math.Sqrt(alpha), A)
+		scaled = append(scaled, A)
+	}
+	if joint {
+		W = mat.DenseCopyOf(Gs.Slice(rows[len(rows)-2], rows[len(rows)-1], 0, K))
+		W.Scale(1/math.Sqrt(beta), W)
+		scaled = append(scaled, W)
 	}
 	for j := 0; j < K; j++ {
 		s := mat.Norm(D.ColView(j), 2)
 		if s == 0 {
 			continue
 		}
-		for _, M := range []*mat.Dense{D, A, W} {
-			if M != nil {
-				v := M.ColView(j).(*mat.VecDense)
-				v.ScaleVec(1/s, v)
-			}
+		for _, M := range scaled {
+			v := M.ColView(j).(*mat.VecDense)
+			v.ScaleVec(1/s, v)
 		}
 	}
-	if !two {
+	if !joint {
 		if err := core.OMP(ctx, X, D, Ys, T, 0); err != nil {
 			return err
 		}
-		if W, err = lcRidge(H, X, o.ridge()); err != nil {
+		if W, err = lcRidge(H, X, o.Ridge); err != nil {
 			return err
 		}
 	}
@@ -257,6 +313,8 @@ func (l *lcksvd) fit(ctx context.Context, o *LCKSVDOptions, two bool, Y mat.Matr
 	}
 	l.m = blModel{classes: g.Classes, part: ap, D: D}
 	l.A, l.W = A, W
+	*opts = o
+	l.info.Elapsed = time.Since(start)
 	return nil
 }
 
@@ -323,13 +381,12 @@ func lcRows(ms []*mat.Dense) []int {
 }
 
 // lcCost splits ‖Ys − G·X‖²_F over the row blocks of the stack into the
-// terms fidelity, label and classification.
-func lcCost(Ys, G, X *mat.Dense, rows []int) lrsdl.Cost {
+// named terms.
+func lcCost(Ys, G, X *mat.Dense, rows []int, names []string) lrsdl.Cost {
 	var R mat.Dense
 	R.Mul(G, X)
 	R.Sub(Ys, &R)
 	_, n := R.Dims()
-	names := []string{"fidelity", "label", "classification"}
 	var c lrsdl.Cost
 	for i := 0; i+1 < len(rows); i++ {
 		v := blSq(R.Slice(rows[i], rows[i+1], 0, n).(*mat.Dense))
@@ -339,14 +396,14 @@ func lcCost(Ys, G, X *mat.Dense, rows []int) lrsdl.Cost {
 	return c
 }
 
-func (l *lcksvd) predict(o *LCKSVDOptions, Y mat.Matrix) ([]int, error) {
+func (l *lcksvd) predict(ctx context.Context, o *LCKSVDOptions, Y mat.Matrix) ([]int, error) {
 	if err := l.m.check("LC-KSVD", Y); err != nil {
 		return nil, err
 	}
 	_, K := l.m.D.Dims()
 	_, n := Y.Dims()
 	X := mat.NewDense(K, n, nil)
-	if err := core.OMP(context.Background(), X, l.m.D, Y, o.t(), 0); err != nil {
+	if err := core.OMP(ctx, X, l.m.D, Y, o.Sparsity, 0); err != nil {
 		return nil, err
 	}
 	C, _ := l.W.Dims()
@@ -375,9 +432,11 @@ func (l *lcksvd) cost(o *LCKSVDOptions, two bool, Y mat.Matrix, labels []int) (l
 	}
 	Ys := permuteColumns(Y, g.Perm)
 	Q, H := lcTargets(g.Part, l.m.part, g.Class, g.Perm)
-	parts, targets, weights := []*mat.Dense{l.m.D, l.A}, []*mat.Dense{Ys, Q}, []float64{1, o.alpha()}
+	parts, targets, weights := []*mat.Dense{l.m.D, l.A}, []*mat.Dense{Ys, Q}, []float64{1, lit(o.Alpha)}
+	names := []string{"fidelity", "label"}
 	if two {
-		parts, targets, weights = append(parts, l.W), append(targets, H), append(weights, o.beta())
+		parts, targets, weights = append(parts, l.W), append(targets, H), append(weights, lit(o.Beta))
+		names = append(names, "classification")
 	}
 	G := lcStack(parts, weights)
 	Ysk := lcStack(targets, weights)
@@ -391,15 +450,15 @@ func (l *lcksvd) cost(o *LCKSVDOptions, two bool, Y mat.Matrix, labels []int) (l
 		}
 	}
 	X := mat.NewDense(K, n, nil)
-	if err := core.OMP(context.Background(), X, G, Ysk, o.t(), 0); err != nil {
+	if err := core.OMP(context.Background(), X, G, Ysk, o.Sparsity, 0); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	return lcCost(Ysk, G, X, lcRows(parts)), nil
+	return lcCost(Ysk, G, X, lcRows(parts), names), nil
 }
 
 func (l *lcksvd) state(name string, o *LCKSVDOptions) (*lrsdl.State, error) {
 	if l.m.D == nil {
-		return nil, fmt.Errorf("methods: %s is not trained", name)
+		return nil, ErrNotTrained
 	}
 	return l.m.state(name, o, map[string]*mat.Dense{"A": l.A, "W": l.W}, "A", "W")
 }
@@ -407,8 +466,8 @@ func (l *lcksvd) state(name string, o *LCKSVDOptions) (*lrsdl.State, error) {
 func (l *lcksvd) setState(name string, s *lrsdl.State, o *LCKSVDOptions) error {
 	var opts LCKSVDOptions
 	var m blModel
-	extra := map[string]*mat.Dense{"A": nil, "W": nil}
-	if err := m.setState(name, s, &opts, extra); err != nil {
+	extra, err := m.setState(name, s, &opts, "A", "W")
+	if err != nil {
 		return err
 	}
 	_, K := m.D.Dims()
@@ -416,11 +475,14 @@ func (l *lcksvd) setState(name string, s *lrsdl.State, o *LCKSVDOptions) error {
 	if r, c := extra["A"].Dims(); r != K || c != K {
 		return fmt.Errorf("methods: %s state A is %d×%d, want %d×%d", name, r, c, K, K)
 	}
-	if r, c := extra["W"].Dims(); r != C || c != K || C < 2 {
+	if r, c := extra["W"].Dims(); r != C || c != K {
 		return fmt.Errorf("methods: %s state W is %d×%d, want %d×%d", name, r, c, C, K)
+	}
+	if opts.Sparsity > K {
+		return fmt.Errorf("methods: %s state has sparsity %d above its %d atoms", name, opts.Sparsity, K)
 	}
 	opts.Progress = o.Progress
 	*o = opts
-	l.m, l.A, l.W = m, extra["A"], extra["W"]
+	l.m, l.A, l.W, l.info = m, extra["A"], extra["W"], lrsdl.FitInfo{}
 	return nil
 }

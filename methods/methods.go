@@ -157,25 +157,6 @@ func rowOf[T int | float64](v []T) *mat.Dense {
 	return r
 }
 
-// classSet is trainingSet for the named method, which needs at least 2
-// classes of at least k samples each.
-func classSet(method string, Y mat.Matrix, labels []int, k int) (*mat.Dense, *core.Grouping, error) {
-	Ys, g, err := trainingSet(Y, labels)
-	if err != nil {
-		return nil, nil, err
-	}
-	C := g.Classes.Len()
-	if C < 2 {
-		return nil, nil, fmt.Errorf("methods: %s needs at least 2 classes, have %d", method, C)
-	}
-	for c := 0; c < C; c++ {
-		if n := g.Part.Size(c); n < k {
-			return nil, nil, fmt.Errorf("methods: %s class %d (label %d) has %d samples, fewer than k=%d atoms", method, c, g.Classes.Labels[c], n, k)
-		}
-	}
-	return Ys, g, nil
-}
-
 // blockPartition returns C blocks of k atoms followed by the blocks of the
 // given sizes (a shared dictionary).
 func blockPartition(C, k int, shared ...int) core.Partition {
@@ -184,48 +165,6 @@ func blockPartition(C, k int, shared ...int) core.Partition {
 		sizes[c] = k
 	}
 	return core.NewPartition(append(sizes, shared...)...)
-}
-
-// dictState validates the state s of the named method with the finite,
-// non-empty matrix "D" and returns its resolved options, classes (at least
-// 2, increasing), a copy of D and the atoms of each block, part(o, C),
-// which must cover the columns of D.
-func dictState[O interface{ resolved() (O, error) }](s *lrsdl.State, method string, part func(o O, C int) core.Partition) (o O, cl *core.Classes, D *mat.Dense, p core.Partition, err error) {
-	fail := func(format string, a ...any) (O, *core.Classes, *mat.Dense, core.Partition, error) {
-		return o, nil, nil, nil, fmt.Errorf("methods: "+format, a...)
-	}
-	switch {
-	case s == nil:
-		return fail("nil %s state", method)
-	case s.Method != method:
-		return fail("state is for method %q, not %s", s.Method, method)
-	case len(s.Classes) < 2:
-		return fail("%s state has %d classes, need at least 2", method, len(s.Classes))
-	}
-	if err := json.Unmarshal(s.Options, &o); err != nil {
-		return fail("%s state options: %v", method, err)
-	}
-	for i := 1; i < len(s.Classes); i++ {
-		if s.Classes[i] <= s.Classes[i-1] {
-			return fail("%s state class labels are not increasing at %d", method, i)
-		}
-	}
-	D = s.Matrices["D"]
-	if D == nil || D.IsEmpty() {
-		return fail("%s state has no matrix %q", method, "D")
-	}
-	if err := checkFinite(method+` state matrix "D"`, D); err != nil {
-		return o, nil, nil, nil, err
-	}
-	if o, err = o.resolved(); err != nil {
-		return o, nil, nil, nil, err
-	}
-	cl = core.ClassesOf(s.Classes)
-	p = part(o, cl.Len())
-	if _, K := D.Dims(); K != p.Len() {
-		return fail("%s state has %d atoms, want %d", method, K, p.Len())
-	}
-	return o, cl, mat.DenseCopyOf(D), p, nil
 }
 
 // initDict returns the d×part.Len() dictionary whose block b is learned by

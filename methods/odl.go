@@ -19,7 +19,7 @@ func init() {
 
 // ODLOptions configures ODL. The zero value means the defaults.
 type ODLOptions struct {
-	K      int     `json:"k"`      // atoms per class (Fit) or in all (Learn); zero means 25
+	K      int     `json:"k"`      // atoms per class (Fit) or in all (Learn); zero means min(25, smallest class)
 	Lambda float64 `json:"lambda"` // sparsity weight λ; zero means 0.001
 	Iters  int     `json:"iters"`  // outer iterations; zero means 20
 	Seed   uint64  `json:"seed"`   // seed of the initial atom choice
@@ -28,15 +28,13 @@ type ODLOptions struct {
 	Progress lrsdl.ProgressFunc `json:"-"`
 }
 
-func (o *ODLOptions) k() int          { return blDefault(o.K, 25) }
-func (o *ODLOptions) lambda() float64 { return blDefault(o.Lambda, 0.001) }
-func (o *ODLOptions) iters() int      { return blDefault(o.Iters, 20) }
-
-func (o *ODLOptions) validate() error {
-	if o.K < 0 || o.Iters < 0 {
-		return fmt.Errorf("methods: ODL options k = %d and iters = %d must not be negative", o.K, o.Iters)
-	}
-	return blCheckLambda("ODL", o.Lambda)
+func (o *ODLOptions) spec() optSpec {
+	return optSpec{method: "ODL", opts: []opt{
+		kOpt(&o.K, 25, "atoms per class"),
+		{name: "lambda", doc: "sparsity weight λ", f: &o.Lambda, def: 0.001, minOpen: true},
+		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 20, min: 1},
+		seedOpt(&o.Seed),
+	}}
 }
 
 // ODL is online dictionary learning (Mairal et al.) in batch form: it
@@ -58,6 +56,7 @@ func (o *ODLOptions) validate() error {
 type ODL struct {
 	Options ODLOptions
 	m       blModel
+	info    lrsdl.FitInfo
 }
 
 // Name returns "ODL".
@@ -66,53 +65,66 @@ func (m *ODL) Name() string { return "ODL" }
 // Config returns a pointer to m.Options.
 func (m *ODL) Config() any { return &m.Options }
 
+// Params lists the options; after Fit or SetState, the resolved ones.
+func (m *ODL) Params() []lrsdl.Param { return m.Options.spec().params() }
+
+// SetParam sets the named option from its text form.
+func (m *ODL) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+
+// SetProgress sets the function called after every outer iteration.
+func (m *ODL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+
+// FitInfo describes the last call of Fit or Learn.
+func (m *ODL) FitInfo() lrsdl.FitInfo { return m.info }
+
 // Fit learns one dictionary per class; see ODL.
 func (m *ODL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	if err := m.Options.validate(); err != nil {
-		return err
-	}
-	Ys, g, err := classSet(m.Name(), Y, labels, 0)
+	start := time.Now()
+	m.info = lrsdl.FitInfo{}
+	o := m.Options
+	Ys, g, info, err := blTrainingSet(m.Name(), Y, labels, &o)
 	if err != nil {
 		return err
 	}
-	return m.learn(ctx, Ys, g.Part, g.Classes)
+	return m.learn(ctx, start, o, info, Ys, g.Part, g.Classes)
 }
 
-// Learn learns a dictionary of k atoms from the unlabelled columns of Y,
-// for Transform. The resulting model cannot Predict.
+// Learn learns a dictionary of k atoms (k at most the number of samples)
+// from the unlabelled columns of Y, for Transform. The resulting model
+// cannot Predict.
 func (m *ODL) Learn(ctx context.Context, Y mat.Matrix) error {
-	if err := m.Options.validate(); err != nil {
-		return err
-	}
+	start := time.Now()
+	m.info = lrsdl.FitInfo{}
 	if Y == nil {
 		return fmt.Errorf("methods: nil training data")
 	}
 	if err := checkFinite("training data", Y); err != nil {
 		return err
 	}
-	_, n := Y.Dims()
-	return m.learn(ctx, mat.DenseCopyOf(Y), core.Partition{0, n}, core.ClassesOf(nil))
+	d, n := Y.Dims()
+	o := m.Options
+	info := dataInfo{d: d, n: n, classes: 1, minClass: n}
+	if err := o.spec().resolve(&info); err != nil {
+		return err
+	}
+	return m.learn(ctx, start, o, info, mat.DenseCopyOf(Y), core.Partition{0, n}, core.ClassesOf(nil))
 }
 
 // learn alternates coding and dictionary updates for each block of
 // samples sp (a class, or all samples) with its own dictionary.
-func (m *ODL) learn(ctx context.Context, Y *mat.Dense, sp core.Partition, classes *core.Classes) error {
-	o := m.Options
-	k, lambda := o.k(), o.lambda()
-	d, _ := Y.Dims()
+func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dataInfo, Y *mat.Dense, sp core.Partition, classes *core.Classes) error {
+	k, lambda := o.K, o.Lambda
 	C := sp.Blocks()
-	for c := 0; c < C; c++ {
-		if sp.Size(c) < k {
-			return fmt.Errorf("methods: ODL needs at least k = %d samples per dictionary, class %d has %d", k, c, sp.Size(c))
-		}
+	dr := spanDim(info)
+	if err := checkMemory(m.Name(), float64(info.d)*float64(info.n+C*k)+dr*float64(info.n+C*k)+3*float64(k)*float64(info.n), "k or the training set"); err != nil {
+		return err
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x0d1))
-	start := time.Now()
 	Q, Yr := reduceSpan(Y)
 	if Q != nil {
 		Y = Yr
-		d, _ = Y.Dims()
 	}
+	d, _ := Y.Dims()
 	D := mat.NewDense(d, C*k, nil)
 	Ds := make([]*mat.Dense, C)
 	Yc := make([]*mat.Dense, C)
@@ -138,13 +150,14 @@ func (m *ODL) learn(ctx context.Context, Y *mat.Dense, sp core.Partition, classe
 	}
 	E := mat.NewDense(d, k, nil)
 	F := mat.NewDense(k, k, nil)
-	for it := 1; it <= o.iters(); it++ {
+	var du core.DictUpdater
+	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		var cost lrsdl.Cost
 		for c := 0; c < C; c++ {
 			old := mat.DenseCopyOf(Xc[c])
 			before := blLassoCost(Ds[c], Yc[c], old, lambda).Total
 			if err := core.Lasso(ctx, Xc[c], Ds[c], Yc[c], lambda, core.LassoOptions{}); err != nil {
-				return err
+				return cost, err
 			}
 			if blLassoCost(Ds[c], Yc[c], Xc[c], lambda).Total > before {
 				Xc[c].Copy(old) // FISTA stopped short of the warm start
@@ -152,40 +165,55 @@ func (m *ODL) learn(ctx context.Context, Y *mat.Dense, sp core.Partition, classe
 			E.Mul(Yc[c], Xc[c].T())
 			F.Mul(Xc[c], Xc[c].T())
 			Dn := mat.DenseCopyOf(Ds[c])
-			core.UpdateDict(Dn, E, F, core.UpdateDictOptions{})
+			if err := du.UpdateContext(ctx, Dn, E, F, core.UpdateDictOptions{}); err != nil {
+				return cost, err
+			}
 			Ds[c].Copy(Dn)
-			cost = blAddCost(cost, blLassoCost(Ds[c], Yc[c], Xc[c], lambda))
+			if wantCost {
+				cost = blAddCost(cost, blLassoCost(Ds[c], Yc[c], Xc[c], lambda))
+			}
 		}
-		if o.Progress != nil {
-			o.Progress(lrsdl.Progress{Iter: it, Cost: cost, Elapsed: time.Since(start)})
-		}
+		return cost, nil
+	})
+	m.info = fi
+	if err != nil {
+		return err
 	}
 	if Q != nil {
 		D = expand(Q, D)
 	}
 	m.m = blModel{classes: classes, part: blockPartition(C, k), D: D}
+	m.Options = o
+	m.info.Elapsed = time.Since(start)
 	return nil
 }
 
 // Transform returns the lasso codes (K×n) of the columns of Y over the
 // learned dictionary D.
 func (m *ODL) Transform(Y mat.Matrix) (*mat.Dense, error) {
+	return m.transform(context.Background(), Y)
+}
+
+func (m *ODL) transform(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	if err := m.m.check("ODL", Y); err != nil {
 		return nil, err
 	}
 	_, K := m.m.D.Dims()
 	_, n := Y.Dims()
 	X := mat.NewDense(K, n, nil)
-	err := core.Lasso(context.Background(), X, m.m.D, Y, m.Options.lambda(), core.LassoOptions{})
+	err := core.Lasso(ctx, X, m.m.D, Y, m.Options.Lambda, core.LassoOptions{})
 	return X, err
 }
 
 // Predict returns the label of each column of Y; see ODL.
-func (m *ODL) Predict(Y mat.Matrix) ([]int, error) {
+func (m *ODL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
+
+// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
+func (m *ODL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	if m.m.D != nil && m.m.classes.Len() == 0 {
 		return nil, fmt.Errorf("methods: ODL was learned without labels and cannot predict (use Transform)")
 	}
-	X, err := m.Transform(Y)
+	X, err := m.transform(ctx, Y)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +228,7 @@ func (m *ODL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	if err := m.m.check("ODL", Y); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	lambda := m.Options.lambda()
+	lambda := m.Options.Lambda
 	if m.m.classes.Len() == 0 {
 		X, err := m.Transform(Y)
 		if err != nil {
@@ -244,11 +272,12 @@ func (m *ODL) State() (*lrsdl.State, error) { return m.m.state(m.Name(), &m.Opti
 // SetState restores a state returned by State.
 func (m *ODL) SetState(s *lrsdl.State) error {
 	var o ODLOptions
-	if err := m.m.setState(m.Name(), s, &o, nil); err != nil {
+	var b blModel
+	if _, err := b.setState(m.Name(), s, &o); err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress
-	m.Options = o
+	m.Options, m.m, m.info = o, b, lrsdl.FitInfo{}
 	return nil
 }
 

@@ -101,7 +101,7 @@ func TestODLLearnTransform(t *testing.T) {
 func TestODLBadInput(t *testing.T) {
 	blBadInput(t, func() lrsdl.Classifier { return &ODL{Options: ODLOptions{K: 4, Iters: 2}} })
 	Y, l := blRandom(1, 8, 2, 5)
-	if err := (&ODL{}).Fit(context.Background(), Y, l); err == nil {
+	if err := (&ODL{Options: ODLOptions{K: 25}}).Fit(context.Background(), Y, l); err == nil {
 		t.Error("5 samples per class for k=25 atoms: no error")
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -24,8 +25,13 @@ type SRCOptions struct {
 	Seed   uint64  `json:"seed"`   // unused: SRC is deterministic
 }
 
-func (o *SRCOptions) lambda() float64 { return blDefault(o.Lambda, 0.001) }
-func (o *SRCOptions) iters() int      { return blDefault(o.Iters, 200) }
+func (o *SRCOptions) spec() optSpec {
+	return optSpec{method: "SRC", opts: []opt{
+		{name: "lambda", doc: "sparsity weight λ of the lasso", f: &o.Lambda, def: 0.001, minOpen: true},
+		{name: "iters", doc: "FISTA iteration limit of the coding", i: &o.Iters, def: 200, min: 1},
+		{name: "seed", doc: "unused: SRC is deterministic", u: &o.Seed},
+	}}
+}
 
 // SRC is the sparse representation-based classifier of Wright et al.: the
 // dictionary D = [D_1..D_C] is the training set (columns scaled to unit
@@ -34,10 +40,14 @@ func (o *SRCOptions) iters() int      { return blDefault(o.Iters, 200) }
 //	x = argmin_x ½‖y − Dx‖²₂ + λ‖x‖₁
 //
 // and assigned to the class c with the smallest residual ‖y − D_c x^c‖₂.
-// SRC has no training iterations, so it reports no progress.
+// Fit keeps the N×N Gram matrix DᵀD, so that coding costs d·N per sample
+// (for DᵀY) plus iterations in span(D) at N×N. SRC has no training
+// iterations, so it reports no progress. Predict is safe for concurrent use.
 type SRC struct {
 	Options SRCOptions
 	m       blModel
+	gram    *mat.Dense // DᵀD
+	info    lrsdl.FitInfo
 }
 
 // Name returns "SRC".
@@ -46,20 +56,29 @@ func (m *SRC) Name() string { return "SRC" }
 // Config returns a pointer to m.Options.
 func (m *SRC) Config() any { return &m.Options }
 
+// Params lists the options; after Fit or SetState, the resolved ones.
+func (m *SRC) Params() []lrsdl.Param { return m.Options.spec().params() }
+
+// SetParam sets the named option from its text form.
+func (m *SRC) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+
+// SetProgress does nothing: SRC has no training iterations.
+func (m *SRC) SetProgress(lrsdl.ProgressFunc) {}
+
+// FitInfo describes the last call of Fit (no iterations).
+func (m *SRC) FitInfo() lrsdl.FitInfo { return m.info }
+
 // Fit stores the training samples, normalised, as the dictionary.
 func (m *SRC) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	if err := blCheckLambda("SRC", m.Options.Lambda); err != nil {
-		return err
-	}
-	if m.Options.Iters < 0 {
-		return fmt.Errorf("methods: SRC option iters = %d must not be negative", m.Options.Iters)
-	}
-	Ys, g, err := trainingSet(Y, labels)
+	start := time.Now()
+	m.info = lrsdl.FitInfo{}
+	o := m.Options
+	Ys, g, info, err := blTrainingSet("SRC", Y, labels, &o)
 	if err != nil {
 		return err
 	}
-	if g.Classes.Len() < 2 {
-		return fmt.Errorf("methods: SRC needs at least 2 classes, have %d", g.Classes.Len())
+	if err := checkMemory("SRC", float64(info.d)*float64(info.n)+float64(info.n)*float64(info.n), "the training set"); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -74,24 +93,42 @@ func (m *SRC) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		}
 	}
 	m.m = blModel{classes: g.Classes, part: g.Part, D: Ys}
+	m.gram = srcGram(Ys)
+	m.Options = o
+	m.info.Elapsed = time.Since(start)
 	return nil
 }
 
+func srcGram(D *mat.Dense) *mat.Dense {
+	_, K := D.Dims()
+	G := mat.NewDense(K, K, nil)
+	G.Mul(D.T(), D)
+	return G
+}
+
 // codes returns the lasso codes of the columns of Y over the dictionary.
-func (m *SRC) codes(Y mat.Matrix) (*mat.Dense, error) {
+func (m *SRC) codes(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	if err := m.m.check("SRC", Y); err != nil {
 		return nil, err
 	}
 	_, K := m.m.D.Dims()
 	_, n := Y.Dims()
+	if err := checkMemory("SRC", 2*float64(K)*float64(n), "the number of test samples per call"); err != nil {
+		return nil, err
+	}
+	B := mat.NewDense(K, n, nil)
+	core.MulTrans(B, m.m.D, Y)
 	X := mat.NewDense(K, n, nil)
-	err := core.Lasso(context.Background(), X, m.m.D, Y, m.Options.lambda(), core.LassoOptions{MaxIter: m.Options.iters(), Restart: true})
+	err := core.LassoGram(ctx, X, m.gram, B, m.Options.Lambda, core.LassoOptions{MaxIter: m.Options.Iters, Restart: true})
 	return X, err
 }
 
 // Predict returns the label of each column of Y.
-func (m *SRC) Predict(Y mat.Matrix) ([]int, error) {
-	X, err := m.codes(Y)
+func (m *SRC) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
+
+// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
+func (m *SRC) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+	X, err := m.codes(ctx, Y)
 	if err != nil {
 		return nil, err
 	}
@@ -102,14 +139,14 @@ func (m *SRC) Predict(Y mat.Matrix) ([]int, error) {
 // with terms "fidelity" ½‖Y − DX‖²_F and "l1" λ‖X‖₁. SRC has no training
 // objective; labels are only checked for their number.
 func (m *SRC) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	X, err := m.codes(Y)
+	X, err := m.codes(context.Background(), Y)
 	if err != nil {
 		return lrsdl.Cost{}, err
 	}
 	if _, n := Y.Dims(); len(labels) != n {
 		return lrsdl.Cost{}, fmt.Errorf("methods: %d labels for %d samples", len(labels), n)
 	}
-	return blLassoCost(m.m.D, Y, X, m.Options.lambda()), nil
+	return blLassoCost(m.m.D, Y, X, m.Options.Lambda), nil
 }
 
 // State returns the dictionary (the normalised training set) and classes.
@@ -118,11 +155,40 @@ func (m *SRC) State() (*lrsdl.State, error) { return m.m.state(m.Name(), &m.Opti
 // SetState restores a state returned by State.
 func (m *SRC) SetState(s *lrsdl.State) error {
 	var o SRCOptions
-	if err := m.m.setState(m.Name(), s, &o, nil); err != nil {
+	var b blModel
+	if _, err := b.setState(m.Name(), s, &o); err != nil {
 		return err
 	}
-	m.Options = o
+	m.Options, m.m, m.gram, m.info = o, b, srcGram(b.D), lrsdl.FitInfo{}
 	return nil
+}
+
+// blTrainingSet validates the training set of a method (at least 2
+// classes), resolves its options o against the data and returns the
+// class-ordered samples, their grouping and the data sizes.
+func blTrainingSet(method string, Y mat.Matrix, labels []int, o interface{ spec() optSpec }) (*mat.Dense, *core.Grouping, dataInfo, error) {
+	Ys, g, err := trainingSet(Y, labels)
+	if err != nil {
+		return nil, nil, dataInfo{}, err
+	}
+	if C := g.Classes.Len(); C < 2 {
+		return nil, nil, dataInfo{}, fmt.Errorf("methods: %s needs at least 2 classes, have %d", method, C)
+	}
+	d, _ := Ys.Dims()
+	info := infoOf(d, g)
+	if err := o.spec().resolve(&info); err != nil {
+		return nil, nil, dataInfo{}, err
+	}
+	return Ys, g, info, nil
+}
+
+// spanDim is the number of rows training works on after reduceSpan: N
+// when d > spanRatio·N, else d.
+func spanDim(info dataInfo) float64 {
+	if !spanOff && float64(info.d) > spanRatio*float64(info.n) {
+		return float64(info.n)
+	}
+	return float64(info.d)
 }
 
 // blModel is the part shared by SRC, ODL and LC-KSVD: classes, a dictionary
@@ -136,7 +202,7 @@ type blModel struct {
 // check returns an error if the model is untrained or Y does not fit it.
 func (b *blModel) check(name string, Y mat.Matrix) error {
 	if b.D == nil {
-		return fmt.Errorf("methods: %s is not trained", name)
+		return ErrNotTrained
 	}
 	d, _ := b.D.Dims()
 	return testSet(Y, d)
@@ -151,9 +217,6 @@ func (b *blModel) residualLabels(Y mat.Matrix, X *mat.Dense) []int {
 		Yd = mat.DenseCopyOf(Y)
 	}
 	best := make([]float64, n)
-	for j := range best {
-		best[j] = math.Inf(1)
-	}
 	out := make([]int, n)
 	R := mat.NewDense(d, n, nil)
 	r := make([]float64, n)
@@ -171,7 +234,7 @@ func (b *blModel) residualLabels(Y mat.Matrix, X *mat.Dense) []int {
 			}
 		}
 		for j, v := range r {
-			if v < best[j] {
+			if c == 0 || v < best[j] { // a training label even when every residual overflows
 				best[j], out[j] = v, b.classes.Labels[c]
 			}
 		}
@@ -182,7 +245,7 @@ func (b *blModel) residualLabels(Y mat.Matrix, X *mat.Dense) []int {
 // state encodes the model; extra matrices are added by name.
 func (b *blModel) state(name string, opts any, extra map[string]*mat.Dense, extraNames ...string) (*lrsdl.State, error) {
 	if b.D == nil {
-		return nil, fmt.Errorf("methods: %s is not trained", name)
+		return nil, ErrNotTrained
 	}
 	ms := []*mat.Dense{b.D, rowOf(b.part)}
 	for _, n := range extraNames {
@@ -191,57 +254,63 @@ func (b *blModel) state(name string, opts any, extra map[string]*mat.Dense, extr
 	return newState(name, opts, b.classes, append([]string{"D", "part"}, extraNames...), ms...)
 }
 
-// setState decodes a state written by state into b and opts; the matrices
-// named in extra are copied into the map, which must have their names.
-func (b *blModel) setState(name string, s *lrsdl.State, opts any, extra map[string]*mat.Dense) error {
-	if s == nil || s.Method != name {
-		return fmt.Errorf("methods: state is not of method %s", name)
-	}
-	if err := json.Unmarshal(s.Options, opts); err != nil {
-		return fmt.Errorf("methods: bad %s options in state: %v", name, err)
+// setState decodes a state written by state into b and opts (see
+// decodeState; an ODL model learned without labels has no classes) and
+// returns copies of the extra matrices by name.
+func (b *blModel) setState(name string, s *lrsdl.State, opts interface{ spec() optSpec }, extra ...string) (map[string]*mat.Dense, error) {
+	names := append([]string{"D", "part"}, extra...)
+	var cl *core.Classes
+	if s != nil && s.Method == "ODL" && name == "ODL" && len(s.Classes) == 0 {
+		if err := json.Unmarshal(s.Options, opts); err != nil {
+			return nil, fmt.Errorf("methods: %s state options: %v", name, err)
+		}
+		if err := opts.spec().resolve(nil); err != nil {
+			return nil, fmt.Errorf("%v (in the model's state)", err)
+		}
+		for _, n := range names {
+			m := s.Matrices[n]
+			if m == nil || m.IsEmpty() {
+				return nil, fmt.Errorf("methods: %s state has no matrix %q", name, n)
+			}
+			if err := checkFinite(fmt.Sprintf("%s state matrix %q", name, n), m); err != nil {
+				return nil, err
+			}
+		}
+		cl = core.ClassesOf(nil)
+	} else {
+		var err error
+		if cl, err = decodeState(s, name, opts, names...); err != nil {
+			return nil, err
+		}
 	}
 	D, pm := s.Matrices["D"], s.Matrices["part"]
-	if D == nil || pm == nil {
-		return fmt.Errorf("methods: %s state lacks matrix D or part", name)
-	}
-	C := len(s.Classes)
+	C := cl.Len()
 	blocks := max(C, 1) // an unsupervised model has no classes and one block
 	if r, c := pm.Dims(); r != 1 || c != blocks+1 {
-		return fmt.Errorf("methods: %s state has %d classes and a %d×%d partition", name, C, r, c)
-	}
-	for i := 1; i < C; i++ {
-		if s.Classes[i] <= s.Classes[i-1] {
-			return fmt.Errorf("methods: %s state class labels are not increasing", name)
-		}
+		return nil, fmt.Errorf("methods: %s state has %d classes and a %d×%d partition", name, C, r, c)
 	}
 	part := make(core.Partition, blocks+1)
 	for i := range part {
 		v := pm.At(0, i)
-		part[i] = int(v)
-		if float64(part[i]) != v || part[0] != 0 || i > 0 && part[i] < part[i-1] {
-			return fmt.Errorf("methods: %s state has a bad atom partition", name)
+		if !(v >= 0 && v <= math.MaxInt32) || v != math.Trunc(v) || i > 0 && int(v) < part[i-1] || i == 0 && v != 0 {
+			return nil, fmt.Errorf("methods: %s state has a bad atom partition", name)
 		}
+		part[i] = int(v)
 	}
 	if _, k := D.Dims(); part.Len() != k {
-		return fmt.Errorf("methods: %s state partition covers %d atoms, D has %d", name, part.Len(), k)
+		return nil, fmt.Errorf("methods: %s state partition covers %d atoms, D has %d", name, part.Len(), k)
 	}
-	if err := checkFinite(name+" state D", D); err != nil {
-		return err
-	}
-	for n := range extra {
-		m := s.Matrices[n]
-		if m == nil {
-			return fmt.Errorf("methods: %s state lacks matrix %s", name, n)
+	for c := 0; c < C; c++ {
+		if part.Size(c) == 0 {
+			return nil, fmt.Errorf("methods: %s state has no atoms for class %d", name, c)
 		}
-		if err := checkFinite(name+" state "+n, m); err != nil {
-			return err
-		}
-		extra[n] = mat.DenseCopyOf(m)
 	}
-	b.classes = core.ClassesOf(s.Classes)
-	b.part = part
-	b.D = mat.DenseCopyOf(D)
-	return nil
+	out := make(map[string]*mat.Dense, len(extra))
+	for _, n := range extra {
+		out[n] = mat.DenseCopyOf(s.Matrices[n])
+	}
+	b.classes, b.part, b.D = cl, part, mat.DenseCopyOf(D)
+	return out, nil
 }
 
 // blLassoCost returns ½‖Y − DX‖²_F ("fidelity") and λ‖X‖₁ ("l1").
@@ -265,20 +334,4 @@ func blLassoCost(D *mat.Dense, Y mat.Matrix, X *mat.Dense, lambda float64) lrsdl
 func blSq(a *mat.Dense) float64 {
 	n := mat.Norm(a, 2)
 	return n * n
-}
-
-// blDefault returns v, or def when v is zero.
-func blDefault[T int | float64](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-// blCheckLambda rejects a negative or non-finite weight.
-func blCheckLambda(name string, v float64) error {
-	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("methods: %s option lambda = %v must be finite and non-negative", name, v)
-	}
-	return nil
 }
