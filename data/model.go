@@ -33,7 +33,7 @@ import (
 //	    name   uint32 n, n bytes
 //	    rows   uint64
 //	    cols   uint64
-//	    data   rows×cols × float64 bits, row-major, all finite
+//	    data   rows×cols × float64 bits, row-major, finite with a finite sum of squares
 //	checksum uint64   CRC-64 (ECMA) of everything before it
 //
 // Version 1 files, which have no info, still load, with a zero ModelInfo.
@@ -186,15 +186,22 @@ func EncodeModelInfo(w io.Writer, s *lrsdl.State, info ModelInfo) error {
 	return nil
 }
 
-// checkFinite returns an error if m holds a NaN or an infinity.
+// checkFinite returns an error if m holds a NaN or an infinity, or if the
+// sum of its squares overflows, which every product with it would too.
 func checkFinite(name string, m *mat.Dense) error {
 	r, c := m.Dims()
+	ss := 0.0
 	for i := range r {
 		for j := range c {
-			if v := m.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+			v := m.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("model: matrix %q holds %v at row %d, column %d", name, v, i+1, j+1)
 			}
+			ss += v * v
 		}
+	}
+	if math.IsInf(ss, 0) {
+		return fmt.Errorf("model: matrix %q is too large: the sum of its squares overflows", name)
 	}
 	return nil
 }

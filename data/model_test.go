@@ -27,8 +27,8 @@ func testState() *lrsdl.State {
 		Classes: []int{-7, 1, 2, math.MaxInt, math.MinInt},
 		Names:   []string{"D", "D0", "view"},
 		Matrices: map[string]*mat.Dense{
-			"D": mat.NewDense(2, 3, []float64{math.Pi, math.Copysign(0, -1), -math.MaxFloat64, 5e-324,
-				-1e-300, math.MaxFloat64}),
+			"D": mat.NewDense(2, 3, []float64{math.Pi, math.Copysign(0, -1), -1e150, 5e-324,
+				-1e-300, 1e150}),
 			"D0":   mat.NewDense(1, 1, []float64{1}),
 			"view": big.Slice(1, 3, 1, 3).(*mat.Dense),
 		},
@@ -318,11 +318,15 @@ func TestModelInfo(t *testing.T) {
 		t.Errorf("version 1 info %+v", info)
 	}
 
-	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1e155, -math.MaxFloat64} {
 		bad := testState()
 		bad.Matrices["D0"].Set(0, 0, v)
+		want := `matrix "D0" holds ` + fmt.Sprint(v)
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			want = `matrix "D0" is too large: the sum of its squares overflows`
+		}
 		err := EncodeModel(&bytes.Buffer{}, bad)
-		if err == nil || !strings.Contains(err.Error(), `matrix "D0" holds `+fmt.Sprint(v)) {
+		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("encoding %v: %v", v, err)
 		}
 	}

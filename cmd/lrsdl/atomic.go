@@ -25,10 +25,7 @@ func createOut(flag, path string) (*outFile, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("-%s %s: is a directory", flag, path)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
+	dir, base := filepath.Dir(path), filepath.Base(path)
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"sort"
@@ -117,6 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 				code = 1
 			}
 		}()
+		defer methods.SetMemoryLimit(0) // back to the default
 		err := c.run(ctx, e, args[1:])
 		e.rep.done()
 		var ue usageError
@@ -136,8 +138,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 			return 1
 		}
 	}
-	fmt.Fprintf(stderr, "lrsdl: unknown command %q\n", args[0])
-	usage(stderr)
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(stderr, "lrsdl: unknown command %q: want one of %s (see 'lrsdl -h')\n", args[0], strings.Join(names, ", "))
 	return 2
 }
 
@@ -149,7 +154,27 @@ func errorText(err error) string {
 	if errors.As(err, &oe) {
 		msg = strings.Replace(msg, oe.Error(), fmt.Sprintf("-p %s=%s: %s %s (method %s)", oe.Name, oe.Value, oe.Name, oe.Reason, oe.Method), 1)
 	}
+	msg = strings.ReplaceAll(msg, "(methods.SetMemoryLimit)", "(-max-memory)")
 	return strings.ReplaceAll(msg, "\n", " ")
+}
+
+// parseBytes parses a size such as 4GB, 500MB, 2.5e9 or 1024.
+func parseBytes(s string) (int64, error) {
+	num, mult := strings.ToUpper(strings.TrimSpace(s)), 1.0
+	for _, u := range []struct {
+		suffix string
+		mult   float64
+	}{{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}} {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || !(v*mult >= 1) || v*mult > math.MaxInt64 {
+		return 0, fmt.Errorf("want a size such as 4GB, 500MB or 1e9 (bytes)")
+	}
+	return int64(v * mult), nil
 }
 
 // flagSet returns a flag set for command name whose -h prints the
@@ -207,6 +232,14 @@ func (m *methodFlags) register(fs *flag.FlagSet) {
 			m.params[k] = v
 		}
 		return err
+	})
+	fs.Func("max-memory", "refuse to train when a method would need more than `SIZE` of memory, e.g. 4GB or 500MB (default: half the physical memory)", func(v string) error {
+		b, err := parseBytes(v)
+		if err != nil {
+			return err
+		}
+		methods.SetMemoryLimit(b)
+		return nil
 	})
 	fs.Uint64Var(&m.seed, "seed", 1, "random seed of splits and of methods with a seed option")
 	fs.Func("iters", "`N` outer iterations of methods with an iters option (default: the method's own)", func(v string) error {
