@@ -211,7 +211,7 @@ func TestDLRDBadInput(t *testing.T) {
 // TestDLRDBackends checks determinism per seed and backend agreement.
 func TestDLRDBackends(t *testing.T) {
 	ds := dlsiSynthetic(t, 0, 30, 15)
-	checkBackends(t, func() (*mat.Dense, []int) {
+	checkBackends(t, 1e-6, func() (*mat.Dense, []int) {
 		m := &DLRD{Options: DLRDOptions{K: 4, Iters: 3, Seed: 9}}
 		if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
 			t.Fatal(err)

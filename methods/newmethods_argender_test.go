@@ -32,7 +32,7 @@ func newARGender(t *testing.T) (train, test split.Set) {
 // on AR gender (set LRSDL_ARGENDER=1; LRSDL_METHODS limits the methods).
 func TestNewMethodsARGender(t *testing.T) {
 	train, test := newARGender(t)
-	names := []string{"JDL", "JDL*", "DLRD"}
+	names := []string{"JDL", "JDL*", "DLRD", "SRRS"}
 	for _, name := range names {
 		if f := os.Getenv("LRSDL_METHODS"); f != "" && f != name {
 			continue
