@@ -328,11 +328,11 @@ func (d *detector) label(y, given string, sd int, option string) (string, error)
 	if score(cs[0]) == score(cs[1]) {
 		return "", optionErrorf(option, "several integer vectors could label %q: %s", y, strings.Join(names, ", "))
 	}
-	why := "values like class ids"
+	why := "values look like class ids"
 	if cs[0].ids == cs[1].ids {
-		why = "a label-like name"
+		why = "name reads like labels"
 	}
-	d.notef("labels of %q: %s, chosen for its %s over %s", y, names[0], why, strings.Join(names[1:], ", "))
+	d.notef("labels of %q: %s, whose %s, rather than %s", y, names[0], why, strings.Join(names[1:], ", "))
 	return cs[0].name, nil
 }
 
@@ -349,7 +349,7 @@ func classIDs(labels []int) (ok bool, values string) {
 	consecutive := (lo == 0 || lo == 1) && hi-lo+1 == len(classes) || slices.Equal(classes, []int{-1, 1})
 	values = fmt.Sprintf("%d values %d..%d", len(classes), lo, hi)
 	if !consecutive {
-		values += " not consecutive from 0 or 1"
+		values += ", not consecutive from 0 or 1"
 	}
 	values += fmt.Sprintf(", each at least %d times", least)
 	return consecutive && least >= 2, values

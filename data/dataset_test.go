@@ -280,7 +280,7 @@ func TestLoadWholeLayout(t *testing.T) {
 		{"no data", map[string]*mat.Dense{"l": labels}, LoadOptions{}, "no numeric data matrix"},
 		{"two data", map[string]*mat.Dense{"A": cols, "B": cols, "l": labels}, LoadOptions{}, "want one data matrix with no train/test pair, found 2 (A, B) (set LoadOptions.YVar)"},
 		{"no label", map[string]*mat.Dense{"X": cols, "l": mat.NewDense(1, 4, []float64{1, 2.5, 3, 4})}, LoadOptions{}, `no integer label vector with 3 or 4 entries for "X" (the file has: X, l); name one, or set NoLabels`},
-		{"two labels", map[string]*mat.Dense{"X": cols, "l": labels, "m": labels}, LoadOptions{}, `several integer vectors could label "X": "l" (3 values 3..7 not consecutive from 0 or 1, each at least 1 times), "m"`},
+		{"two labels", map[string]*mat.Dense{"X": cols, "l": labels, "m": labels}, LoadOptions{}, `several integer vectors could label "X": "l" (3 values 3..7, not consecutive from 0 or 1, each at least 1 times), "m"`},
 		{"mismatch", map[string]*mat.Dense{"X": cols, "l": mat.NewDense(1, 5, nil)}, LoadOptions{YVar: "X", LabelVar: "l"}, `"X" is 3×4, but label variable "l" has 5 labels`},
 		{"forced wrong", map[string]*mat.Dense{"X": cols, "l": labels}, LoadOptions{SamplesAsRows: &tru}, "with samples as rows"},
 		{"non-integer labels", map[string]*mat.Dense{"X": cols, "l": mat.NewDense(1, 4, []float64{1, 2.5, 3, 4})}, LoadOptions{YVar: "X", LabelVar: "l"}, `"l": element 1 (2.5) is not an integer`},

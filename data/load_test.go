@@ -67,7 +67,7 @@ func TestLoadCOIL(t *testing.T) {
 	}
 	checkUnitColumns(t, ds.Train.Y)
 	notes := strings.Join(ds.Notes, "\n")
-	if !strings.Contains(notes, `labels of "fea": "gnd"`) || !strings.Contains(notes, `chosen for its values like class ids over "angle"`) {
+	if !strings.Contains(notes, `labels of "fea": "gnd"`) || !strings.Contains(notes, `whose values look like class ids, rather than "angle"`) {
 		t.Errorf("notes:\n%s", notes)
 	}
 	t.Log(notes)
