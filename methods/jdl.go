@@ -97,9 +97,6 @@ func (m *JDL) Name() string {
 	return "JDL"
 }
 
-// Config returns a pointer to the options.
-func (m *JDL) Config() any { return &m.Options }
-
 // Atoms returns the class dictionaries (part gives the atoms of each class)
 // and the shared dictionary D0.
 func (m *JDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
