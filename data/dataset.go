@@ -115,7 +115,9 @@ func optionErrorf(option, format string, a ...any) error {
 // Notes record the choices. An ambiguous or missing variable is an
 // *OptionError naming the LoadOptions field that resolves it.
 //
-// A .npy file holds one array: the samples, unlabelled. A CSV file has one
+// A .npy file holds one array: the samples, unlabelled, so it loads only
+// with NoLabels (samples as rows unless SamplesAsRows says otherwise). A
+// CSV file has one
 // sample per line: the features, then the integer label (no label with
 // NoLabels). A first line that is not all numbers is taken as a header.
 //

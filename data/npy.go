@@ -143,8 +143,12 @@ func readNPY(r *npy.Reader, kind string, dst []float64) error {
 	return fmt.Errorf("element type %s is not supported", kind)
 }
 
-// loadNPY reads a .npy file: one array, the samples, without labels.
+// loadNPY reads a .npy file: one array, the samples, without labels. As
+// it has no labels, it loads only with opts.NoLabels.
 func loadNPY(path, name string, opts *LoadOptions) (*Dataset, error) {
+	if !opts.NoLabels {
+		return nil, optionErrorf("NoLabels", "a .npy file holds one array, the samples, and no labels (labelled data goes in an .npz archive with a label array)")
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -158,7 +162,7 @@ func loadNPY(path, name string, opts *LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Dataset{Name: name, Train: s, Notes: []string{"a .npy file holds one array: the samples, without labels"}}, nil
+	return &Dataset{Name: name, Train: s, Notes: []string{"samples from the .npy file's one array, without labels"}}, nil
 }
 
 // npzArrays are the arrays of an .npz archive (or of one .npy file).
