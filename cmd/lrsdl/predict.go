@@ -71,6 +71,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	}
 	// New samples are prepared as the training samples were.
 	df.normalize = info.Normalize
+	noLabelsFlag := df.noLabels
 	ds, err := df.load(e.rep)
 	if err != nil && !df.noLabels && missingLabels(err) {
 		// New data need no labels.
@@ -132,6 +133,8 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(report, "classified %s with %s in %.3gs (%.3g ms/sample)\nsamples %s\n", what, c.Name(),
 		took.Seconds(), 1e3*took.Seconds()/float64(max(1, s.Len())), prep)
 	switch {
+	case !labelled && noLabelsFlag:
+		fmt.Fprintf(report, "labels not read (-no-labels): no accuracy\n")
 	case !labelled:
 		fmt.Fprintf(report, "%s has no labels: no accuracy\n", df.path)
 	case set == "all":
