@@ -62,12 +62,14 @@ type KSVDRun struct {
 	D *mat.Dense // d×k dictionary, updated in place
 	X *mat.Dense // k×n codes matching D after each Step
 
-	y, r, g, b, xn, rn *mat.Dense
-	yy, rr             []float64
-	t                  int
-	opts               KSVDOptions
-	ow                 OMPWork
-	sw                 ksvdWork
+	// The residual is kept sample by sample, Rt = (Y − DX)ᵀ (n×d), so that
+	// the samples using an atom are contiguous rows.
+	y, yt, rt, g, b, xn, rnt *mat.Dense
+	yy, rr                   []float64
+	t                        int
+	opts                     KSVDOptions
+	ow                       OMPWork
+	sw                       ksvdWork
 }
 
 // NewKSVDRun starts K-SVD from the dictionary D (normalised in place) for
@@ -93,8 +95,9 @@ func NewKSVDRun(D *mat.Dense, Y mat.Matrix, T int, opts KSVDOptions) (*KSVDRun, 
 			col.ScaleVec(1/nrm, col)
 		}
 	}
-	r := &KSVDRun{D: D, X: mat.NewDense(k, n, nil), y: Yd, r: mat.DenseCopyOf(Yd), t: T, opts: opts,
-		g: mat.NewDense(k, k, nil), b: mat.NewDense(k, n, nil), xn: mat.NewDense(k, n, nil), rn: mat.NewDense(d, n, nil)}
+	yt := mat.DenseCopyOf(Yd.T())
+	r := &KSVDRun{D: D, X: mat.NewDense(k, n, nil), y: Yd, yt: yt, rt: mat.DenseCopyOf(yt), t: T, opts: opts,
+		g: mat.NewDense(k, k, nil), b: mat.NewDense(k, n, nil), xn: mat.NewDense(k, n, nil), rnt: mat.NewDense(n, d, nil)}
 	r.yy = colNorms2(Yd)
 	r.rr = append([]float64(nil), r.yy...)
 	return r, nil
@@ -112,26 +115,24 @@ func (r *KSVDRun) Step(ctx context.Context) error {
 	if err := BatchOMP(ctx, r.xn, r.g, r.b, r.yy, r.t, r.opts.Tol, &r.ow); err != nil {
 		return err
 	}
-	r.rn.Mul(D, r.xn)
-	r.rn.Sub(r.y, r.rn)
-	keepBetter(r.X, r.r, r.rr, r.xn, r.rn)
-	if err := r.sw.sweep(ctx, D, r.X, r.r, r.y, r.opts.PowerIter); err != nil {
+	r.rnt.Mul(r.xn.T(), D.T())
+	r.rnt.Sub(r.yt, r.rnt)
+	keepBetter(r.X, r.rt, r.rr, r.xn, r.rnt)
+	if err := r.sw.sweep(ctx, D, r.X, r.rt, r.yt, r.opts.PowerIter); err != nil {
 		return err
 	}
-	for j := range r.rr {
-		r.rr[j] = 0
-	}
-	addColNorms2(r.rr, r.r)
+	rowNorms2(r.rr, r.rt)
 	return nil
 }
 
-// keepBetter replaces each column of X and R (with squared residual norms
-// rr) by that of Xn and Rn when the new residual is smaller.
-func keepBetter(X, R *mat.Dense, rr []float64, Xn, Rn *mat.Dense) {
-	nn := make([]float64, len(rr))
-	addColNorms2(nn, Rn)
-	x, xn, r, rn := X.RawMatrix(), Xn.RawMatrix(), R.RawMatrix(), Rn.RawMatrix()
-	for j, v := range nn {
+// keepBetter replaces each column of X and each row of Rt (the residuals
+// of the samples, with squared norms rr) by that of Xn and Rnt when the new
+// residual is smaller.
+func keepBetter(X, Rt *mat.Dense, rr []float64, Xn, Rnt *mat.Dense) {
+	x, xn, r, rn := X.RawMatrix(), Xn.RawMatrix(), Rt.RawMatrix(), Rnt.RawMatrix()
+	for j := range rr {
+		row := rn.Data[j*rn.Stride : j*rn.Stride+rn.Cols]
+		v := floats.Dot(row, row)
 		if v > rr[j] {
 			continue
 		}
@@ -139,18 +140,16 @@ func keepBetter(X, R *mat.Dense, rr []float64, Xn, Rn *mat.Dense) {
 		for i := 0; i < x.Rows; i++ {
 			x.Data[i*x.Stride+j] = xn.Data[i*xn.Stride+j]
 		}
-		for i := 0; i < r.Rows; i++ {
-			r.Data[i*r.Stride+j] = rn.Data[i*rn.Stride+j]
-		}
+		copy(r.Data[j*r.Stride:j*r.Stride+r.Cols], row)
 	}
 }
 
-func addColNorms2(s []float64, A *mat.Dense) {
+// rowNorms2 sets s[i] to the squared Euclidean norm of row i of A.
+func rowNorms2(s []float64, A *mat.Dense) {
 	a := A.RawMatrix()
-	for i := 0; i < a.Rows; i++ {
-		for j, v := range a.Data[i*a.Stride : i*a.Stride+a.Cols] {
-			s[j] += v * v
-		}
+	for i := range s {
+		row := a.Data[i*a.Stride : i*a.Stride+a.Cols]
+		s[i] = floats.Dot(row, row)
 	}
 }
 
@@ -164,14 +163,14 @@ type ksvdWork struct {
 }
 
 // sweep updates every atom of D and its row of X in turn, keeping
-// R = Y − DX; see KSVD. It checks ctx before every atom.
-func (w *ksvdWork) sweep(ctx context.Context, D, X, R, Y *mat.Dense, powerIter int) error {
+// Rt = (Y − DX)ᵀ, with Yt = Yᵀ; see KSVD. It checks ctx before every atom.
+func (w *ksvdWork) sweep(ctx context.Context, D, X, Rt, Yt *mat.Dense, powerIter int) error {
 	if powerIter <= 0 {
 		powerIter = 20
 	}
 	d, k := D.Dims()
 	_, n := X.Dims()
-	x, r, dr := X.RawMatrix(), R.RawMatrix(), D.RawMatrix()
+	x, r, dr := X.RawMatrix(), Rt.RawMatrix(), D.RawMatrix()
 	if cap(w.picked) < n {
 		w.picked = make([]bool, n)
 		w.rr = make([]float64, n)
@@ -196,19 +195,18 @@ func (w *ksvdWork) sweep(ctx context.Context, D, X, R, Y *mat.Dense, powerIter i
 		m := len(w.omega)
 		if m == 0 {
 			if !haveRR {
-				for i := range w.rr {
-					w.rr[i], w.picked[i] = 0, false
-				}
-				addColNorms2(w.rr, R)
+				rowNorms2(w.rr, Rt)
+				clear(w.picked)
 				haveRR = true
 			}
-			w.replace(D, Y, j)
+			w.replace(D, Yt, j)
 			continue
 		}
 		for p := 0; p < d; p++ {
 			w.dk[p] = dr.Data[p*dr.Stride+j]
 		}
-		// E = R_ω + dⱼ·xʲ_ω, d×m row-major.
+		// Eᵀ = (R_ω + dⱼ·xʲ_ω)ᵀ, m×d row-major: row q is the residual of
+		// sample ω_q without atom j.
 		if cap(w.e) < d*m {
 			w.e = make([]float64, d*m)
 		}
@@ -218,21 +216,16 @@ func (w *ksvdWork) sweep(ctx context.Context, D, X, R, Y *mat.Dense, powerIter i
 		e, v := w.e[:d*m], w.v[:m]
 		for q, i := range w.omega {
 			v[q] = xrow[i]
-		}
-		for p := 0; p < d; p++ {
-			rrow := r.Data[p*r.Stride:]
-			erow := e[p*m : (p+1)*m]
-			for q, i := range w.omega {
-				erow[q] = rrow[i] + w.dk[p]*v[q]
-			}
+			floats.AddScaledTo(e[q*d:(q+1)*d], r.Data[i*r.Stride:i*r.Stride+d], v[q], w.dk)
 		}
 		// Alternate u = Ev/‖Ev‖, v = Eᵀu: each step is exact for the other
 		// factor fixed, so the error never exceeds that of (dⱼ, xʲ).
 		u := w.u
 		sigma := 0.0
 		for it := 0; it < powerIter; it++ {
-			for p := 0; p < d; p++ {
-				u[p] = floats.Dot(e[p*m:(p+1)*m], v)
+			clear(u)
+			for q, vq := range v {
+				floats.AddScaled(u, vq, e[q*d:(q+1)*d])
 			}
 			nu := floats.Norm(u, 2)
 			if nu == 0 {
@@ -240,10 +233,7 @@ func (w *ksvdWork) sweep(ctx context.Context, D, X, R, Y *mat.Dense, powerIter i
 			}
 			floats.Scale(1/nu, u)
 			for q := range v {
-				v[q] = 0
-			}
-			for p := 0; p < d; p++ {
-				floats.AddScaled(v, u[p], e[p*m:(p+1)*m])
+				v[q] = floats.Dot(e[q*d:(q+1)*d], u)
 			}
 			s := floats.Norm(v, 2)
 			done := math.Abs(s-sigma) <= 1e-10*s
@@ -257,22 +247,18 @@ func (w *ksvdWork) sweep(ctx context.Context, D, X, R, Y *mat.Dense, powerIter i
 		}
 		for p := 0; p < d; p++ {
 			dr.Data[p*dr.Stride+j] = u[p]
-			rrow := r.Data[p*r.Stride:]
-			erow := e[p*m : (p+1)*m]
-			for q, i := range w.omega {
-				rrow[i] = erow[q] - u[p]*v[q]
-			}
 		}
 		for q, i := range w.omega {
+			floats.AddScaledTo(r.Data[i*r.Stride:i*r.Stride+d], e[q*d:(q+1)*d], -v[q], u)
 			xrow[i] = v[q]
 		}
 	}
 	return nil
 }
 
-// replace sets atom j to the normalised sample with the largest residual
-// not yet picked in this sweep.
-func (w *ksvdWork) replace(D, Y *mat.Dense, j int) {
+// replace sets atom j to the normalised sample (a row of Yt) with the
+// largest residual not yet picked in this sweep.
+func (w *ksvdWork) replace(D, Yt *mat.Dense, j int) {
 	best, bv := -1, 0.0
 	for i, v := range w.rr {
 		if !w.picked[i] && v > bv {
@@ -283,9 +269,8 @@ func (w *ksvdWork) replace(D, Y *mat.Dense, j int) {
 		return
 	}
 	w.picked[best] = true
-	d, _ := D.Dims()
-	col := w.u[:d]
-	mat.Col(col, best, Y)
+	col := w.u
+	copy(col, Yt.RawRowView(best))
 	nrm := floats.Norm(col, 2)
 	if nrm == 0 {
 		return
