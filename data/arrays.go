@@ -389,6 +389,8 @@ func loadSet(a arrays, yName, lName string, asRows *bool, opts *LoadOptions) (sp
 			return split.Set{}, false, fmt.Errorf("variable %q is %d×%d with samples as %s, but label variable %q has %d labels",
 				yName, rows, cols, what, lName, n)
 		}
+	case lName == "" && opts.Features > 0 && rows != cols && (rows == opts.Features || cols == opts.Features):
+		byRows = cols == opts.Features
 	case lName == "":
 		byRows = a.rowsFirst()
 	case cols == n && rows == n:
@@ -399,6 +401,13 @@ func loadSet(a arrays, yName, lName string, asRows *bool, opts *LoadOptions) (sp
 	default:
 		return split.Set{}, false, fmt.Errorf("variable %q is %d×%d, but label variable %q has %d labels: neither dimension matches",
 			yName, rows, cols, lName, n)
+	}
+	if opts.Features > 0 && (byRows && cols != opts.Features || !byRows && rows != opts.Features) {
+		what := "columns"
+		if byRows {
+			what = "rows"
+		}
+		return split.Set{}, false, fmt.Errorf("variable %q is %d×%d with samples as %s, not samples of the %d features expected", yName, rows, cols, what, opts.Features)
 	}
 	if bad >= 0 {
 		return split.Set{}, false, fmt.Errorf("variable %q: element (%d, %d) is not finite", yName, bad%rows, bad/rows)

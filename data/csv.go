@@ -62,7 +62,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 // line that is not all numbers is skipped as a header. Every line must have
 // the same number of fields. A last field that is not an integer is an
 // *OptionError for NoLabels, naming the line and column. The options used
-// are NoLabels, Normalize and SparseDensity; the
+// are NoLabels, Features, Normalize and SparseDensity; the
 // data set has no test set.
 func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 	if opts == nil {
@@ -127,6 +127,9 @@ func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 	}
 	if n == 0 {
 		return nil, errors.New("no samples")
+	}
+	if opts.Features > 0 && d != opts.Features {
+		return nil, fmt.Errorf("%d features per sample, not the %d expected", d, opts.Features)
 	}
 	if classes, _ := split.ByClass(labels); n >= 10 && 2*len(classes) > n {
 		return nil, optionErrorf("NoLabels", "column %d does not look like labels: %d distinct values for %d samples", d+1, len(classes), n)

@@ -49,6 +49,11 @@ type LoadOptions struct {
 	// and NumPy files as rows.
 	SamplesAsRows *bool
 
+	// Features, if positive, is the number of features a sample must have
+	// (e.g. the dimension of a trained model); it orients data without
+	// labels, and a matrix with no dimension of that size is an error.
+	Features int
+
 	// Normalize scales every sample to unit ℓ2 norm, as the paper's
 	// protocol does for every data set.
 	Normalize bool

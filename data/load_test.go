@@ -158,6 +158,28 @@ func TestLoadUnlabelled(t *testing.T) {
 		t.Errorf("MAT pair: %v %v", err, ds)
 	}
 
+	// Features orients a matrix without labels, and checks it.
+	for _, c := range []struct {
+		opts LoadOptions
+		want mat.Matrix
+		err  string
+	}{
+		{LoadOptions{NoLabels: true}, y, ""},
+		{LoadOptions{NoLabels: true, Features: 3}, y.T(), ""},
+		{LoadOptions{NoLabels: true, Features: 2}, y, ""},
+		{LoadOptions{NoLabels: true, Features: 4}, nil, `variable "X" is 2×3 with samples as columns, not samples of the 4 features expected`},
+		{LoadOptions{Features: 3}, nil, "with samples as columns, not samples of the 3 features expected"},
+	} {
+		ds, err := Load(writeMAT(t, map[string]*mat.Dense{"X": y, "l": mat.NewDense(1, 3, []float64{1, 1, 2})}), c.opts)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%+v: error %v, want %q", c.opts, err, c.err)
+			}
+		} else if err != nil || !mat.Equal(ds.Train.Y, c.want) {
+			t.Errorf("%+v: %v %v", c.opts, err, ds)
+		}
+	}
+
 	csv := "1,2,0.5\n3,4,7.25\n"
 	if _, err := ReadCSV(strings.NewReader(csv), nil); err == nil || !strings.Contains(err.Error(), "set LoadOptions.NoLabels") {
 		t.Errorf("CSV without labels read as labelled: %v", err)
@@ -165,6 +187,9 @@ func TestLoadUnlabelled(t *testing.T) {
 	d, err := ReadCSV(strings.NewReader(csv), &LoadOptions{NoLabels: true})
 	if err != nil || d.Train.Labels != nil || !mat.Equal(d.Train.Y, mat.NewDense(3, 2, []float64{1, 3, 2, 4, 0.5, 7.25})) {
 		t.Errorf("CSV NoLabels: %v %v", err, d)
+	}
+	if _, err := ReadCSV(strings.NewReader(csv), &LoadOptions{NoLabels: true, Features: 2}); err == nil || !strings.Contains(err.Error(), "3 features per sample, not the 2 expected") {
+		t.Errorf("CSV Features: %v", err)
 	}
 	// An integer last column that is a feature (every value distinct).
 	var b strings.Builder
