@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,5 +52,59 @@ func TestNewMethodsARGender(t *testing.T) {
 		if acc < 0.88 {
 			t.Errorf("%s: AR gender accuracy %.4f, want ≥ 0.88", name, acc)
 		}
+	}
+}
+
+// TestNewMethodsARGenderCV is the search that chose the defaults of JDL,
+// DLRD and SRRS: person-grouped 4-fold cross-validation on the AR gender
+// training draw (Y_train holds 14 consecutive images per person). Set
+// LRSDL_CV="METHOD;name=value,name=value;..." (one setting per ";", "" for
+// the defaults) and LRSDL_ARGENDER=1.
+func TestNewMethodsARGenderCV(t *testing.T) {
+	spec := os.Getenv("LRSDL_CV")
+	if spec == "" {
+		t.Skip("set LRSDL_CV to run the cross-validation")
+	}
+	newARGender(t) // skips unless LRSDL_ARGENDER is set
+	ds, err := data.Load("../testdata/argender.mat", data.LoadOptions{Normalize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tri, _, err := split.PerClass(ds.Train.Labels, 250, 0, split.Rand(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := split.Subset(ds.Train, tri)
+	groups := make([]int, len(tri))
+	for i, j := range tri {
+		groups[i] = j / 14
+	}
+	fold, err := split.GroupFolds(train.Labels, groups, 4, split.Rand(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(spec, ";")
+	for _, cfg := range parts[1:] {
+		var acc float64
+		for f := 0; f < 4; f++ {
+			a, b := split.Fold(fold, f)
+			m, err := New(parts[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, kv := range strings.Split(cfg, ",") {
+				if k, v, ok := strings.Cut(kv, "="); ok {
+					if err := m.(lrsdl.Configurable).SetParam(k, v); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			tr := split.Subset(train, a)
+			if err := m.Fit(context.Background(), tr.Y, tr.Labels); err != nil {
+				t.Fatal(err)
+			}
+			acc += dlsiAccuracy(t, m, split.Subset(train, b)) / 4
+		}
+		t.Logf("%s %q: cross-validated accuracy %.4f", parts[0], cfg, acc)
 	}
 }
