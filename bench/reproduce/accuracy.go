@@ -19,15 +19,37 @@ import (
 const (
 	arGender = "argender"
 	flower   = "flower17-split1"
+	coil     = "coil100-32x32"
 )
 
+// titles names the data sets in tables and figures.
+var titles = map[string]string{arGender: "AR gender", flower: "Oxford Flower", coil: "COIL-100"}
+
+// perClass returns the training samples per class of dataset in the
+// overall table.
+func (r *run) perClass(dataset string) int {
+	switch dataset {
+	case flower:
+		return r.cfg.FlPerClass
+	case coil:
+		return r.cfg.CoPerClass
+	}
+	return r.cfg.ArPerClass
+}
+
 // paperAcc is the paper's Table "overall results" (mean, std in %) for
-// AR gender (250 per class) and Oxford Flower (60 per class).
+// AR gender (250 per class), Oxford Flower (60 per class) and COIL-100 (10
+// per class); "–" cells of the paper are missing here.
 var paperAcc = map[string]map[string][2]float64{
 	arGender: {"SRC": {92.57, 0.00}, "LCKSVD1": {88.42, 1.02}, "LCKSVD2": {90.14, 0.45}, "DLSI": {93.86, 0.27},
-		"FDDL": {93.70, 0.24}, "D2L2R2": {93.71, 0.87}, "COPAR": {95.14, 0.52}, "LRSDL": {95.42, 0.48}},
+		"DLRD": {92.71, 0.43}, "FDDL": {93.70, 0.24}, "D2L2R2": {93.71, 0.87}, "COPAR": {95.14, 0.52},
+		"JDL": {93.86, 0.43}, "JDL*": {92.83, 0.12}, "SRRS": {91.28, 0.15}, "LRSDL": {95.42, 0.48}},
 	flower: {"SRC": {75.79, 0.23}, "LCKSVD1": {91.47, 1.04}, "LCKSVD2": {92.00, 0.73}, "DLSI": {85.29, 1.12},
-		"FDDL": {91.17, 0.89}, "D2L2R2": {83.23, 1.34}, "COPAR": {85.29, 0.74}, "LRSDL": {92.58, 0.62}},
+		"FDDL": {91.17, 0.89}, "D2L2R2": {83.23, 1.34}, "COPAR": {85.29, 0.74}, "JDL": {80.29, 0.26},
+		"JDL*": {80.29, 0.26}, "SRRS": {88.52, 0.64}, "LRSDL": {92.58, 0.62}},
+	coil: {"SRC": {81.45, 0.80}, "LCKSVD1": {81.37, 0.31}, "LCKSVD2": {81.42, 0.33}, "DLSI": {80.67, 0.46},
+		"FDDL": {77.45, 1.04}, "D2L2R2": {76.27, 0.98}, "COPAR": {80.46, 0.61}, "JDL": {80.77, 0.85},
+		"JDL*": {80.30, 1.10}, "SRRS": {85.04, 0.45}, "LRSDL": {84.35, 0.37}},
 }
 
 // paperTime is the paper's running-time table on Oxford Flower: training
@@ -36,7 +58,8 @@ var paperAcc = map[string]map[string][2]float64{
 // sample, in seconds. D2L2R2's training is "> 1 day".
 var paperTime = map[string][2]string{
 	"SRC": {"0", "3.2e-2"}, "LCKSVD1": {"1.53e3", "6.8e-3"}, "LCKSVD2": {"1.46e3", "6.1e-3"}, "DLSI": {"1.4e3", "4e-3"},
-	"FDDL": {"9.2e2", "6.4e-3"}, "D2L2R2": {"> 1 day", "3.3e-2"}, "COPAR": {"1.8e4", "5.5e-3"}, "LRSDL": {"1.8e3", "2.4e-2"},
+	"FDDL": {"9.2e2", "6.4e-3"}, "D2L2R2": {"> 1 day", "3.3e-2"}, "COPAR": {"1.8e4", "5.5e-3"}, "JDL": {"7.5e1", "3.6e-3"},
+	"SRRS": {"3.2e3", "3.7e-3"}, "LRSDL": {"1.8e3", "2.4e-2"},
 }
 
 // budget bounds the work on one method and data set (cross-validation and
@@ -86,7 +109,10 @@ func (r *run) evaluate(ctx context.Context, dataset, method string, p eval.Param
 	}
 	if pool, ok := r.pools[dataset]; ok && pooled {
 		train, test = pool, split.Set{}
-		opts.TestPerClass = r.cfg.FlTest
+		opts.TestPerClass = 0 // COIL-100: every other view
+		if dataset == flower {
+			opts.TestPerClass = r.cfg.FlTest
+		}
 	}
 	if ctx == nil {
 		c, cancel, err := r.context(r.budget(dataset, method))
@@ -175,20 +201,33 @@ func (r *run) overall() error {
 		"per class drawn from the 350 of Y_train (25 men, 25 women) in every split, tested on all of Y_test (%s, the other 50 people). "+
 		"Oxford Flower: Y_train and Y_test of flower17-split1 pooled (80 per class, as in the paper) and split at random per class "+
 		"into %d training and %d test samples in every split (%s test samples). "+
-		"Paper: its Table \"overall results\". A cell without a number says why.\n\n",
-		r.cfg.Splits, r.cfg.ArPerClass, r.testSize(arGender), r.cfg.FlPerClass, r.cfg.FlTest, r.testSize(flower))
-	b.WriteString("| method | AR gender (ours) | AR gender (paper) | Flower (ours) | Flower (paper) | CV + splits s (AR gender; Flower) | options (AR gender; Flower) |\n|---|---:|---:|---:|---:|---|---|\n")
+		"COIL-100: %d random views of every object for training and the other views for test in every split (%s test samples), "+
+		"the paper's protocol. Paper: its Table \"overall results\". A cell without a number says why.\n\n",
+		r.cfg.Splits, r.cfg.ArPerClass, r.testSize(arGender), r.cfg.FlPerClass, r.cfg.FlTest, r.testSize(flower),
+		r.cfg.CoPerClass, r.testSize(coil))
+	var sets []string
+	for _, ds := range []string{arGender, flower, coil} {
+		if contains(r.datasets, ds) {
+			sets = append(sets, ds)
+		}
+	}
+	b.WriteString("| method |")
+	for _, ds := range sets {
+		fmt.Fprintf(&b, " %s (ours) | %s (paper) |", titles[ds], titles[ds])
+	}
+	var short []string
+	for _, ds := range sets {
+		short = append(short, titles[ds])
+	}
+	fmt.Fprintf(&b, " CV + splits s (%s) | options (%[1]s) |\n|---|%s---|---|\n", strings.Join(short, "; "), strings.Repeat("---:|---:|", len(sets)))
 	for _, m := range r.methods {
 		row := []string{m}
 		var opts, times []string
-		for _, ds := range []struct {
-			name     string
-			perClass int
-		}{{arGender, r.cfg.ArPerClass}, {flower, r.cfg.FlPerClass}} {
+		for _, ds := range sets {
 			t := time.Now()
-			p, cvNote := r.chosenParams(ds.name, m, ds.perClass)
+			p, cvNote := r.chosenParams(ds, m, r.perClass(ds))
 			tCV := time.Since(t)
-			s, note, err := r.evaluate(nil, ds.name, m, p, eval.SplitOptions{Splits: r.cfg.Splits, PerClass: ds.perClass}, true)
+			s, note, err := r.evaluate(nil, ds, m, p, eval.SplitOptions{Splits: r.cfg.Splits, PerClass: r.perClass(ds)}, true)
 			cell := ""
 			if err != nil {
 				cell = "– (" + err.Error() + ")"
@@ -197,13 +236,13 @@ func (r *run) overall() error {
 				if note != "" {
 					cell += " (" + note + ")"
 				}
-				if ds.name == flower {
+				if ds == flower {
 					r.flower[m] = s
 				}
-				r.split1[ds.name+"/"+m] = s.Runs[0]
+				r.split1[ds+"/"+m] = s.Runs[0]
 			}
 			paper := "–"
-			if a, ok := paperAcc[ds.name][m]; ok {
+			if a, ok := paperAcc[ds][m]; ok {
 				paper = fmt.Sprintf("%.2f ± %.2f", a[0], a[1])
 			}
 			row = append(row, cell, paper)
@@ -334,6 +373,7 @@ func (r *run) shared() error {
 	}
 	curves := []curve{
 		{"COPAR", eval.Params{}, "COPAR"},
+		{"JDL", eval.Params{}, "JDL"},
 		{"LRSDL η=0", eval.Params{"eta": 0.0}, "LRSDL"},
 		{"LRSDL η=0.01", eval.Params{"eta": 0.01}, "LRSDL"},
 		{"LRSDL η=0.1", eval.Params{"eta": 0.1}, "LRSDL"},

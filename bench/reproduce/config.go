@@ -26,6 +26,8 @@ type config struct {
 	ArPerClass  int                             // AR gender training samples per class
 	FlPerClass  int                             // Oxford Flower training samples per class
 	FlTest      int                             // Oxford Flower test samples per class (of the 80 pooled)
+	CoPerClass  int                             // COIL-100 training views per object (the rest test)
+	CoClasses   int                             // COIL-100 restricted to its first objects; 0: all 100
 	Grids       map[string]map[string]eval.Grid // CV grids by data set and method; default eval.DefaultGrid
 	ArSizes     []int                           // training sizes of the ntrain figure
 	FlSizes     []int
@@ -48,7 +50,7 @@ type config struct {
 func full() config {
 	return config{Mode: "full",
 		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: 100 * time.Second,
-		Budget: 6 * time.Minute, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60, FlTest: 20,
+		Budget: 6 * time.Minute, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60, FlTest: 20, CoPerClass: 10,
 		ArSizes: []int{50, 100, 150, 200, 250, 300, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
 		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 2,
 		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
@@ -79,7 +81,7 @@ func quick() config {
 	return config{Mode: "quick",
 		EffC: 20, EffD: 100, EffN: 7, EffK: 7, EffIters: 4, EffBudget: 15 * time.Second,
 		Budget: 20 * time.Second, Deadline: 4 * time.Minute, Splits: 2, Folds: 0, Iters: 3,
-		FlClasses: 4, TestCap: 50, ArPerClass: 250, FlPerClass: 25, FlTest: 20,
+		FlClasses: 4, TestCap: 50, ArPerClass: 250, FlPerClass: 25, FlTest: 20, CoPerClass: 10, CoClasses: 10,
 		ArSizes: []int{50, 150, 350}, FlSizes: []int{15, 25}, NTrainSplit: 1,
 		SharedK0: []int{10, 40, 80}, SharedSplit: 1,
 		ParamValues: []float64{1e-4, 3e-3, 0.3},

@@ -52,7 +52,8 @@ func configure(c lrsdl.Classifier, p eval.Params) error {
 // sets of split 1. Oxford Flower's Y_train and Y_test are pooled (80 per
 // class, as the paper describes the data set) and every split draws FlPerClass
 // training and FlTest test samples per class from the pool: split 1 is split 0
-// of eval.RandomSplits on the pool.
+// of eval.RandomSplits on the pool. COIL-100 is one pool of 72 views per
+// object, split into CoPerClass training views and the rest.
 func (r *run) dataset(name string) (train, test split.Set, err error) {
 	if s, ok := r.sets[name]; ok {
 		return s[0], s[1], nil
@@ -61,7 +62,7 @@ func (r *run) dataset(name string) (train, test split.Set, err error) {
 	if err != nil {
 		return train, test, err
 	}
-	if ds.Test.Y == nil {
+	if ds.Test.Y == nil && name != coil {
 		return train, test, fmt.Errorf("%s: no test set in the file", name)
 	}
 	train, test = ds.Train, ds.Test
@@ -80,6 +81,18 @@ func (r *run) dataset(name string) (train, test split.Set, err error) {
 		}
 		r.pools[name] = p
 		if train, test, err = split.Split(p, r.cfg.FlPerClass, r.cfg.FlTest, rand.New(rand.NewPCG(r.seed, 0))); err != nil {
+			return train, test, err
+		}
+	}
+	if name == coil {
+		// One file of 72 views per object: every split draws CoPerClass
+		// views for training and tests on the others.
+		p := train
+		if r.cfg.CoClasses > 0 {
+			p = firstClasses(p, r.cfg.CoClasses)
+		}
+		r.pools[name] = p
+		if train, test, err = split.Split(p, r.cfg.CoPerClass, 0, rand.New(rand.NewPCG(r.seed, 0))); err != nil {
 			return train, test, err
 		}
 	}

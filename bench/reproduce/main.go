@@ -61,7 +61,7 @@ func main() {
 	backend.Setup()
 	quickFlag := flag.Bool("quick", false, "reduced run (few splits and iterations, no cross-validation) for CI")
 	out := flag.String("out", "bench/results", "output `directory`")
-	dataDir := flag.String("data", "testdata", "`directory` of argender.mat and flower17-split1.mat")
+	dataDir := flag.String("data", "testdata", "`directory` of argender.mat, flower17-split1.mat and coil100-32x32.mat")
 	secs := flag.String("sections", strings.Join(allSections, ","), "comma-separated `sections` to run")
 	meths := flag.String("methods", "", "comma-separated methods (default: all registered)")
 	seed := flag.Uint64("seed", 1, "seed of data, splits and initialisations")
@@ -69,7 +69,7 @@ func main() {
 	folds := flag.Int("folds", -1, "cross-validation folds, 0 for none (-1: the mode's)")
 	budget := flag.Duration("budget", 0, "time budget of one method on one data set (0: the mode's)")
 	deadline := flag.Duration("deadline", -1, "skip evaluations starting after this run time, 0 for none (-1: the mode's)")
-	dsets := flag.String("datasets", arGender+","+flower, "comma-separated data sets of the accuracy sections")
+	dsets := flag.String("datasets", arGender+","+flower+","+coil, "comma-separated data sets of the accuracy sections")
 	flag.Parse()
 
 	r := &run{cfg: full(), out: *out, dataDir: *dataDir, seed: *seed, ctx: context.Background(),
@@ -153,7 +153,7 @@ func main() {
 // paperOrder sorts method names in the order of the paper's tables, others
 // after them.
 func paperOrder(names []string) []string {
-	rank := map[string]int{"SRC": 1, "LCKSVD1": 2, "LCKSVD2": 3, "DLSI": 4, "FDDL": 5, "D2L2R2": 6, "COPAR": 7, "LRSDL": 8}
+	rank := map[string]int{"SRC": 1, "LCKSVD1": 2, "LCKSVD2": 3, "DLSI": 4, "DLRD": 5, "FDDL": 6, "D2L2R2": 7, "COPAR": 8, "JDL": 9, "JDL*": 10, "SRRS": 11, "LRSDL": 12}
 	sort.SliceStable(names, func(i, j int) bool {
 		ri, rj := rank[names[i]], rank[names[j]]
 		if ri == 0 {

@@ -137,6 +137,10 @@ func (r *run) protocol() string {
 	if c.FlClasses > 0 {
 		fmt.Fprintf(&b, "; Oxford Flower restricted to its first %d of 17 classes", c.FlClasses)
 	}
+	fmt.Fprintf(&b, "; COIL-100 draws %d training views per object and tests on the other 62 in every split", c.CoPerClass)
+	if c.CoClasses > 0 {
+		fmt.Fprintf(&b, ", restricted to its first %d of 100 objects", c.CoClasses)
+	}
 	b.WriteString(".\n")
 	if !r.deadline.IsZero() {
 		fmt.Fprintf(&b, "Evaluations starting after %v of run time are skipped (marked so). ", r.deadline.Sub(r.start))
