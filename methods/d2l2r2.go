@@ -14,10 +14,22 @@ func init() {
 }
 
 // D2L2R2Options configures D2L2R2. The zero value means the defaults of
-// FDDLOptions and α = 0.01.
+// FDDLOptions and α = 0.01; Off sets α to 0 (FDDL).
 type D2L2R2Options struct {
 	FDDLOptions
-	Alpha float64 `json:"alpha"` // weight α of Σ_c ‖D_c‖_*; zero means 0.01, negative means 0
+	Alpha float64 `json:"alpha"` // weight α of Σ_c ‖D_c‖_*; zero means 0.01
+}
+
+func (o *D2L2R2Options) spec() optSpec {
+	return optSpec{method: "D2L2R2", opts: append(o.FDDLOptions.opts(),
+		opt{name: "alpha", doc: "weight α of Σ_c ‖D_c‖_*", f: &o.Alpha, def: 0.01, off: true})}
+}
+
+// params returns the training parameters of resolved options.
+func (o *D2L2R2Options) params() dlParams {
+	p := o.FDDLOptions.params()
+	p.alpha = lit(o.Alpha)
+	return p
 }
 
 // D2L2R2 is discriminative dictionary learning with low-rank regularisation
@@ -38,29 +50,56 @@ func (m *D2L2R2) Name() string { return "D2L2R2" }
 // Config returns a pointer to m.Options.
 func (m *D2L2R2) Config() any { return &m.Options }
 
-func (m *D2L2R2) params() dlParams {
-	p := m.Options.FDDLOptions.params()
-	p.alpha = defFloat(m.Options.Alpha, 0.01)
-	return p
+// Params lists the options; after Fit or SetState, the resolved ones.
+func (m *D2L2R2) Params() []lrsdl.Param { return m.Options.spec().params() }
+
+// SetParam sets the named option from its text form.
+func (m *D2L2R2) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+
+// SetProgress sets the function called after every outer iteration.
+func (m *D2L2R2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+
+// Fit learns D and the class means from the columns of Y and stores the
+// resolved options in m.Options.
+func (m *D2L2R2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	o := m.Options
+	err := m.dl.fit(ctx, m.Name(), Y, labels, func(info dataInfo) (dlParams, error) { return paramsOf(&o, &info) })
+	if err == nil {
+		m.Options = o
+	}
+	return err
 }
 
-// Fit learns D and the class means from the columns of Y.
-func (m *D2L2R2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.dl.fit(ctx, m.params(), Y, labels)
-}
+// FitInfo describes the last call of Fit.
+func (m *D2L2R2) FitInfo() lrsdl.FitInfo { return m.dl.info }
 
 // Predict returns the label of each column of Y.
-func (m *D2L2R2) Predict(Y mat.Matrix) ([]int, error) { return m.dl.predict(m.params(), Y) }
+func (m *D2L2R2) Predict(Y mat.Matrix) ([]int, error) {
+	return m.PredictContext(context.Background(), Y)
+}
+
+// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
+func (m *D2L2R2) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+	o := m.Options
+	return m.dl.predict(ctx, &o, Y)
+}
 
 // Transform returns the codes X (K×n) of the columns of Y.
 func (m *D2L2R2) Transform(Y mat.Matrix) (*mat.Dense, error) {
-	X, _, err := m.dl.transform(m.params(), Y)
+	o := m.Options
+	X, _, err := m.dl.transform(&o, Y)
 	return X, err
 }
 
 // Cost evaluates J at the learned D; the nuclear term is α Σ_c ‖D_c‖_*.
 func (m *D2L2R2) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	return m.dl.costOf(m.params(), Y, labels)
+	return m.CostContext(context.Background(), Y, labels)
+}
+
+// CostContext is Cost, returning ctx.Err() when ctx is cancelled.
+func (m *D2L2R2) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	o := m.Options
+	return m.dl.costOf(ctx, &o, Y, labels)
 }
 
 // Atoms returns D, its atom partition and a nil shared dictionary.
@@ -72,7 +111,8 @@ func (m *D2L2R2) Means() *mat.Dense { return m.dl.mc }
 // Tune chooses the prediction rule and Options.Lambda by cross-validation
 // on the training set; see LRSDL.Tune.
 func (m *D2L2R2) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptions) (Tuned, error) {
-	r, err := tune(ctx, m.params(), Y, labels, o)
+	opts := m.Options
+	r, err := tune(ctx, &opts, Y, labels, o)
 	if err == nil {
 		r.set(&m.Options.FDDLOptions)
 	}
@@ -83,4 +123,12 @@ func (m *D2L2R2) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOpt
 func (m *D2L2R2) State() (*lrsdl.State, error) { return m.dl.state(m.Name(), &m.Options) }
 
 // SetState restores a model returned by State.
-func (m *D2L2R2) SetState(s *lrsdl.State) error { return m.dl.setState(m.Name(), s, &m.Options) }
+func (m *D2L2R2) SetState(s *lrsdl.State) error {
+	var o D2L2R2Options
+	if err := m.dl.setState(m.Name(), s, &o); err != nil {
+		return err
+	}
+	o.Progress = m.Options.Progress
+	m.Options = o
+	return nil
+}

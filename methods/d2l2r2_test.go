@@ -12,7 +12,7 @@ import (
 // TestD2L2R2StepsLowerCost checks that the X and D steps of D2L2R2 do not
 // increase its cost and that D changes.
 func TestD2L2R2StepsLowerCost(t *testing.T) {
-	p := (&D2L2R2{Options: D2L2R2Options{Alpha: 0.05, FDDLOptions: FDDLOptions{K: 4, Lambda2: 0.05, InitIters: 2}}}).params()
+	p := mustParams(t, &D2L2R2Options{Alpha: 0.05, FDDLOptions: FDDLOptions{K: 4, Lambda2: 0.05, InitIters: 2}})
 	tr := smallTrain(t, p, 3, 8, 20, 9)
 	ctx := context.Background()
 	for it := 0; it < 3; it++ {

@@ -14,18 +14,20 @@ func init() {
 }
 
 // FDDLOptions configures FDDL and the FDDL part of LRSDL and D2L2R2. The
-// zero value means the defaults written beside each field. For the float
-// parameters a negative value means 0.
+// zero value of a field means the default written beside it; Off requests
+// a literal 0 where the range allows it (λ2, tol, x_tol, w). Fit checks the
+// ranges and stores the resolved options.
 type FDDLOptions struct {
-	K       int     `json:"k"`       // atoms per class; zero means 20
-	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1; zero means 0.01
+	K       int     `json:"k"`       // atoms per class; zero means min(20, smallest class)
+	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1 > 0; zero means 0.01
 	Lambda2 float64 `json:"lambda2"` // Fisher weight λ2; zero means 0.01
 	Iters   int     `json:"iters"`   // outer iterations; zero means 30
-	// Tol stops training when the cost changes by less than Tol relative;
-	// zero means 1e-4, negative runs all Iters.
+	// Tol stops training when the cost changes by at most Tol relative
+	// from one outer iteration to the next (from the second on); zero
+	// means 1e-4, Off runs all Iters.
 	Tol       float64 `json:"tol"`
 	XIters    int     `json:"x_iters"`    // FISTA iterations per X step; zero means 50
-	XTol      float64 `json:"x_tol"`      // FISTA relative tolerance; zero means 1e-4
+	XTol      float64 `json:"x_tol"`      // FISTA relative tolerance; zero means 1e-4, Off none
 	DIters    int     `json:"d_iters"`    // ODL sweeps per dictionary update; zero means 20
 	ADMMIters int     `json:"admm_iters"` // ADMM iterations of nuclear-norm updates; zero means 20
 	InitIters int     `json:"init_iters"` // ODL alternations of the initialisation; zero means 5
@@ -34,8 +36,8 @@ type FDDLOptions struct {
 
 	// LC selects local (class-by-class) coding for Predict instead of GC.
 	LC bool `json:"lc"`
-	// W weights the residual against the code distance in GC; zero means 0.5,
-	// negative means 0.
+	// W weights the residual against the code distance in GC, in [0, 1];
+	// zero means 0.5.
 	W float64 `json:"w"`
 	// Lambda is the ℓ1 weight of the coding at prediction; zero means Lambda1.
 	Lambda float64 `json:"lambda"`
@@ -44,30 +46,40 @@ type FDDLOptions struct {
 	Progress lrsdl.ProgressFunc `json:"-"` // called after each outer iteration
 }
 
+func (o *FDDLOptions) opts() []opt {
+	return []opt{
+		kOpt(&o.K, 20, "atoms per class"),
+		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.01, minOpen: true},
+		{name: "lambda2", doc: "Fisher weight λ2", f: &o.Lambda2, def: 0.01, off: true},
+		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 30, min: 1},
+		{name: "tol", doc: "stop when the cost changes by less than this, relative (0: run every iteration)", f: &o.Tol, def: 1e-4, off: true},
+		{name: "x_iters", doc: "FISTA iterations per X step", i: &o.XIters, def: 50, min: 1},
+		{name: "x_tol", doc: "FISTA relative tolerance (0: run every iteration)", f: &o.XTol, def: 1e-4, off: true},
+		{name: "d_iters", doc: "ODL sweeps per dictionary update", i: &o.DIters, def: 20, min: 1},
+		{name: "admm_iters", doc: "ADMM iterations of nuclear-norm updates", i: &o.ADMMIters, def: 20, min: 1},
+		{name: "init_iters", doc: "ODL alternations of the initialisation", i: &o.InitIters, def: 5, min: 1},
+		{name: "original_x", doc: "O-FDDL-X (class by class) instead of E-FDDL-X", b: &o.OriginalX},
+		{name: "original_d", doc: "O-FDDL-D (sub-dictionary by sub-dictionary) instead of E-FDDL-D", b: &o.OriginalD},
+		{name: "lc", doc: "predict by local (class-by-class) coding instead of GC", b: &o.LC, predict: true},
+		{name: "w", doc: "GC weight of the residual against the code distance", f: &o.W, def: 0.5, off: true, max: 1, predict: true},
+		{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: &o.Lambda, defDoc: "lambda1", minOpen: true, predict: true,
+			defFn: func() float64 { return o.Lambda1 }},
+		seedOpt(&o.Seed),
+	}
+}
+
+func (o *FDDLOptions) spec() optSpec { return optSpec{method: "FDDL", opts: o.opts()} }
+
+// params returns the training parameters of resolved options.
 func (o *FDDLOptions) params() dlParams {
-	p := dlParams{
-		k:         defInt(o.K, 20),
-		lambda1:   defFloat(o.Lambda1, 0.01),
-		lambda2:   defFloat(o.Lambda2, 0.01),
-		iters:     defInt(o.Iters, 30),
-		tol:       defFloat(o.Tol, 1e-4),
-		xIters:    defInt(o.XIters, 50),
-		xTol:      o.XTol,
-		dIters:    defInt(o.DIters, 20),
-		admmIters: defInt(o.ADMMIters, 20),
-		initIters: defInt(o.InitIters, 5),
-		origX:     o.OriginalX,
-		origD:     o.OriginalD,
-		lc:        o.LC,
-		w:         defFloat(o.W, 0.5),
-		seed:      o.Seed,
-		progress:  o.Progress,
+	xTol := lit(o.XTol)
+	if xTol == 0 {
+		xTol = -1 // FISTA's zero is its default
 	}
-	if p.xTol == 0 {
-		p.xTol = 1e-4
-	}
-	p.lambda = defFloat(o.Lambda, p.lambda1)
-	return p
+	return dlParams{k: o.K, lambda1: o.Lambda1, lambda2: lit(o.Lambda2), iters: o.Iters, tol: lit(o.Tol),
+		xIters: o.XIters, xTol: xTol, dIters: o.DIters, admmIters: o.ADMMIters, initIters: o.InitIters,
+		origX: o.OriginalX, origD: o.OriginalD, lc: o.LC, w: lit(o.W), lambda: o.Lambda, seed: o.Seed,
+		progress: o.Progress}
 }
 
 // FDDL is Fisher discrimination dictionary learning (Yang et al.), the
@@ -87,23 +99,54 @@ func (m *FDDL) Name() string { return "FDDL" }
 // Config returns a pointer to m.Options.
 func (m *FDDL) Config() any { return &m.Options }
 
-// Fit learns D and the class means from the columns of Y.
+// Params lists the options; after Fit or SetState, the resolved ones.
+func (m *FDDL) Params() []lrsdl.Param { return m.Options.spec().params() }
+
+// SetParam sets the named option from its text form.
+func (m *FDDL) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+
+// SetProgress sets the function called after every outer iteration.
+func (m *FDDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+
+// Fit learns D and the class means from the columns of Y and stores the
+// resolved options in m.Options.
 func (m *FDDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.dl.fit(ctx, m.Options.params(), Y, labels)
+	o := m.Options
+	err := m.dl.fit(ctx, m.Name(), Y, labels, func(info dataInfo) (dlParams, error) { return paramsOf(&o, &info) })
+	if err == nil {
+		m.Options = o
+	}
+	return err
 }
 
+// FitInfo describes the last call of Fit.
+func (m *FDDL) FitInfo() lrsdl.FitInfo { return m.dl.info }
+
 // Predict returns the label of each column of Y.
-func (m *FDDL) Predict(Y mat.Matrix) ([]int, error) { return m.dl.predict(m.Options.params(), Y) }
+func (m *FDDL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
+
+// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
+func (m *FDDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+	o := m.Options
+	return m.dl.predict(ctx, &o, Y)
+}
 
 // Transform returns the codes X (K×n) of the columns of Y.
 func (m *FDDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
-	X, _, err := m.dl.transform(m.Options.params(), Y)
+	o := m.Options
+	X, _, err := m.dl.transform(&o, Y)
 	return X, err
 }
 
 // Cost evaluates J at the learned D (terms fidelity, l1, fisher, shared, nuclear).
 func (m *FDDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	return m.dl.costOf(m.Options.params(), Y, labels)
+	return m.CostContext(context.Background(), Y, labels)
+}
+
+// CostContext is Cost, returning ctx.Err() when ctx is cancelled.
+func (m *FDDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	o := m.Options
+	return m.dl.costOf(ctx, &o, Y, labels)
 }
 
 // Atoms returns D, its atom partition and a nil shared dictionary.
@@ -115,7 +158,8 @@ func (m *FDDL) Means() *mat.Dense { return m.dl.mc }
 // Tune chooses the prediction rule and Options.Lambda by cross-validation on the
 // training set; see LRSDL.Tune.
 func (m *FDDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptions) (Tuned, error) {
-	r, err := tune(ctx, m.Options.params(), Y, labels, o)
+	opts := m.Options
+	r, err := tune(ctx, &opts, Y, labels, o)
 	if err == nil {
 		r.set(&m.Options)
 	}
@@ -126,4 +170,12 @@ func (m *FDDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptio
 func (m *FDDL) State() (*lrsdl.State, error) { return m.dl.state(m.Name(), &m.Options) }
 
 // SetState restores a model returned by State.
-func (m *FDDL) SetState(s *lrsdl.State) error { return m.dl.setState(m.Name(), s, &m.Options) }
+func (m *FDDL) SetState(s *lrsdl.State) error {
+	var o FDDLOptions
+	if err := m.dl.setState(m.Name(), s, &o); err != nil {
+		return err
+	}
+	o.Progress = m.Options.Progress
+	m.Options = o
+	return nil
+}

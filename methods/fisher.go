@@ -1,7 +1,6 @@
 package methods
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -32,22 +31,20 @@ type dlParams struct {
 	plain bool
 }
 
-func defInt(v, d int) int {
-	if v == 0 {
-		return d
-	}
-	return v
+// fisherOptions are the options of FDDL, LRSDL and D2L2R2 (pointers to
+// them): their declaration and, once resolved, the training parameters.
+type fisherOptions interface {
+	spec() optSpec
+	params() dlParams
 }
 
-// defFloat returns d for zero, 0 for negative values and v otherwise.
-func defFloat(v, d float64) float64 {
-	switch {
-	case v == 0:
-		return d
-	case v < 0:
-		return 0
+// paramsOf resolves o in place (defaults and ranges; info, when not nil,
+// gives the data-aware ones) and returns its training parameters.
+func paramsOf(o fisherOptions, info *dataInfo) (dlParams, error) {
+	if err := o.spec().resolve(info); err != nil {
+		return dlParams{}, err
 	}
-	return v
+	return o.params(), nil
 }
 
 // fisherDL is the model shared by FDDL (k0 = 0), LRSDL and D2L2R2.
@@ -58,11 +55,12 @@ type fisherDL struct {
 	Db      *mat.Dense     // [D D0], d×(K+k0)
 	mc      *mat.Dense     // K×C class means of X
 	m0      []float64      // mean of X0
+	info    lrsdl.FitInfo  // of the last Fit
 }
 
 func (f *fisherDL) trained() error {
 	if f.Db == nil {
-		return fmt.Errorf("methods: model is not trained")
+		return ErrNotTrained
 	}
 	return nil
 }
@@ -85,7 +83,8 @@ func (f *fisherDL) atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return D, append(core.Partition(nil), f.part...), D0
 }
 
-// state and setState implement lrsdl.Persistent for the Fisher-type models.
+// state and setState implement lrsdl.Persistent for the Fisher-type models;
+// opts are the model's resolved options.
 func (f *fisherDL) state(name string, opts any) (*lrsdl.State, error) {
 	if err := f.trained(); err != nil {
 		return nil, err
@@ -93,40 +92,40 @@ func (f *fisherDL) state(name string, opts any) (*lrsdl.State, error) {
 	return newState(name, opts, f.classes, []string{"Dbar", "part", "Mc", "m0"}, f.Db, rowOf(f.part), f.mc, rowOf(f.m0))
 }
 
-func (f *fisherDL) setState(name string, s *lrsdl.State, opts any) error {
-	if s == nil || s.Method != name {
-		return fmt.Errorf("methods: state is not of method %s", name)
+// setState restores f from s, decoding its options into opts (a zero
+// value), whose k and k0 (k0 = 0 for FDDL and D2L2R2) the atoms must match.
+func (f *fisherDL) setState(name string, s *lrsdl.State, opts fisherOptions) error {
+	cl, err := decodeState(s, name, opts, "Dbar", "part", "Mc", "m0")
+	if err != nil {
+		return err
 	}
-	if err := json.Unmarshal(s.Options, opts); err != nil {
-		return fmt.Errorf("methods: bad %s options in state: %v", name, err)
-	}
+	p := opts.params()
 	Db, pm, mc, m0 := s.Matrices["Dbar"], s.Matrices["part"], s.Matrices["Mc"], s.Matrices["m0"]
-	if Db == nil || pm == nil || mc == nil || m0 == nil {
-		return fmt.Errorf("methods: %s state lacks a matrix (need Dbar, part, Mc, m0)", name)
-	}
-	C := len(s.Classes)
-	_, np := pm.Dims()
+	C := cl.Len()
 	d, kb := Db.Dims()
-	if np != C+1 || C < 2 {
-		return fmt.Errorf("methods: %s state has %d classes and a partition of %d entries", name, C, np)
+	if r, np := pm.Dims(); r != 1 || np != C+1 {
+		return fmt.Errorf("methods: %s state has %d classes and a partition of %d×%d entries", name, C, r, np)
 	}
-	part := make(core.Partition, np)
+	part := make(core.Partition, C+1)
 	for i := range part {
 		part[i] = int(pm.At(0, i))
-		if i > 0 && part[i] < part[i-1] || part[0] != 0 {
-			return fmt.Errorf("methods: %s state has a bad atom partition", name)
+		if i > 0 && part[i]-part[i-1] != p.k {
+			return fmt.Errorf("methods: %s state has %d atoms in class %d, its options say k=%d", name, part[i]-part[i-1], cl.Labels[i-1], p.k)
 		}
 	}
 	K := part.Len()
-	if r, c := mc.Dims(); K > kb || r != K || c != C {
+	if part[0] != 0 || kb != K+p.k0 {
+		return fmt.Errorf("methods: %s state has %d atoms, its options say %d classes × k=%d + k0=%d", name, kb, C, p.k, p.k0)
+	}
+	if r, c := mc.Dims(); r != K || c != C {
 		return fmt.Errorf("methods: %s state shapes do not match: Dbar %d×%d, %d class atoms, Mc %d×%d", name, d, kb, K, r, c)
 	}
-	if _, c := m0.Dims(); c < kb-K {
-		return fmt.Errorf("methods: %s state m0 has %d entries, need %d", name, c, kb-K)
+	if r, c := m0.Dims(); r != 1 || c < p.k0 {
+		return fmt.Errorf("methods: %s state m0 is %d×%d, need 1×%d", name, r, c, p.k0)
 	}
-	f.classes = core.ClassesOf(s.Classes)
+	f.classes, f.info = cl, lrsdl.FitInfo{}
 	f.d, f.part = d, part
 	f.Db, f.mc = mat.DenseCopyOf(Db), mat.DenseCopyOf(mc)
-	f.m0 = append([]float64(nil), m0.RawRowView(0)[:kb-K]...)
+	f.m0 = append([]float64(nil), m0.RawRowView(0)[:p.k0]...)
 	return nil
 }

@@ -204,9 +204,14 @@ func crossDot(a, b, c blas64.General) float64 {
 	return s
 }
 
-// costOf codes Y by the training X step at the learned D̄ and returns J̄.
-func (f *fisherDL) costOf(p dlParams, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+// costOf codes Y by the training X step at the learned D̄ and returns J̄
+// with the parameters of o (a copy of the model's options).
+func (f *fisherDL) costOf(ctx context.Context, o fisherOptions, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	if err := f.trained(); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	p, err := paramsOf(o, nil)
+	if err != nil {
 		return lrsdl.Cost{}, err
 	}
 	if err := testSet(Y, f.d); err != nil {
@@ -224,7 +229,7 @@ func (f *fisherDL) costOf(p dlParams, Y mat.Matrix, labels []int) (lrsdl.Cost, e
 	_, kb := f.Db.Dims()
 	t := &train{p: p, Y: Ys, sp: g.Part, ap: f.part, K: f.part.Len(), k0: kb - f.part.Len(), Db: f.Db,
 		Xb: mat.NewDense(kb, n, nil)}
-	if err := t.solveX(context.Background(), t.Xb); err != nil {
+	if err := t.solveX(ctx, t.Xb); err != nil {
 		return lrsdl.Cost{}, err
 	}
 	return t.cost(), nil

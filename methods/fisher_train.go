@@ -43,24 +43,38 @@ func (t *train) D0() *mat.Dense { r, c := t.Db.Dims(); return t.Db.Slice(0, r, t
 func (t *train) X() *mat.Dense  { _, n := t.Xb.Dims(); return t.Xb.Slice(0, t.K, 0, n).(*mat.Dense) }
 func (t *train) X0() *mat.Dense { r, n := t.Xb.Dims(); return t.Xb.Slice(t.K, r, 0, n).(*mat.Dense) }
 
-func (f *fisherDL) fit(ctx context.Context, p dlParams, Y mat.Matrix, labels []int) error {
-	if err := p.validate(); err != nil {
-		return err
-	}
+// fit trains f as the named method on the columns of Y; resolve returns
+// the training parameters for the sizes of the training set.
+func (f *fisherDL) fit(ctx context.Context, name string, Y mat.Matrix, labels []int, resolve func(dataInfo) (dlParams, error)) error {
+	start := time.Now()
+	f.info = lrsdl.FitInfo{}
 	Ys, g, err := trainingSet(Y, labels)
 	if err != nil {
 		return err
 	}
 	C := g.Classes.Len()
 	if C < 2 {
-		return fmt.Errorf("methods: need at least 2 classes, have %d", C)
+		return fmt.Errorf("methods: %s needs at least 2 classes, have %d", name, C)
 	}
 	for c := 0; c < C; c++ {
 		if g.Part.Size(c) < 2 {
-			return fmt.Errorf("methods: class %d has %d training sample, need at least 2", g.Classes.Labels[c], g.Part.Size(c))
+			return fmt.Errorf("methods: %s: class %d has %d training sample, need at least 2", name, g.Classes.Labels[c], g.Part.Size(c))
 		}
 	}
-	start := time.Now()
+	d, N := Ys.Dims()
+	p, err := resolve(infoOf(d, g))
+	if err != nil {
+		return err
+	}
+	if p.k0 > N {
+		return fmt.Errorf("methods: %s has %d training samples, fewer than k0=%d shared atoms", name, N, p.k0)
+	}
+	// Y and Q, [D D0], and [X; X0] with the K̄×N and K̄×K̄ products and
+	// workspaces of the cost and the X step.
+	kb := float64(C*p.k + p.k0)
+	if err := checkMemory(name, 2*float64(d)*float64(N)+kb*(float64(d)+6*float64(N)+3*kb), "k, k0 or the training set"); err != nil {
+		return err
+	}
 	// Train in span(Y) on Yr = QᵀY (N×N) when d is well above N; D̄ = Q·D̄_r.
 	Q, Yr := reduceSpan(Ys)
 	Yt := Ys
@@ -71,51 +85,32 @@ func (f *fisherDL) fit(ctx context.Context, p dlParams, Y mat.Matrix, labels []i
 	if err != nil {
 		return err
 	}
-	prev := t.current().Total
-	for it := 1; it <= p.iters; it++ {
-		if err := t.stepX(ctx); err != nil {
-			return err
-		}
-		if err := t.stepD(ctx); err != nil {
-			return err
-		}
-		if err := t.stepD0(ctx); err != nil {
-			return err
-		}
-		cost := t.current()
-		if p.progress != nil {
-			p.progress(lrsdl.Progress{Iter: it, Cost: cost, Elapsed: time.Since(start)})
-		}
-		if p.tol > 0 && math.Abs(prev-cost.Total) <= p.tol*math.Abs(prev) {
-			break
-		}
-		prev = cost.Total
+	fi, err := runOuter(ctx, loop{iters: p.iters, tol: p.tol, progress: p.progress, start: start},
+		func(int, bool) (lrsdl.Cost, error) {
+			if err := t.stepX(ctx); err != nil {
+				return lrsdl.Cost{}, err
+			}
+			if err := t.stepD(ctx); err != nil {
+				return lrsdl.Cost{}, err
+			}
+			if err := t.stepD0(ctx); err != nil {
+				return lrsdl.Cost{}, err
+			}
+			return t.current(), nil
+		})
+	f.info = fi
+	if err != nil {
+		return err
 	}
 	f.classes = g.Classes
-	f.d, _ = Ys.Dims()
+	f.d = d
 	f.part = t.ap
 	f.Db = t.Db
 	if Q != nil {
 		f.Db = expand(Q, t.Db)
 	}
 	f.mc, f.m0 = t.means()
-	return nil
-}
-
-func (p *dlParams) validate() error {
-	switch {
-	case p.k < 1:
-		return fmt.Errorf("methods: need k ≥ 1 atoms per class, have %d", p.k)
-	case p.k0 < 0:
-		return fmt.Errorf("methods: need k0 ≥ 0 shared atoms, have %d", p.k0)
-	case p.w < 0 || p.w > 1:
-		return fmt.Errorf("methods: GC weight w = %v is outside [0, 1]", p.w)
-	}
-	for _, v := range []float64{p.lambda1, p.lambda2, p.eta, p.alpha, p.lambda} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("methods: non-finite regularisation parameter %v", v)
-		}
-	}
+	f.info.Elapsed = time.Since(start)
 	return nil
 }
 

@@ -14,11 +14,24 @@ func init() {
 }
 
 // LRSDLOptions configures LRSDL. The zero value means the defaults: those of
-// FDDLOptions, k0 = 10 shared atoms and η = 0.1.
+// FDDLOptions, k0 = 10 shared atoms and η = 0.1; Off sets k0 or η to 0.
 type LRSDLOptions struct {
 	FDDLOptions
-	K0  int     `json:"k0"`  // shared atoms k0; zero means 10
-	Eta float64 `json:"eta"` // nuclear-norm weight η; zero means 0.1, negative means 0
+	K0  int     `json:"k0"`  // shared atoms k0, at most the samples; zero means 10
+	Eta float64 `json:"eta"` // nuclear-norm weight η; zero means 0.1
+}
+
+func (o *LRSDLOptions) spec() optSpec {
+	return optSpec{method: "LRSDL", opts: append(o.FDDLOptions.opts(),
+		opt{name: "k0", doc: "shared atoms k0", i: &o.K0, def: 10, off: true},
+		opt{name: "eta", doc: "nuclear-norm weight η of the shared dictionary", f: &o.Eta, def: 0.1, off: true})}
+}
+
+// params returns the training parameters of resolved options.
+func (o *LRSDLOptions) params() dlParams {
+	p := o.FDDLOptions.params()
+	p.k0, p.eta = lit(o.K0), lit(o.Eta)
+	return p
 }
 
 // LRSDL is low-rank shared dictionary learning (Vu & Monga), minimising
@@ -26,7 +39,8 @@ type LRSDLOptions struct {
 //	J̄(D̄, X̄) = ½f̄_Y(D̄, X̄) + λ1‖X̄‖₁ + λ2/2·ḡ(X̄) + η‖D0‖_*
 //
 // over the class dictionaries D = [D_1..D_C], the shared dictionary D0 and
-// the codes X̄ = [X; X0] (eq. lrsdl_cost_fn), by Algorithm 2.
+// the codes X̄ = [X; X0] (eq. lrsdl_cost_fn), by Algorithm 2. The model
+// and its training are the Fisher model's (fisher*.go).
 type LRSDL struct {
 	Options LRSDLOptions
 	dl      fisherDL
@@ -38,31 +52,57 @@ func (m *LRSDL) Name() string { return "LRSDL" }
 // Config returns a pointer to m.Options.
 func (m *LRSDL) Config() any { return &m.Options }
 
-func (m *LRSDL) params() dlParams {
-	p := m.Options.FDDLOptions.params()
-	p.k0 = max(defInt(m.Options.K0, 10), 0)
-	p.eta = defFloat(m.Options.Eta, 0.1)
-	return p
+// Params lists the options; after Fit or SetState, the resolved ones.
+func (m *LRSDL) Params() []lrsdl.Param { return m.Options.spec().params() }
+
+// SetParam sets the named option from its text form.
+func (m *LRSDL) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+
+// SetProgress sets the function called after every outer iteration.
+func (m *LRSDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+
+// Fit learns D, D0 and the class means from the columns of Y and stores
+// the resolved options in m.Options.
+func (m *LRSDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	o := m.Options
+	err := m.dl.fit(ctx, m.Name(), Y, labels, func(info dataInfo) (dlParams, error) { return paramsOf(&o, &info) })
+	if err == nil {
+		m.Options = o
+	}
+	return err
 }
 
-// Fit learns D, D0 and the class means from the columns of Y.
-func (m *LRSDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.dl.fit(ctx, m.params(), Y, labels)
-}
+// FitInfo describes the last call of Fit.
+func (m *LRSDL) FitInfo() lrsdl.FitInfo { return m.dl.info }
 
 // Predict returns the label of each column of Y (GC or LC rule of the options).
-func (m *LRSDL) Predict(Y mat.Matrix) ([]int, error) { return m.dl.predict(m.params(), Y) }
+func (m *LRSDL) Predict(Y mat.Matrix) ([]int, error) {
+	return m.PredictContext(context.Background(), Y)
+}
+
+// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
+func (m *LRSDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+	o := m.Options
+	return m.dl.predict(ctx, &o, Y)
+}
 
 // Transform returns the codes X (K×n) and X0 (k0×n) of the columns of Y by
 // eq. findcodebarx.
 func (m *LRSDL) Transform(Y mat.Matrix) (X, X0 *mat.Dense, err error) {
-	return m.dl.transform(m.params(), Y)
+	o := m.Options
+	return m.dl.transform(&o, Y)
 }
 
 // Cost evaluates J̄ at the learned dictionaries, with the codes of Y found by
 // the training X step. Terms: fidelity, l1, fisher, shared, nuclear.
 func (m *LRSDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	return m.dl.costOf(m.params(), Y, labels)
+	return m.CostContext(context.Background(), Y, labels)
+}
+
+// CostContext is Cost, returning ctx.Err() when ctx is cancelled.
+func (m *LRSDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	o := m.Options
+	return m.dl.costOf(ctx, &o, Y, labels)
 }
 
 // Atoms returns the class dictionaries D, their atom partition and D0.
@@ -73,11 +113,12 @@ func (m *LRSDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) { ret
 func (m *LRSDL) Means() (Mc *mat.Dense, m0 []float64) { return m.dl.mc, m.dl.m0 }
 
 // Tune chooses the prediction rule (GC with Options.W, or LC) and
-// Options.Lambda by stratified
-// cross-validation on the training set (Y, labels), training with the
-// current options on each fold. It does not train m; call Fit afterwards.
+// Options.Lambda by stratified cross-validation on the training set (Y,
+// labels), training with the current options on each fold. It does not
+// train m; call Fit afterwards.
 func (m *LRSDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptions) (Tuned, error) {
-	r, err := tune(ctx, m.params(), Y, labels, o)
+	opts := m.Options
+	r, err := tune(ctx, &opts, Y, labels, o)
 	if err == nil {
 		r.set(&m.Options.FDDLOptions)
 	}
@@ -88,4 +129,12 @@ func (m *LRSDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOpti
 func (m *LRSDL) State() (*lrsdl.State, error) { return m.dl.state(m.Name(), &m.Options) }
 
 // SetState restores a model returned by State.
-func (m *LRSDL) SetState(s *lrsdl.State) error { return m.dl.setState(m.Name(), s, &m.Options) }
+func (m *LRSDL) SetState(s *lrsdl.State) error {
+	var o LRSDLOptions
+	if err := m.dl.setState(m.Name(), s, &o); err != nil {
+		return err
+	}
+	o.Progress = m.Options.Progress
+	m.Options = o
+	return nil
+}

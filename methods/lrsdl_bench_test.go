@@ -341,11 +341,11 @@ func BenchmarkLRSDLTrainARGender700ToRef(b *testing.B) {
 	}
 	o := LRSDLOptions{K0: 10, Eta: 0.1, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01, Lambda2: 0.01, Iters: 30, Tol: -1}}
 	ref := math.Inf(1)
-	p := (&LRSDL{Options: o}).params()
+	p := mustParams(b, &o)
 	p.plain = true
 	p.progress = func(pr lrsdl.Progress) { ref = pr.Cost.Total }
 	var f fisherDL
-	if err := f.fit(context.Background(), p, ds.Train.Y, ds.Train.Labels); err != nil {
+	if err := f.fit(context.Background(), "LRSDL", ds.Train.Y, ds.Train.Labels, func(dataInfo) (dlParams, error) { return p, nil }); err != nil {
 		b.Fatal(err)
 	}
 	var iters int

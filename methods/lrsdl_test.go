@@ -94,8 +94,21 @@ func smallTrain(t *testing.T, p dlParams, C, n, d int, seed uint64) *train {
 
 func testParams() dlParams {
 	o := LRSDLOptions{K0: 3, FDDLOptions: FDDLOptions{K: 4, Lambda1: 0.01, Lambda2: 0.05, InitIters: 2}}
-	m := LRSDL{Options: o}
-	return m.params()
+	p, err := paramsOf(&o, nil)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// mustParams resolves o without data and returns its training parameters.
+func mustParams(t testing.TB, o fisherOptions) dlParams {
+	t.Helper()
+	p, err := paramsOf(o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 func TestLRSDLSyntheticAccuracy(t *testing.T) {
 	C, n := 4, 40

@@ -17,9 +17,17 @@ import (
 //
 //	x̄ = argmin ½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖² + λ‖x̄‖₁,
 //
-// by FISTA, and returns X (K×n) and X0 (k0×n, nil when k0 = 0).
-func (f *fisherDL) transform(p dlParams, Y mat.Matrix) (X, X0 *mat.Dense, err error) {
-	Xb, err := f.codes(p, Y)
+// by FISTA, and returns X (K×n) and X0 (k0×n, nil when k0 = 0); o is a copy
+// of the model's options.
+func (f *fisherDL) transform(o fisherOptions, Y mat.Matrix) (X, X0 *mat.Dense, err error) {
+	if err := f.trained(); err != nil {
+		return nil, nil, err
+	}
+	p, err := paramsOf(o, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	Xb, err := f.codes(context.Background(), p, Y)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -32,7 +40,7 @@ func (f *fisherDL) transform(p dlParams, Y mat.Matrix) (X, X0 *mat.Dense, err er
 	return X, X0, nil
 }
 
-func (f *fisherDL) codes(p dlParams, Y mat.Matrix) (*mat.Dense, error) {
+func (f *fisherDL) codes(ctx context.Context, p dlParams, Y mat.Matrix) (*mat.Dense, error) {
 	if err := f.trained(); err != nil {
 		return nil, err
 	}
@@ -64,7 +72,7 @@ func (f *fisherDL) codes(p dlParams, Y mat.Matrix) (*mat.Dense, error) {
 	Xb := mat.NewDense(kb, n, nil)
 	sw := kernels.NewSparseWorkspace(kb, n)
 	br := B.RawMatrix().Data
-	_, err := fi.Solve(context.Background(), Xb, func(g, w *mat.Dense) {
+	_, err := fi.Solve(ctx, Xb, func(g, w *mat.Dense) {
 		gg, wr := g.RawMatrix(), w.RawMatrix()
 		sw.Mul(gg, gr, wr) // G·W, sparse kernel when W is sparse enough
 		for i, v := range br {
@@ -84,7 +92,7 @@ func (f *fisherDL) codes(p dlParams, Y mat.Matrix) (*mat.Dense, error) {
 // better). GC: e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² with ȳ = y − D0x0.
 // LC: e_c = ½‖y − D_cα − D0β‖² + λ‖[α; β]‖₁ with [α; β] the lasso code of
 // y on [D_c D0] (on D_c alone without a shared dictionary).
-func (f *fisherDL) scores(p dlParams, Y mat.Matrix, Xb *mat.Dense) ([]float64, error) {
+func (f *fisherDL) scores(ctx context.Context, p dlParams, Y mat.Matrix, Xb *mat.Dense) ([]float64, error) {
 	K, k0 := f.dims()
 	d, n := Y.Dims()
 	C := f.part.Blocks()
@@ -97,6 +105,9 @@ func (f *fisherDL) scores(p dlParams, Y mat.Matrix, Xb *mat.Dense) ([]float64, e
 	e := make([]float64, n*C)
 	var R mat.Dense
 	for c := 0; c < C; c++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		a0, a1 := f.part.Block(c)
 		Dc := f.Db.Slice(0, d, a0, a1).(*mat.Dense)
 		if p.lc {
@@ -110,7 +121,7 @@ func (f *fisherDL) scores(p dlParams, Y mat.Matrix, Xb *mat.Dense) ([]float64, e
 			}
 			_, ka := Dcs.Dims()
 			A := mat.NewDense(ka, n, nil)
-			if err := core.Lasso(context.Background(), A, Dcs, Yc, p.lambda, core.LassoOptions{}); err != nil {
+			if err := core.Lasso(ctx, A, Dcs, Yc, p.lambda, core.LassoOptions{}); err != nil {
 				return nil, err
 			}
 			R.Reset()
@@ -146,13 +157,21 @@ func (f *fisherDL) scores(p dlParams, Y mat.Matrix, Xb *mat.Dense) ([]float64, e
 	return e, nil
 }
 
-// predict returns the user label of the best-scoring class of each column.
-func (f *fisherDL) predict(p dlParams, Y mat.Matrix) ([]int, error) {
-	Xb, err := f.codes(p, Y)
+// predict returns the user label of the best-scoring class of each column,
+// with the parameters of o (a copy of the model's options).
+func (f *fisherDL) predict(ctx context.Context, o fisherOptions, Y mat.Matrix) ([]int, error) {
+	if err := f.trained(); err != nil {
+		return nil, err
+	}
+	p, err := paramsOf(o, nil)
 	if err != nil {
 		return nil, err
 	}
-	e, err := f.scores(p, Y, Xb)
+	Xb, err := f.codes(ctx, p, Y)
+	if err != nil {
+		return nil, err
+	}
+	e, err := f.scores(ctx, p, Y, Xb)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +209,7 @@ type TuneOptions struct {
 // tune chooses GC with weight w or LC, and the coding λ, of the best k-fold
 // cross-validated accuracy on the training set (Y, labels), training with
 // p on each fold. Ties go to the first candidate.
-func tune(ctx context.Context, p dlParams, Y mat.Matrix, labels []int, o TuneOptions) (r Tuned, err error) {
+func tune(ctx context.Context, opts fisherOptions, Y mat.Matrix, labels []int, o TuneOptions) (r Tuned, err error) {
 	if Y == nil {
 		return r, fmt.Errorf("methods: nil training data")
 	}
@@ -201,6 +220,13 @@ func tune(ctx context.Context, p dlParams, Y mat.Matrix, labels []int, o TuneOpt
 	if err != nil {
 		return r, err
 	}
+	d, _ := Y.Dims()
+	info := infoOf(d, g)
+	p, err := paramsOf(opts, &info)
+	if err != nil {
+		return r, err
+	}
+	name := opts.spec().method
 	folds := o.Folds
 	if folds == 0 {
 		folds = 3
@@ -226,8 +252,8 @@ func tune(ctx context.Context, p dlParams, Y mat.Matrix, labels []int, o TuneOpt
 		}
 	}
 	for _, v := range ls {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return r, fmt.Errorf("methods: coding λ candidate %v is not a finite non-negative number", v)
+		if !(v > 0) || math.IsInf(v, 0) {
+			return r, fmt.Errorf("methods: coding λ candidate %v is not a finite positive number", v)
 		}
 	}
 	// fold[j] is the fold of sample j.
@@ -270,14 +296,14 @@ func tune(ctx context.Context, p dlParams, Y mat.Matrix, labels []int, o TuneOpt
 			return out
 		}
 		var m fisherDL
-		if err := m.fit(ctx, p, permuteColumns(Y, tr), sel(tr)); err != nil {
+		if err := m.fit(ctx, name, permuteColumns(Y, tr), sel(tr), func(dataInfo) (dlParams, error) { return p, nil }); err != nil {
 			return r, err
 		}
 		Yv, lv := permuteColumns(Y, va), sel(va)
 		for li, l := range ls {
 			q := p
 			q.lambda = l
-			Xb, err := m.codes(q, Yv)
+			Xb, err := m.codes(ctx, q, Yv)
 			if err != nil {
 				return r, err
 			}
@@ -286,7 +312,7 @@ func tune(ctx context.Context, p dlParams, Y mat.Matrix, labels []int, o TuneOpt
 				if !q.lc {
 					q.w = ws[wi]
 				}
-				e, err := m.scores(q, Yv, Xb)
+				e, err := m.scores(ctx, q, Yv, Xb)
 				if err != nil {
 					return r, err
 				}
@@ -334,17 +360,10 @@ type Tuned struct {
 
 // set stores the choice in o.
 func (r Tuned) set(o *FDDLOptions) {
-	o.LC, o.W, o.Lambda = r.LC, negZero(r.W), negZero(r.Lambda)
+	o.LC, o.W, o.Lambda = r.LC, r.W, r.Lambda
 	if r.LC {
 		o.W = 0
+	} else if r.W == 0 {
+		o.W = Off
 	}
-}
-
-// negZero encodes a chosen parameter for an option where zero means the
-// default and negative means 0.
-func negZero(v float64) float64 {
-	if v == 0 {
-		return -1
-	}
-	return v
 }

@@ -1,0 +1,180 @@
+package methods
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+)
+
+// fisherModel is what FDDL, LRSDL and D2L2R2 have in common.
+type fisherModel interface {
+	lrsdl.Classifier
+	lrsdl.Configurable
+	lrsdl.Fitted
+	lrsdl.ContextPredictor
+	lrsdl.Persistent
+	CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error)
+}
+
+// fisherModels returns new FDDL, LRSDL and D2L2R2 models with options set
+// by set (applied to their FDDL options) and k0 = 2 for LRSDL.
+func fisherModels(set func(o *FDDLOptions)) []fisherModel {
+	f, l, d := &FDDL{}, &LRSDL{Options: LRSDLOptions{K0: 2}}, &D2L2R2{}
+	for _, o := range []*FDDLOptions{&f.Options, &l.Options.FDDLOptions, &d.Options.FDDLOptions} {
+		o.Iters, o.InitIters = 3, 2
+		set(o)
+	}
+	return []fisherModel{f, l, d}
+}
+
+func param(ps []lrsdl.Param, name string) lrsdl.Param {
+	for _, p := range ps {
+		if p.Name == name {
+			return p
+		}
+	}
+	return lrsdl.Param{}
+}
+
+// TestFisherOptionsResolved checks the options contract: k defaults to the
+// smallest class when that is below 20, an explicit k above it and
+// negative values other than Off are errors naming the option, Fit stores
+// the resolved options, which State saves and SetState restores.
+func TestFisherOptionsResolved(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 5, 10, 1)
+	ctx := context.Background()
+	for _, m := range fisherModels(func(*FDDLOptions) {}) {
+		if err := m.Fit(ctx, Y, labels); err != nil {
+			t.Fatalf("%s: %v", m.Name(), err)
+		}
+		ps := m.Params()
+		for name, want := range map[string]string{"k": "5", "lambda1": "0.01", "tol": "0.0001", "w": "0.5", "lambda": "0.01"} {
+			if got := param(ps, name).Value; got != want {
+				t.Errorf("%s: resolved %s = %q, want %q", m.Name(), name, got, want)
+			}
+		}
+		s, err := m.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := fisherModels(func(o *FDDLOptions) { o.K = 1 })[map[string]int{"FDDL": 0, "LRSDL": 1, "D2L2R2": 2}[m.Name()]]
+		if err := r.SetState(s); err != nil {
+			t.Fatalf("%s: %v", m.Name(), err)
+		}
+		for i, p := range r.Params() {
+			if p != ps[i] {
+				t.Errorf("%s: option %s after SetState: %+v, want %+v", m.Name(), p.Name, p, ps[i])
+			}
+		}
+	}
+	for _, c := range []struct {
+		set  func(o *FDDLOptions)
+		want string
+	}{
+		{func(o *FDDLOptions) { o.K = 6 }, "k=6"},
+		{func(o *FDDLOptions) { o.Lambda2 = -2 }, "lambda2=-2"},
+		{func(o *FDDLOptions) { o.Tol = -0.5 }, "tol=-0.5"},
+		{func(o *FDDLOptions) { o.Lambda1 = Off }, "lambda1=-1"},
+		{func(o *FDDLOptions) { o.W = 1.5 }, "w=1.5"},
+	} {
+		for _, m := range fisherModels(c.set) {
+			err := m.Fit(ctx, Y, labels)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), m.Name()) {
+				t.Errorf("%s: Fit with %s returned %v", m.Name(), c.want, err)
+			}
+		}
+	}
+	l := &LRSDL{Options: LRSDLOptions{K0: 16}}
+	if err := l.Fit(ctx, Y, labels); err == nil || !strings.Contains(err.Error(), "k0=16") {
+		t.Errorf("LRSDL with k0 above the 15 samples: %v", err)
+	}
+	l = &LRSDL{Options: LRSDLOptions{K0: Off, Eta: Off, FDDLOptions: FDDLOptions{Iters: 1}}}
+	if err := l.Fit(ctx, Y, labels); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, D0 := l.Atoms(); D0 != nil || param(l.Params(), "k0").Value != "0" {
+		t.Errorf("LRSDL with k0=Off has a shared dictionary or lists k0=%q", param(l.Params(), "k0").Value)
+	}
+}
+
+// TestFisherNotTrained checks that every call needing a model returns
+// ErrNotTrained before Fit.
+func TestFisherNotTrained(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 5, 10, 1)
+	ctx := context.Background()
+	for _, m := range fisherModels(func(*FDDLOptions) {}) {
+		_, err1 := m.PredictContext(ctx, Y)
+		_, err2 := m.CostContext(ctx, Y, labels)
+		_, err3 := m.State()
+		for i, err := range []error{err1, err2, err3} {
+			if !errors.Is(err, ErrNotTrained) {
+				t.Errorf("%s: call %d before Fit returned %v", m.Name(), i, err)
+			}
+		}
+	}
+}
+
+// TestFisherFitInfo checks that a Fit stopped by the tolerance reports
+// StopConverged and its iterations, never before iteration 2 (a tolerance
+// of 0.5 stops every run there), and that Off runs every iteration.
+func TestFisherFitInfo(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 5, 10, 1)
+	ctx := context.Background()
+	for _, c := range []struct {
+		tol   float64
+		iters int
+		stop  lrsdl.StopReason
+	}{{0.5, 2, lrsdl.StopConverged}, {Off, 3, lrsdl.StopMaxIters}} {
+		for _, m := range fisherModels(func(o *FDDLOptions) { o.Tol = c.tol }) {
+			var last lrsdl.Progress
+			calls := 0
+			m.SetProgress(func(p lrsdl.Progress) { last, calls = p, calls+1 })
+			if err := m.Fit(ctx, Y, labels); err != nil {
+				t.Fatal(err)
+			}
+			fi := m.FitInfo()
+			if fi.Iters != c.iters || fi.Stop != c.stop || calls != c.iters || last.Stop != c.stop || fi.Cost.Total != last.Cost.Total || fi.Elapsed <= 0 {
+				t.Errorf("%s, tol %v: FitInfo %+v after %d progress calls (last %+v), want %d iterations, %s",
+					m.Name(), c.tol, fi, calls, last, c.iters, c.stop)
+			}
+		}
+	}
+}
+
+// TestFisherContextCancelled checks that Fit, PredictContext and
+// CostContext return the context's error when it is cancelled, Fit with
+// FitInfo saying so.
+func TestFisherContextCancelled(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 5, 10, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	for _, m := range fisherModels(func(*FDDLOptions) {}) {
+		if err := m.Fit(context.Background(), Y, labels); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		_, err1 := m.PredictContext(ctx, Y)
+		_, err2 := m.CostContext(ctx, Y, labels)
+		for i, err := range []error{err1, err2} {
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: call %d with a cancelled context returned %v", m.Name(), i, err)
+			}
+		}
+		n := 0
+		m.SetProgress(func(lrsdl.Progress) {
+			if n++; n == 1 {
+				cancel()
+			}
+		})
+		ctx, cancel = context.WithCancel(context.Background())
+		if err := m.Fit(ctx, Y, labels); !errors.Is(err, context.Canceled) || m.FitInfo().Stop != lrsdl.StopCancelled || m.FitInfo().Iters != 1 {
+			t.Errorf("%s: Fit cancelled after iteration 1 returned %v, FitInfo %+v", m.Name(), err, m.FitInfo())
+		}
+		ctx, cancel = context.WithCancel(context.Background())
+	}
+	cancel()
+}
