@@ -82,6 +82,10 @@ var DefaultGrids = map[string]Grid{
 	"LC-KSVD2": {"k": {25, 50}, "alpha": {0.001, 0.01}, "beta": {0.001, 0.01}},
 	"SRC":      {"lambda": {0.0001, 0.001, 0.01}},
 	"ODL":      {"k": {25, 50}, "lambda": {0.001, 0.01}},
+	"JDL":      {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
+	"JDL*":     {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
+	"DLRD":     {"k": {20, 40}, "lambda1": {0.005, 0.02}, "alpha": {0.01, 0.1}},
+	"SRRS":     {"p": {10, 20}, "lambda1": {0.1, 1}, "lambda2": {0.01, 0.1}},
 }
 
 // DefaultGrid returns the default grid of c's method restricted to the
