@@ -66,6 +66,16 @@ type opt struct {
 	predict   bool                   // acts only at prediction (lrsdl.Param.Predict)
 }
 
+// kOpt declares the atoms per class: by default min(def, samples of the
+// smallest class), at most the samples of the smallest class.
+func kOpt(k *int, def float64, doc string) opt {
+	return opt{name: "k", doc: doc, i: k, def: def, defDoc: "min(" + fmtNum(def) + ", smallest class)",
+		min: 1, perClass: true, dataDef: func(d dataInfo) float64 { return min(def, float64(d.minClass)) }}
+}
+
+// seedOpt declares the seed of a method's random initialisation.
+func seedOpt(u *uint64) opt { return opt{name: "seed", doc: "seed of the random initialisation", u: u} }
+
 // optSpec is the declaration of a method's options.
 type optSpec struct {
 	method string
