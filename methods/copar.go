@@ -241,9 +241,6 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		YX.Mul(Ys.Slice(0, d, lo, hi), Xt.T())
 		E.Add(E, &YX)
 	}
-	S := mat.NewSymDense(d, nil)
-	S.SymOuterK(1, D)
-	AtA := mat.NewSymDense(d, nil)
 	var Eb mat.Dense
 	for b := 0; b < part.Blocks(); b++ {
 		if err := ctx.Err(); err != nil {
@@ -262,11 +259,9 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		var t mat.Dense
 		t.Mul(Db, Fb)
 		Eb.Add(&Eb, &t)
-		AtA.SymRankK(S, -1, Db)
-		if err := dlsiUpdateIncoherent(ctx, Db, &Eb, Fb, AtA, 4*eta, original); err != nil {
+		if err := dlsiUpdateIncoherent(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), 4*eta, original); err != nil {
 			return err
 		}
-		S.SymRankK(AtA, 1, Db)
 	}
 	return nil
 }

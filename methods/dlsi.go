@@ -161,12 +161,9 @@ func dlsiUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Pa
 }
 
 // dlsiUpdateD updates each D_c in turn with the others fixed (see
-// dlsiUpdateIncoherent), keeping Σ_j D_jD_jᵀ up to date.
+// dlsiUpdateIncoherent).
 func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, eta float64, original bool) error {
 	d, _ := D.Dims()
-	S := mat.NewSymDense(d, nil)
-	S.SymOuterK(1, D)
-	AtA := mat.NewSymDense(d, nil)
 	var E, F mat.Dense
 	for c := range X {
 		if err := ctx.Err(); err != nil {
@@ -179,11 +176,9 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 		F.Reset()
 		E.Mul(Ys.Slice(0, d, lo, hi), X[c].T())
 		F.Mul(X[c], X[c].T())
-		AtA.SymRankK(S, -1, Dc)
-		if err := dlsiUpdateIncoherent(ctx, Dc, &E, &F, AtA, eta, original); err != nil {
+		if err := dlsiUpdateIncoherent(ctx, Dc, &E, &F, otherAtoms(D, part, c), eta, original); err != nil {
 			return err
 		}
-		S.SymRankK(AtA, 1, Dc)
 	}
 	return nil
 }

@@ -13,10 +13,10 @@ import (
 // Dictionary update shared by DLSI and COPAR: each (sub-)dictionary D (d×k)
 // solves
 //
-//	min_D tr(F·DᵀD) − 2tr(E·Dᵀ) + η‖A·D‖²_F   subject to ‖dᵢ‖₂ ≤ 1,     (P)
+//	min_D tr(F·DᵀD) − 2tr(E·Dᵀ) + η‖AᵀD‖²_F   subject to ‖dᵢ‖₂ ≤ 1,     (P)
 //
-// where the rows of A are the atoms of the other sub-dictionaries, so that
-// η‖AD‖² = η·tr(Dᵀ(AᵀA)D) is the cross-incoherence term.
+// where the columns of A (d×r) are the atoms of the other sub-dictionaries,
+// so that η‖AᵀD‖² = η·tr(Dᵀ(AAᵀ)D) is the cross-incoherence term.
 
 const (
 	dlsiOrigMaxSweeps = 20   // O-: column sweeps per call
@@ -27,77 +27,128 @@ const (
 )
 
 // dlsiIncoherentObjective returns the objective of (P) at D.
-func dlsiIncoherentObjective(D, E, F *mat.Dense, AtA *mat.SymDense, eta float64) float64 {
+func dlsiIncoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
 	var ad mat.Dense
-	ad.Mul(AtA, D)
-	return core.DictObjective(D, E, F) + eta*core.Dot(D, &ad)
+	ad.Mul(A.T(), D)
+	return core.DictObjective(D, E, F) + eta*core.Dot(&ad, &ad)
 }
 
 // dlsiUpdateIncoherent updates D in place towards the solution of (P), given
-// AtA = AᵀA. The original algorithm (O-DLSI-D of Ramirez et al.) sweeps
-// over the columns, solving for column j exactly with the others fixed:
+// the other atoms A. The original algorithm (O-DLSI-D of Ramirez et al.)
+// sweeps over the columns, solving for column j exactly with the others fixed:
 //
-//	min_d F_jj‖d‖² − 2bᵀd + η·dᵀAᵀAd,  ‖d‖ ≤ 1,  b = e_j − D·f_j + F_jj·d_j,
+//	min_d F_jj‖d‖² − 2bᵀd + η·dᵀAAᵀd,  ‖d‖ ≤ 1,  b = e_j − D·f_j + F_jj·d_j,
 //
-// whose solution is d = (F_jj·I + ηAᵀA + μI)⁻¹b with the smallest μ ≥ 0
+// whose solution is d = (F_jj·I + ηAAᵀ + μI)⁻¹b with the smallest μ ≥ 0
 // giving ‖d‖ ≤ 1 (a trust-region subproblem; the paper's printed
 // normalisation u/‖u‖₂² is not a projection, and u/‖u‖₂ is exact only when
-// AᵀA is a multiple of I). μ is found by Newton's method on 1/‖d(μ)‖ − 1,
+// AAᵀ is a multiple of I). μ is found by Newton's method on 1/‖d(μ)‖ − 1,
 // one Cholesky factorisation of a d×d matrix per step.
 //
 // The efficient algorithm (E-DLSI-D, Vu & Monga) runs ADMM on the split
 // D = Z with the constraint on D (core.ADMMDict) and the incoherence on Z:
 //
-//	Z = argmin_Z η‖AZ‖² + ρ/2‖Z − V‖² = ρ(2ηAᵀA + ρI)⁻¹V,
+//	Z = argmin_Z η‖AᵀZ‖² + ρ/2‖Z − V‖² = ρ(2ηAAᵀ + ρI)⁻¹V,
 //
-// with 2ηAᵀA + ρI factorised and inverted once per call (the paper omits
-// the factor ρ), and ρ = tr(F)/k, the mean curvature of the data term.
-// The result is kept only if it lowers the objective of (P), so the update
-// never increases the cost even when ADMM stops early.
-func dlsiUpdateIncoherent(ctx context.Context, D, E, F *mat.Dense, AtA *mat.SymDense, eta float64, original bool) error {
+// (the paper omits the factor ρ), with ρ = tr(F)/k, the mean curvature of
+// the data term. When A has fewer columns r than rows d, the Woodbury
+// identity gives Z = V − A(ρ/(2η)·I + AᵀA)⁻¹AᵀV, an r×r factorisation and
+// O(rdk) per ADMM iteration instead of a d×d inverse and O(d²k). The result
+// is kept only if it lowers the objective of (P), so the update never
+// increases the cost even when ADMM stops early.
+func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float64, original bool) error {
 	if original {
-		return dlsiColumnSweeps(ctx, D, E, F, AtA, eta)
+		return dlsiColumnSweeps(ctx, D, E, F, A, eta)
 	}
 	_, k := D.Dims()
-	d := AtA.SymmetricDim()
-	before := dlsiIncoherentObjective(D, E, F, AtA, eta)
+	d, r := A.Dims()
+	before := dlsiIncoherentObjective(D, E, F, A, eta)
 	D0 := mat.DenseCopyOf(D)
 	// ρ on the scale of the data term, so ADMM converges in few iterations.
 	rho := mat.Trace(F) / float64(k)
 	if rho <= 0 {
 		rho = 1
 	}
-	var inv mat.Dense // ρ(2ηAᵀA + ρI)⁻¹, formed on the first call
-	prox := func(z, v *mat.Dense, rho float64) {
-		if inv.IsEmpty() {
-			M := mat.NewSymDense(d, nil)
-			M.ScaleSym(2*eta, AtA)
-			for i := 0; i < d; i++ {
-				M.SetSym(i, i, M.At(i, i)+rho)
+	var prox core.ProxFunc
+	switch {
+	case eta == 0 || r == 0:
+		prox = func(z, v *mat.Dense, _ float64) { z.Copy(v) }
+	case r < d:
+		var chol mat.Cholesky
+		var ok bool
+		var atv, w mat.Dense
+		prox = func(z, v *mat.Dense, rho float64) {
+			if !ok { // ρ/(2η)·I + AᵀA, factorised on the first call
+				M := mat.NewSymDense(r, nil)
+				M.SymOuterK(1, A.T())
+				for i := 0; i < r; i++ {
+					M.SetSym(i, i, M.At(i, i)+rho/(2*eta))
+				}
+				if ok = chol.Factorize(M); !ok {
+					z.Copy(v) // unreachable for ρ > 0; the objective check undoes it
+					return
+				}
 			}
-			var chol mat.Cholesky
-			var Mi mat.SymDense
-			if !chol.Factorize(M) || chol.InverseTo(&Mi) != nil {
-				z.Copy(v) // unreachable for ρ > 0; the objective check undoes it
+			atv.Reset()
+			atv.Mul(A.T(), v)
+			w.Reset()
+			if err := chol.SolveTo(&w, &atv); err != nil {
+				z.Copy(v)
 				return
 			}
-			inv.Scale(rho, &Mi)
+			z.Mul(A, &w)
+			z.Sub(v, z)
 		}
-		z.Mul(&inv, v)
+	default:
+		var inv mat.Dense // ρ(2ηAAᵀ + ρI)⁻¹, formed on the first call
+		prox = func(z, v *mat.Dense, rho float64) {
+			if inv.IsEmpty() {
+				M := mat.NewSymDense(d, nil)
+				M.SymOuterK(2*eta, A)
+				for i := 0; i < d; i++ {
+					M.SetSym(i, i, M.At(i, i)+rho)
+				}
+				var chol mat.Cholesky
+				var Mi mat.SymDense
+				if !chol.Factorize(M) || chol.InverseTo(&Mi) != nil {
+					z.Copy(v) // unreachable for ρ > 0; the objective check undoes it
+					return
+				}
+				inv.Scale(rho, &Mi)
+			}
+			z.Mul(&inv, v)
+		}
 	}
 	err := core.ADMMDict(ctx, D, E, F, prox, core.ADMMOptions{Rho: rho, MaxIter: dlsiAdmmMaxIter, Tol: dlsiAdmmTol,
 		Update: core.UpdateDictOptions{MaxIter: dlsiAdmmSweeps}})
-	if err != nil || !(dlsiIncoherentObjective(D, E, F, AtA, eta) <= before) {
+	if err != nil || !(dlsiIncoherentObjective(D, E, F, A, eta) <= before) {
 		D.Copy(D0)
 	}
 	return err
 }
 
+// otherAtoms returns the d×(K−|block b|) matrix of the columns of D outside
+// block b of part.
+func otherAtoms(D *mat.Dense, part core.Partition, b int) *mat.Dense {
+	d, K := D.Dims()
+	lo, hi := part.Block(b)
+	A := mat.NewDense(d, K-(hi-lo), nil)
+	if lo > 0 {
+		A.Slice(0, d, 0, lo).(*mat.Dense).Copy(D.Slice(0, d, 0, lo))
+	}
+	if hi < K {
+		A.Slice(0, d, lo, K-(hi-lo)).(*mat.Dense).Copy(D.Slice(0, d, hi, K))
+	}
+	return A
+}
+
 // dlsiColumnSweeps is the original column-by-column solver of (P).
-func dlsiColumnSweeps(ctx context.Context, D, E, F *mat.Dense, AtA *mat.SymDense, eta float64) error {
+func dlsiColumnSweeps(ctx context.Context, D, E, F, A *mat.Dense, eta float64) error {
 	dim, k := D.Dims()
 	B := mat.NewSymDense(dim, nil)
-	B.ScaleSym(eta, AtA)
+	if _, r := A.Dims(); r > 0 {
+		B.SymOuterK(eta, A)
+	}
 	M := mat.NewSymDense(dim, nil)
 	var chol mat.Cholesky
 	b := mat.NewVecDense(dim, nil)

@@ -141,29 +141,34 @@ func dlsiCheckBlockOptimal(t *testing.T, D *mat.Dense, lo, hi int, J func() floa
 	}
 }
 
-// dlsiSubproblem returns a random instance of problem (P).
-func dlsiSubproblem(seed uint64, d, k, n, ka int) (D, E, F *mat.Dense, AtA *mat.SymDense) {
+// dlsiSubproblem returns a random instance of problem (P) with ka other
+// atoms A.
+func dlsiSubproblem(seed uint64, d, k, n, ka int) (D, E, F, A *mat.Dense) {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	Y := testutil.RandDense(rng, d, n)
 	X := testutil.RandDense(rng, k, n)
 	X.Scale(0.3, X)
-	A := testutil.RandUnitCols(rng, d, ka)
-	AtA = mat.NewSymDense(d, nil)
-	AtA.SymOuterK(1, A)
+	A = testutil.RandUnitCols(rng, d, ka)
 	D = testutil.RandUnitCols(rng, d, k)
 	E, F = new(mat.Dense), new(mat.Dense)
 	E.Mul(Y, X.T())
 	F.Mul(X, X.T())
-	return D, E, F, AtA
+	return D, E, F, A
 }
 
 // TestDLSIDictOriginalVsEfficient solves the same instances of (P) with
 // O-DLSI-D and E-DLSI-D: both must lower the objective and agree to well
 // within 1 %; and no feasible perturbation of either answer may do better.
+// Seed 3 has more other atoms than dimensions (E- through the d×d inverse,
+// not Woodbury's identity).
 func TestDLSIDictOriginalVsEfficient(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		for _, eta := range []float64{0.1, 2} {
-			D, E, F, AtA := dlsiSubproblem(seed, 15, 5, 30, 10)
+			ka := 10
+			if seed == 3 {
+				ka = 20
+			}
+			D, E, F, AtA := dlsiSubproblem(seed, 15, 5, 30, ka)
 			start := dlsiIncoherentObjective(D, E, F, AtA, eta)
 			Do, De := mat.DenseCopyOf(D), mat.DenseCopyOf(D)
 			if err := dlsiUpdateIncoherent(context.Background(), Do, E, F, AtA, eta, true); err != nil {
