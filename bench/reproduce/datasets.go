@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/split"
-	"gonum.org/v1/gonum/mat"
 )
 
 // newFunc returns a constructor of method name configured with p (options

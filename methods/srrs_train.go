@@ -1,0 +1,278 @@
+package methods
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/kernels"
+)
+
+// srrsTrain is one SRRS run in the coordinates of the SVD of X.
+type srrsTrain struct {
+	l1, l2, eta, mu, rho float64
+	p                    int
+	sp                   core.Partition // samples of each class
+	sig                  []float64      // Σ, r
+	Xh                   *mat.Dense     // X̂ = ΣVᵀ, r×N
+	Z, J, E, Y1, Y2      *mat.Dense     // r×N
+	Ph                   *mat.Dense     // P̂, r×p
+	R, T                 mat.Dense      // r×N work
+	nucJ                 float64
+}
+
+func newSRRSTrain(Xh *mat.Dense, sig []float64, sp core.Partition, o SRRSOptions) *srrsTrain {
+	r, N := Xh.Dims()
+	s := &srrsTrain{l1: o.Lambda1, l2: lit(o.Lambda2), eta: lit(o.Eta), mu: o.Mu, rho: o.Rho, p: o.P, sp: sp, sig: sig, Xh: Xh}
+	if m := 4 * s.l2 * (1 - s.eta); s.mu < m {
+		s.mu = m
+	}
+	for _, m := range []**mat.Dense{&s.Z, &s.J, &s.E, &s.Y1, &s.Y2} {
+		*m = mat.NewDense(r, N, nil)
+	}
+	s.stepPAt(Xh)
+	return s
+}
+
+// means returns the class means (r×C) and the global mean (r) of the
+// columns of a.
+func (s *srrsTrain) means(a *mat.Dense) (*mat.Dense, []float64) {
+	r, N := a.Dims()
+	C := s.sp.Blocks()
+	mc := mat.NewDense(r, C, nil)
+	kernels.BlockMeans(mc.RawMatrix(), a.RawMatrix(), s.sp)
+	m := make([]float64, r)
+	for i := range m {
+		for c := 0; c < C; c++ {
+			m[i] += mc.At(i, c) * float64(s.sp.Size(c))
+		}
+		m[i] /= float64(N)
+	}
+	return mc, m
+}
+
+// quadM returns Q·M·Qᵀ (r×r) for Q r×N.
+func (s *srrsTrain) quadM(Q *mat.Dense) *mat.SymDense {
+	r, _ := Q.Dims()
+	mc, m := s.means(Q)
+	W := mat.NewSymDense(r, nil)
+	// (1+η)(Q − Q̄_c)(Q − Q̄_c)ᵀ
+	Qw := mat.DenseCopyOf(Q)
+	for c := 0; c < s.sp.Blocks(); c++ {
+		s0, s1 := s.sp.Block(c)
+		for i := 0; i < r; i++ {
+			row := Qw.RawRowView(i)[s0:s1]
+			for j := range row {
+				row[j] -= mc.At(i, c)
+			}
+		}
+	}
+	W.SymOuterK(1+s.eta, Qw)
+	// (η−1)Σ_c n_c(q̄_c − q̄)(q̄_c − q̄)ᵀ + ηN·q̄q̄ᵀ
+	v := mat.NewVecDense(r, nil)
+	for c := 0; c < s.sp.Blocks(); c++ {
+		for i := 0; i < r; i++ {
+			v.SetVec(i, mc.At(i, c)-m[i])
+		}
+		W.SymRankOne(W, (s.eta-1)*float64(s.sp.Size(c)), v)
+	}
+	W.SymRankOne(W, s.eta*float64(s.sp.Len()), mat.NewVecDense(r, m))
+	return W
+}
+
+// fisher returns f = tr(P̂ᵀQ·M·QᵀP̂).
+func (s *srrsTrain) fisher(Q *mat.Dense) float64 {
+	W := s.quadM(Q)
+	var t mat.Dense
+	t.Mul(W, s.Ph)
+	return core.Dot(&t, s.Ph)
+}
+
+// stepPAt sets P̂ to the eigenvectors of the p smallest eigenvalues of
+// Q·M·Qᵀ.
+func (s *srrsTrain) stepPAt(Q *mat.Dense) {
+	var eig mat.EigenSym
+	if !eig.Factorize(s.quadM(Q), true) {
+		panic("methods: SRRS eigendecomposition did not converge")
+	}
+	var V mat.Dense
+	eig.VectorsTo(&V) // ascending eigenvalues
+	r, _ := V.Dims()
+	s.Ph = mat.DenseCopyOf(V.Slice(0, r, 0, s.p))
+}
+
+// sigQ returns ΣA for A r×N.
+func (s *srrsTrain) sigQ(a *mat.Dense) *mat.Dense {
+	q := mat.DenseCopyOf(a)
+	for i, v := range s.sig {
+		row := q.RawRowView(i)
+		for j := range row {
+			row[j] *= v
+		}
+	}
+	return q
+}
+
+// stepZ solves the Z̃ step exactly on the three projectors.
+func (s *srrsTrain) stepZ() error {
+	r, N := s.Xh.Dims()
+	// R = Σ(X̂ − Ê + Y1/μ) + J − Y2/μ
+	R := &s.R
+	R.Reset()
+	R.ReuseAs(r, N)
+	rr, xr, er, y1, jr, y2 := R.RawMatrix(), s.Xh.RawMatrix(), s.E.RawMatrix(), s.Y1.RawMatrix(), s.J.RawMatrix(), s.Y2.RawMatrix()
+	for i := 0; i < r; i++ {
+		for j := 0; j < N; j++ {
+			k := i*rr.Stride + j
+			rr.Data[k] = s.sig[i]*(xr.Data[k]-er.Data[k]+y1.Data[k]/s.mu) + jr.Data[k] - y2.Data[k]/s.mu
+		}
+	}
+	S := mat.NewSymDense(r, nil)
+	S.SymOuterK(1, s.sigQ(s.Ph))
+	solve := func(mk float64, b *mat.Dense) (*mat.Dense, error) {
+		T := mat.NewSymDense(r, nil)
+		T.ScaleSym(2*s.l2*mk/s.mu, S)
+		for i, v := range s.sig {
+			T.SetSym(i, i, T.At(i, i)+v*v+1)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(T) {
+			return nil, fmt.Errorf("methods: SRRS Z step is not positive definite (η=%v, μ=%v)", s.eta, s.mu)
+		}
+		var x mat.Dense
+		if err := ch.SolveTo(&x, b); err != nil {
+			return nil, err
+		}
+		return &x, nil
+	}
+	mc, m := s.means(R)
+	C := s.sp.Blocks()
+	// RΠ_W = R − R̄_c
+	for c := 0; c < C; c++ {
+		s0, s1 := s.sp.Block(c)
+		for i := 0; i < r; i++ {
+			row := R.RawRowView(i)[s0:s1]
+			for j := range row {
+				row[j] -= mc.At(i, c)
+			}
+		}
+	}
+	Zw, err := solve(1+s.eta, R)
+	if err != nil {
+		return err
+	}
+	for c := 0; c < C; c++ { // class means minus the global mean
+		for i := 0; i < r; i++ {
+			mc.Set(i, c, mc.At(i, c)-m[i])
+		}
+	}
+	Zb, err := solve(s.eta-1, mc)
+	if err != nil {
+		return err
+	}
+	Z1, err := solve(s.eta, mat.NewDense(r, 1, m))
+	if err != nil {
+		return err
+	}
+	for c := 0; c < C; c++ {
+		s0, s1 := s.sp.Block(c)
+		for i := 0; i < r; i++ {
+			row := Zw.RawRowView(i)[s0:s1]
+			add := Zb.At(i, c) + Z1.At(i, 0)
+			for j := range row {
+				row[j] += add
+			}
+		}
+	}
+	s.Z.Copy(Zw)
+	return nil
+}
+
+// step runs one ALM iteration.
+func (s *srrsTrain) step() error {
+	s.T.Reset()
+	s.T.Scale(1/s.mu, s.Y2)
+	s.T.Add(&s.T, s.Z)
+	core.SVT(s.J, &s.T, 1/s.mu)
+	if err := s.stepZ(); err != nil {
+		return err
+	}
+	SZ := s.sigQ(s.Z)
+	// Ê = prox(X̂ − ΣZ̃ + Y1/μ)
+	s.T.Scale(1/s.mu, s.Y1)
+	s.T.Add(&s.T, s.Xh)
+	s.T.Sub(&s.T, SZ)
+	core.L21Prox(s.E, &s.T, s.l1/s.mu)
+	s.stepPAt(SZ)
+	// Y1 += μ(X̂ − ΣZ̃ − Ê), Y2 += μ(Z̃ − J)
+	r1, r2 := s.residuals(SZ)
+	s.Y1.Add(s.Y1, r1.scaled(s.mu))
+	s.Y2.Add(s.Y2, r2.scaled(s.mu))
+	s.mu = math.Min(s.rho*s.mu, srrsMuMax)
+	return nil
+}
+
+type residual struct{ *mat.Dense }
+
+func (r residual) scaled(f float64) *mat.Dense {
+	var t mat.Dense
+	t.Scale(f, r.Dense)
+	return &t
+}
+
+// residuals returns X̂ − ΣZ̃ − Ê and Z̃ − J, given SZ = ΣZ̃.
+func (s *srrsTrain) residuals(SZ *mat.Dense) (residual, residual) {
+	var a, b mat.Dense
+	a.Sub(s.Xh, SZ)
+	a.Sub(&a, s.E)
+	b.Sub(s.Z, s.J)
+	return residual{&a}, residual{&b}
+}
+
+// gap returns the larger residual norm relative to ‖X̂‖_F.
+func (s *srrsTrain) gap() float64 {
+	a, b := s.residuals(s.sigQ(s.Z))
+	return math.Max(mat.Norm(a, 2), mat.Norm(b, 2)) / mat.Norm(s.Xh, 2)
+}
+
+// cost returns the objective at (J, Ê, P̂): terms "nuclear" ‖J‖_*, "l21"
+// λ1‖Ê‖_{2,1} and "fisher" λ2·f(P̂, J).
+func (s *srrsTrain) cost() lrsdl.Cost {
+	terms := []lrsdl.Term{
+		{Name: "nuclear", Value: core.NuclearNorm(s.J)},
+		{Name: "l21", Value: s.l1 * core.L21(s.E)},
+		{Name: "fisher", Value: s.l2 * s.fisher(s.sigQ(s.J))},
+	}
+	var total float64
+	for _, t := range terms {
+		total += t.Value
+	}
+	return lrsdl.Cost{Total: total, Terms: terms}
+}
+
+// srrsReduce returns the thin SVD X = UΣVᵀ truncated to the numerical
+// rank r: U (d×r), Σ and X̂ = ΣVᵀ = UᵀX (r×N).
+func srrsReduce(X *mat.Dense) (U *mat.Dense, sig []float64, Xh *mat.Dense) {
+	d, N := X.Dims()
+	var svd mat.SVD
+	if !svd.Factorize(X, mat.SVDThin) {
+		panic("methods: SRRS SVD did not converge")
+	}
+	sv := svd.Values(nil)
+	r := 0
+	for _, v := range sv {
+		if v > sv[0]*float64(max(d, N))*1e-15 {
+			r++
+		}
+	}
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	U = mat.DenseCopyOf(u.Slice(0, d, 0, r))
+	Xh = mat.NewDense(r, N, nil)
+	Xh.Mul(U.T(), X)
+	return U, sv[:r], Xh
+}
