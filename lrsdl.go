@@ -77,6 +77,16 @@ type Cost struct {
 	Terms []Term  // in the order of the method's formula
 }
 
+// NewCost returns the cost made of terms, in order, with their sum as
+// the total.
+func NewCost(terms ...Term) Cost {
+	var total float64
+	for _, t := range terms {
+		total += t.Value
+	}
+	return Cost{Total: total, Terms: terms}
+}
+
 // Term returns the value of the named term, or 0.
 func (c Cost) Term(name string) float64 {
 	for _, t := range c.Terms {

@@ -281,11 +281,7 @@ func (s *jdlTrain) cost() lrsdl.Cost {
 		{Name: "sparsity", Value: s.l1 * core.L1(s.X)},
 		{Name: "fisher", Value: s.l2 / 2 * core.Fisher(s.X, s.sp)},
 	}
-	var total float64
-	for _, t := range terms {
-		total += t.Value
-	}
-	return lrsdl.Cost{Total: total, Terms: terms}
+	return lrsdl.NewCost(terms...)
 }
 
 func (m *JDL) trained() error {

@@ -246,11 +246,7 @@ func (s *srrsTrain) cost() lrsdl.Cost {
 		{Name: "l21", Value: s.l1 * core.L21(s.E)},
 		{Name: "fisher", Value: s.l2 * s.fisher(s.sigQ(s.J))},
 	}
-	var total float64
-	for _, t := range terms {
-		total += t.Value
-	}
-	return lrsdl.Cost{Total: total, Terms: terms}
+	return lrsdl.NewCost(terms...)
 }
 
 // srrsReduce returns the thin SVD X = UΣVᵀ truncated to the numerical
