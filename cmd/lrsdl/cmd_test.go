@@ -183,7 +183,7 @@ func TestMethods(t *testing.T) {
 		}
 	}
 	code, o, _ = runCmd(t, "methods", "-json")
-	if code != 0 || strings.Count(o, "\n") < 5 || !strings.Contains(o, `"Name":"lambda1"`) {
+	if code != 0 || strings.Count(o, "\n") < 5 || !strings.Contains(o, `{"name":"lambda1","type":"float","default":"0.01","range":`) {
 		t.Errorf("-json: exit %d\n%s", code, o)
 	}
 	if code, _, e := runCmd(t, "methods", "NOPE"); code != 2 || !strings.Contains(e, `unknown method "NOPE"`) {

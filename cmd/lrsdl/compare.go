@@ -125,8 +125,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		j := e.rep.job(v.name, 1)
-		j.fit("", mf.iters)
-		trace, err := eval.FitTrace(ctx, c, train.Y, train.Labels, j.iter)
+		trace, err := eval.FitTrace(ctx, c, train.Y, train.Labels, j.fit("", mf.iters))
 		j.finish()
 		if err != nil {
 			return fmt.Errorf("%s: %w", v.name, err)

@@ -99,8 +99,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		j := e.rep.job(c.Name(), 1)
-		j.fit("", iterations(c))
-		setProgress(c, j.iter)
+		setProgress(c, j.fit("", iterations(c)))
 		r, _, err := eval.FitPredict(ctx, c, train, test)
 		j.finish()
 		if err != nil {

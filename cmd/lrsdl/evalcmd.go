@@ -187,8 +187,7 @@ func (t *evalTracker) fit(c lrsdl.Classifier, s eval.Stage) {
 		t.finals = append(t.finals, c)
 	}
 	t.mu.Unlock()
-	t.j.fitAt(where, iterations(c), from, width)
-	setProgress(c, t.j.iter)
+	setProgress(c, t.j.fitAt(where, iterations(c), from, width))
 }
 
 // gridDoc describes eval.DefaultGrids for -h.

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -81,12 +82,15 @@ func (f *fake) SetProgress(p lrsdl.ProgressFunc) { f.Options.Progress = p }
 
 // fakeLog records what the fakes did, for tests.
 var fakeLog struct {
+	sync.Mutex
 	fits     int        // calls of Fit
 	predictY mat.Matrix // the samples of the last Predict
 }
 
 func (f *fake) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	fakeLog.Lock()
 	fakeLog.fits++
+	fakeLog.Unlock()
 	d, n := Y.Dims()
 	if n != len(labels) {
 		return fmt.Errorf("fake: %d labels for %d samples", len(labels), n)
@@ -126,7 +130,9 @@ func (f *fake) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 }
 
 func (f *fake) Predict(Y mat.Matrix) ([]int, error) {
+	fakeLog.Lock()
 	fakeLog.predictY = Y
+	fakeLog.Unlock()
 	if f.means == nil {
 		return nil, fmt.Errorf("fake: not trained")
 	}

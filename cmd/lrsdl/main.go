@@ -305,10 +305,22 @@ func runMethods(ctx context.Context, e *env, args []string) error {
 			ps = cf.Params()
 		}
 		if *asJSON {
-			if err := printJSON(e.stdout, struct {
-				Method string        `json:"method"`
-				Params []lrsdl.Param `json:"params"`
-			}{c.Name(), ps}); err != nil {
+			type param struct {
+				Name    string `json:"name"`
+				Type    string `json:"type"`
+				Value   string `json:"value,omitempty"`
+				Default string `json:"default"`
+				Range   string `json:"range,omitempty"`
+				Doc     string `json:"doc"`
+			}
+			out := struct {
+				Method string  `json:"method"`
+				Params []param `json:"params"`
+			}{Method: c.Name()}
+			for _, p := range ps {
+				out.Params = append(out.Params, param{p.Name, p.Type, p.Value, p.Default, p.Range, p.Doc})
+			}
+			if err := printJSON(e.stdout, out); err != nil {
 				return err
 			}
 			continue

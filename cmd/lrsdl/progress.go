@@ -134,12 +134,10 @@ type job struct {
 
 	quit chan struct{} // stops the refresh, if any
 
-	mu          sync.Mutex
-	started     int     // fits started by fit
-	from, width float64 // the part of the job the current fit does
-	where       string  // context of the current fit, e.g. "split 2/5 · fold 3/5"
-	iters       int     // iterations expected of the current fit; 0: unknown
-	last        lrsdl.Progress
+	mu      sync.Mutex
+	started int      // fits started by fit
+	cur     fitState // the fit that reported last
+	last    lrsdl.Progress
 }
 
 // job starts following work made of fits. Unless r is quiet, the status
@@ -153,12 +151,13 @@ func (r *reporter) job(label string, fits int) *job {
 		if !r.tty {
 			every = time.Second
 		}
+		quit := j.quit
 		go func() {
 			t := time.NewTicker(every)
 			defer t.Stop()
 			for {
 				select {
-				case <-j.quit:
+				case <-quit:
 					return
 				case <-t.C:
 					r.status(j.start, j.line(), false)
@@ -170,39 +169,47 @@ func (r *reporter) job(label string, fits int) *job {
 }
 
 // fit starts the next of the job's fits, described by where, expecting
-// iters iterations (0: unknown). The fit before it, if any, is finished.
-func (j *job) fit(where string, iters int) {
+// iters iterations (0: unknown), and returns its progress function. The
+// fit before it, if any, is finished.
+func (j *job) fit(where string, iters int) lrsdl.ProgressFunc {
 	j.mu.Lock()
 	n := j.started
 	j.started++
 	j.mu.Unlock()
-	j.fitAt(where, iters, float64(n)/float64(j.fits), 1/float64(j.fits))
+	return j.fitAt(where, iters, float64(n)/float64(j.fits), 1/float64(j.fits))
+}
+
+// fitState describes one fit of a job.
+type fitState struct {
+	where       string  // context, e.g. "split 2/5 · fold 3/5"
+	iters       int     // iterations expected; 0: unknown
+	from, width float64 // the part of the job the fit does
 }
 
 // fitAt starts a fit, described by where, expecting iters iterations,
-// which does the part [from, from+width) of the job.
-func (j *job) fitAt(where string, iters int, from, width float64) {
+// which does the part [from, from+width) of the job, and returns its
+// progress function. Fits may run at once: the status shows the one that
+// reported last.
+func (j *job) fitAt(where string, iters int, from, width float64) lrsdl.ProgressFunc {
+	f := fitState{where, iters, from, width}
 	j.mu.Lock()
-	j.where, j.iters, j.from, j.width, j.last = where, iters, from, width, lrsdl.Progress{}
+	j.cur, j.last = f, lrsdl.Progress{}
 	j.mu.Unlock()
 	j.r.status(j.start, j.line(), false)
-}
-
-// iter reports one outer iteration of the current fit; it is a
-// lrsdl.ProgressFunc.
-func (j *job) iter(p lrsdl.Progress) {
-	j.mu.Lock()
-	j.last = p
-	where, last := j.where, p.Stop != "" || p.Iter == j.iters
-	j.mu.Unlock()
-	if j.r.verbose {
-		if where != "" {
-			where += " · "
+	return func(p lrsdl.Progress) {
+		j.mu.Lock()
+		j.cur, j.last = f, p
+		j.mu.Unlock()
+		if j.r.verbose {
+			where := f.where
+			if where != "" {
+				where += " · "
+			}
+			j.r.event("%s: %siter %d %s %.2fs", j.label, where, p.Iter, formatCost(p.Cost), p.Elapsed.Seconds())
+			return
 		}
-		j.r.event("%s: %siter %d %s %.2fs", j.label, where, p.Iter, formatCost(p.Cost), p.Elapsed.Seconds())
-		return
+		j.r.status(j.start, j.line(), p.Stop != "" || p.Iter == f.iters)
 	}
-	j.r.status(j.start, j.line(), last)
 }
 
 // line formats the status: label, percentage and bar, context, iteration,
@@ -210,21 +217,21 @@ func (j *job) iter(p lrsdl.Progress) {
 func (j *job) line() string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	frac := j.from
-	if j.iters > 0 {
-		frac += j.width * min(1, float64(j.last.Iter)/float64(j.iters))
+	frac := j.cur.from
+	if j.cur.iters > 0 {
+		frac += j.cur.width * min(1, float64(j.last.Iter)/float64(j.cur.iters))
 	}
 	frac = min(1, frac)
 	var b strings.Builder
 	n := int(frac * barWidth)
 	fmt.Fprintf(&b, "%s %3.0f%% [%s%s]", j.label, 100*frac, strings.Repeat("=", n), strings.Repeat(" ", barWidth-n))
-	if j.where != "" {
-		b.WriteString(" " + j.where)
+	if j.cur.where != "" {
+		b.WriteString(" " + j.cur.where)
 	}
 	if j.last.Iter > 0 {
 		fmt.Fprintf(&b, " · iter %d", j.last.Iter)
-		if j.iters > 0 {
-			fmt.Fprintf(&b, "/%d", j.iters)
+		if j.cur.iters > 0 {
+			fmt.Fprintf(&b, "/%d", j.cur.iters)
 		}
 		fmt.Fprintf(&b, " · cost %.4g", j.last.Cost.Total)
 	}

@@ -25,21 +25,21 @@ func newTestReporter(tty bool) (*reporter, *bytes.Buffer, *fakeClock) {
 func TestProgressTerminal(t *testing.T) {
 	r, b, clk := newTestReporter(true)
 	j := r.job("LRSDL", 2)
-	j.fit("split 1/2", 10)
-	j.iter(lrsdl.Progress{Iter: 1, Cost: lrsdl.Cost{Total: 3}})
+	it := j.fit("split 1/2", 10)
+	it(lrsdl.Progress{Iter: 1, Cost: lrsdl.Cost{Total: 3}})
 	if b.Len() != 0 {
 		t.Errorf("bar drawn at once: %q", b.String())
 	}
 	// Half of the first of two fits after 10 s: 25 % done, 30 s to go.
 	clk.add(10 * time.Second)
-	j.iter(lrsdl.Progress{Iter: 5, Cost: lrsdl.Cost{Total: 2}})
+	it(lrsdl.Progress{Iter: 5, Cost: lrsdl.Cost{Total: 2}})
 	want := "\rLRSDL  25% [=====               ] split 1/2 · iter 5/10 · cost 2 · 10s, ETA 30s\x1b[K"
 	if b.String() != want {
 		t.Errorf("bar\n%q, want\n%q", b.String(), want)
 	}
 	// Redrawn at most every redrawEvery.
 	b.Reset()
-	j.iter(lrsdl.Progress{Iter: 6, Cost: lrsdl.Cost{Total: 2}})
+	it(lrsdl.Progress{Iter: 6, Cost: lrsdl.Cost{Total: 2}})
 	if b.Len() != 0 {
 		t.Errorf("redrawn at once: %q", b.String())
 	}
@@ -56,9 +56,9 @@ func TestProgressTerminal(t *testing.T) {
 		t.Errorf("second fit %q", s)
 	}
 	// A long line is cut to the terminal's width.
-	j.fit(strings.Repeat("x", 200), 10)
+	it = j.fit(strings.Repeat("x", 200), 10)
 	clk.add(time.Second)
-	j.iter(lrsdl.Progress{Iter: 1})
+	it(lrsdl.Progress{Iter: 1})
 	line := b.String()[strings.LastIndex(b.String(), "\r")+1:]
 	if n := len([]rune(strings.TrimSuffix(line, "\x1b[K"))); n != 99 {
 		t.Errorf("line of %d runes on a 100-column terminal: %q", n, line)
@@ -74,10 +74,10 @@ func TestProgressLog(t *testing.T) {
 	// Not a terminal: the status at most every heartbeat, as plain lines.
 	r, b, clk := newTestReporter(false)
 	j := r.job("X", 1)
-	j.fit("", 0)
+	it := j.fit("", 0)
 	for range 25 {
 		clk.add(time.Second)
-		j.iter(lrsdl.Progress{Iter: 1, Cost: lrsdl.Cost{Total: 1}})
+		it(lrsdl.Progress{Iter: 1, Cost: lrsdl.Cost{Total: 1}})
 	}
 	if lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"); len(lines) != 2 || strings.Contains(b.String(), "\r") ||
 		lines[0] != "X   0% [                    ] · iter 1 · cost 1 · 10s" {
@@ -86,15 +86,15 @@ func TestProgressLog(t *testing.T) {
 	// Verbose: one line per iteration with the cost terms.
 	b.Reset()
 	r.verbose = true
-	j.fit("fold 2/3", 0)
-	j.iter(lrsdl.Progress{Iter: 2, Cost: lrsdl.Cost{Total: 3, Terms: []lrsdl.Term{{Name: "fidelity", Value: 1}, {Name: "sparsity", Value: 2}}}, Elapsed: time.Second})
+	it = j.fit("fold 2/3", 0)
+	it(lrsdl.Progress{Iter: 2, Cost: lrsdl.Cost{Total: 3, Terms: []lrsdl.Term{{Name: "fidelity", Value: 1}, {Name: "sparsity", Value: 2}}}, Elapsed: time.Second})
 	if s := b.String(); s != "X: fold 2/3 · iter 2 cost 3 (fidelity 1, sparsity 2) 1.00s\n" {
 		t.Errorf("verbose line %q", s)
 	}
 	// Quiet: nothing at all.
 	b.Reset()
 	r.quiet = true
-	j.iter(lrsdl.Progress{Iter: 3})
+	it(lrsdl.Progress{Iter: 3})
 	r.event("x")
 	clk.add(time.Minute)
 	j.fit("", 1)
