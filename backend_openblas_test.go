@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
-	"gonum.org/v1/netlib/blas/netlib"
 )
 
 func TestBackendIsOpenBLAS(t *testing.T) {
@@ -29,8 +28,8 @@ func TestBackendIsOpenBLAS(t *testing.T) {
 	if !ok {
 		t.Fatalf("blas64 uses %T in the openblas build, want OpenBLAS", blas64.Implementation())
 	}
-	if _, ok := impl.Float64Level3.(netlib.Implementation); !ok {
-		t.Errorf("level 3 is %T, want netlib.Implementation", impl.Float64Level3)
+	if _, ok := impl.Float64Level3.(Level3); !ok {
+		t.Errorf("level 3 is %T, want Level3", impl.Float64Level3)
 	}
 	if _, ok := impl.Float64Level2.(gonum.Implementation); !ok {
 		t.Errorf("level 2 is %T, want gonum.Implementation", impl.Float64Level2)

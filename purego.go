@@ -15,3 +15,9 @@ var openBLAS OpenBLAS
 func backendDetail() string { return "gonum pure-Go BLAS" }
 
 func openBLASCoreHint() string { return "" }
+
+// GemmThreadsMin is, in builds without OpenBLAS, unused.
+var GemmThreadsMin = 1 << 25
+
+// SetOpenBLASThreads does nothing in builds without OpenBLAS; it returns 1.
+func SetOpenBLASThreads(int) int { return 1 }

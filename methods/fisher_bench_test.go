@@ -3,12 +3,14 @@ package methods
 import (
 	"context"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/data"
 )
 
 // faceLikeData returns n unit-norm samples per class of C classes in
@@ -78,6 +80,38 @@ func BenchmarkFisherIter_C100n7k7d300(b *testing.B) {
 			}
 			b.ReportMetric(per.Seconds()/float64(b.N), "s/iter")
 			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/iter")
+		})
+	}
+}
+
+// BenchmarkGemmThreads trains LRSDL on the 700 AR gender training samples
+// (as BenchmarkLRSDLTrainARGender700) with one OpenBLAS thread and
+// GOMAXPROCS=1 ("one"), and with two of each, every product on both
+// OpenBLAS threads ("two-all") or by lrsdl.Level3's thread policy
+// ("two-policy"). On gonum all three are the same BLAS.
+func BenchmarkGemmThreads(b *testing.B) {
+	ds, err := data.Load(argenderPath(b), data.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+	defer func(v int) { lrsdl.GemmThreadsMin = v }(lrsdl.GemmThreadsMin)
+	policy := lrsdl.GemmThreadsMin
+	for _, c := range []struct {
+		name       string
+		procs, min int
+	}{{"one", 1, policy}, {"two-all", 2, 0}, {"two-policy", 2, policy}} {
+		b.Run(c.name, func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.procs))
+			lrsdl.SetOpenBLASThreads(c.procs)
+			lrsdl.GemmThreadsMin = c.min
+			defer cpuMetric(b)()
+			for i := 0; i < b.N; i++ {
+				m := &LRSDL{Options: LRSDLOptions{K0: 10, Eta: 0.1, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01, Lambda2: 0.01, Iters: 30, Tol: Off}}}
+				if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }
