@@ -65,7 +65,7 @@ type KSVDRun struct {
 	// The residual is kept sample by sample, Rt = (Y − DX)ᵀ (n×d), so that
 	// the samples using an atom are contiguous rows.
 	y, yt, rt, g, b, xn, rnt *mat.Dense
-	yy, rr                   []float64
+	yy, rr, dt               []float64
 	t                        int
 	opts                     KSVDOptions
 	ow                       OMPWork
@@ -115,14 +115,38 @@ func (r *KSVDRun) Step(ctx context.Context) error {
 	if err := BatchOMP(ctx, r.xn, r.g, r.b, r.yy, r.t, r.opts.Tol, &r.ow); err != nil {
 		return err
 	}
-	r.rnt.Mul(r.xn.T(), D.T())
-	r.rnt.Sub(r.yt, r.rnt)
+	r.residualT()
 	keepBetter(r.X, r.rt, r.rr, r.xn, r.rnt)
 	if err := r.sw.sweep(ctx, D, r.X, r.rt, r.yt, r.opts.PowerIter); err != nil {
 		return err
 	}
 	rowNorms2(r.rr, r.rt)
 	return nil
+}
+
+// residualT sets rnt = (Y − D·Xn)ᵀ from the T-sparse codes Xn, one axpy of
+// an atom per non-zero code: O(d·T·n) instead of a dense product.
+func (r *KSVDRun) residualT() {
+	d, k := r.D.Dims()
+	if cap(r.dt) < d*k {
+		r.dt = make([]float64, d*k)
+	}
+	dt := r.dt[:d*k]
+	dr := r.D.RawMatrix()
+	for i := 0; i < d; i++ {
+		for a, v := range dr.Data[i*dr.Stride : i*dr.Stride+k] {
+			dt[a*d+i] = v
+		}
+	}
+	r.rnt.Copy(r.yt)
+	rn, x := r.rnt.RawMatrix(), r.xn.RawMatrix()
+	for a := 0; a < k; a++ {
+		for j, v := range x.Data[a*x.Stride : a*x.Stride+x.Cols] {
+			if v != 0 {
+				floats.AddScaled(rn.Data[j*rn.Stride:j*rn.Stride+d], -v, dt[a*d:(a+1)*d])
+			}
+		}
+	}
 }
 
 // keepBetter replaces each column of X and each row of Rt (the residuals

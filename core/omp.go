@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -231,11 +232,7 @@ func (w *OMPWork) code(g []float64, gs, T int, useTol bool, tol2, yy float64) in
 		// alpha = alpha0 − G_{:,I}·x_I, using the rows of symmetric G.
 		copy(w.alpha, w.alpha0)
 		for p, a := range w.idx[:m] {
-			xp := x[p]
-			row := g[a*gs : a*gs+len(w.alpha)]
-			for i, gv := range row {
-				w.alpha[i] -= gv * xp
-			}
+			floats.AddScaled(w.alpha, -x[p], g[a*gs:a*gs+len(w.alpha)])
 		}
 		if useTol {
 			err2 = yy
