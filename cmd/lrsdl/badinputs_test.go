@@ -57,6 +57,7 @@ func badFixtures(t *testing.T) map[string]string {
 	write("inf.csv", "1,2,0\n3,+Inf,1\n5,6,0\n7,8,1\n")
 	write("ragged.csv", "1,2,0\n3,4,5,1\n")
 	write("onecls.csv", "1,2,7\n3,4,7\n5,6,7\n")
+	write("zeros.csv", "0,0,1\n0,0,2\n0,0,1\n0,0,2\n")
 
 	model := filepath.Join(dir, "model")
 	if code, _, e := runCmd(t, "train", "-q", "-data", f["{two}"], "-method", "FDDL", "-iters", "2", "-o", model); code != 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -114,6 +115,17 @@ func TestOutputCheckedFirst(t *testing.T) {
 	if fakeLog.fits != fits {
 		t.Error("trained before finding -o unwritable")
 	}
+	// predict stops on cancellation (Ctrl-C) and writes nothing.
+	model := filepath.Join(dir, "m")
+	if code, _, e := runCmd(t, "train", "-q", "-data", csv, "-method", "FAKE", "-o", model); code != 0 {
+		t.Fatal(e)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if code, _, e := runCtx(ctx, "predict", "-data", csv, "-model", model, "-o", filepath.Join(dir, "p.csv")); code != 1 || !strings.Contains(e, "interrupted") {
+		t.Errorf("cancelled predict: exit %d, stderr %q", code, e)
+	}
+	os.Remove(model)
 	// A bad model file: nothing is written.
 	bad := filepath.Join(dir, "bad.model")
 	os.WriteFile(bad, []byte("LRSDLMDL"), 0o644)

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // dataFlags are the flags shared by all commands that read data.
@@ -112,4 +115,13 @@ func (e loadError) Error() string {
 func missingLabels(err error) bool {
 	var oe *data.OptionError
 	return errors.As(err, &oe) && (oe.Option == "NoLabels" || strings.Contains(oe.Msg, "NoLabels"))
+}
+
+// checkTraining returns an error if s cannot train anything: all its
+// samples are zero.
+func checkTraining(path string, s split.Set) error {
+	if s.Y != nil && mat.Norm(s.Y, 1) == 0 {
+		return fmt.Errorf("%s: every training sample is zero", path)
+	}
+	return nil
 }

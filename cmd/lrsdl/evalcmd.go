@@ -72,6 +72,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	train, test := ds.Train, ds.Test
+	if err := checkTraining(df.path, train); err != nil {
+		return err
+	}
 	if test.Y == nil && *perClass == 0 {
 		return usagef("%s has no test set: give -train-per-class N to split one off", df.path)
 	}

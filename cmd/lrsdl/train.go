@@ -73,6 +73,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: -train-per-class %d: %v", df.path, *perClass, err)
 	}
+	if err := checkTraining(df.path, tr); err != nil {
+		return err
+	}
 	d, _ := tr.Y.Dims()
 	e.rep.event("%s: training on %d samples of dimension %d, %d classes from %s; %s", c.Name(), tr.Len(), d, len(ds.Classes), df.path, normalizeNote(df.normalize))
 	j := e.rep.job(c.Name(), 1)
