@@ -75,9 +75,6 @@ type COPAR struct {
 // Name returns "COPAR".
 func (m *COPAR) Name() string { return "COPAR" }
 
-// Config returns a pointer to the options.
-func (m *COPAR) Config() any { return &m.Options }
-
 // Params lists the options; after Fit or SetState, the resolved ones.
 func (m *COPAR) Params() []lrsdl.Param { return m.Options.spec().params() }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -279,7 +280,7 @@ func TestCOPARBackends(t *testing.T) {
 }
 
 // TestDLSICOPARRegistry checks that both methods are registered and take
-// their options as JSON through Config.
+// their options as JSON (the model files' form).
 func TestDLSICOPARRegistry(t *testing.T) {
 	for _, c := range []struct{ name, cfg string }{
 		{"dlsi", `{"k":5,"lambda":0.01,"eta":0.1,"iters":3,"original_d":true,"seed":2}`},
@@ -289,7 +290,7 @@ func TestDLSICOPARRegistry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := m.(interface{ Config() any }).Config()
+		cfg := reflect.ValueOf(m).Elem().FieldByName("Options").Addr().Interface()
 		if err := json.Unmarshal([]byte(c.cfg), cfg); err != nil {
 			t.Fatal(err)
 		}

@@ -64,9 +64,6 @@ type DLSI struct {
 // Name returns "DLSI".
 func (m *DLSI) Name() string { return "DLSI" }
 
-// Config returns a pointer to the options.
-func (m *DLSI) Config() any { return &m.Options }
-
 // Params lists the options; after Fit or SetState, the resolved ones.
 func (m *DLSI) Params() []lrsdl.Param { return m.Options.spec().params() }
 

@@ -84,12 +84,6 @@ func (m *LCKSVD1) Name() string { return "LC-KSVD1" }
 // Name returns "LC-KSVD2".
 func (m *LCKSVD2) Name() string { return "LC-KSVD2" }
 
-// Config returns a pointer to m.Options.
-func (m *LCKSVD1) Config() any { return &m.Options }
-
-// Config returns a pointer to m.Options.
-func (m *LCKSVD2) Config() any { return &m.Options }
-
 // Params lists the options; after Fit or SetState, the resolved ones.
 func (m *LCKSVD1) Params() []lrsdl.Param { return m.Options.spec().params() }
 

@@ -19,8 +19,7 @@ func TestLCKSVDCostNonIncreasing(t *testing.T) {
 		&LCKSVD2{Options: LCKSVDOptions{K: 4, Sparsity: 3, Alpha: 0.5, Beta: 0.5, Iters: 12}},
 	} {
 		var costs []lrsdl.Cost
-		opts := m.(interface{ Config() any }).Config().(*LCKSVDOptions)
-		opts.Progress = func(p lrsdl.Progress) { costs = append(costs, p.Cost) }
+		m.(lrsdl.Configurable).SetProgress(func(p lrsdl.Progress) { costs = append(costs, p.Cost) })
 		if err := m.Fit(context.Background(), Y, l); err != nil {
 			t.Fatal(err)
 		}

@@ -62,9 +62,6 @@ type ODL struct {
 // Name returns "ODL".
 func (m *ODL) Name() string { return "ODL" }
 
-// Config returns a pointer to m.Options.
-func (m *ODL) Config() any { return &m.Options }
-
 // Params lists the options; after Fit or SetState, the resolved ones.
 func (m *ODL) Params() []lrsdl.Param { return m.Options.spec().params() }
 

@@ -53,9 +53,6 @@ type SRC struct {
 // Name returns "SRC".
 func (m *SRC) Name() string { return "SRC" }
 
-// Config returns a pointer to m.Options.
-func (m *SRC) Config() any { return &m.Options }
-
 // Params lists the options; after Fit or SetState, the resolved ones.
 func (m *SRC) Params() []lrsdl.Param { return m.Options.spec().params() }
 
