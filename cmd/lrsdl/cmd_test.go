@@ -202,3 +202,25 @@ func TestMethods(t *testing.T) {
 		t.Errorf("unknown method: exit %d, %q", code, e)
 	}
 }
+
+// train -json holds the resolved options, the iterations run and why
+// training stopped, the normalisation and the backend.
+func TestTrainJSON(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "m")
+	code, o, e := runCmd(t, "train", "-q", "-json", "-data", "../../testdata/argender.mat", "-method", "LRSDL", "-train-per-class", "8", "-iters", "3", "-p", "tol=0", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	var r trainResult
+	dec := json.NewDecoder(strings.NewReader(o))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		t.Fatalf("%v in %s", err, o)
+	}
+	// k defaults to min(20, smallest class) = 8.
+	if r.Method != "LRSDL" || r.Dataset != "argender" || r.Samples != 16 || !r.Normalize || r.Backend == "" ||
+		r.Params["k"] != 8.0 || r.Params["iters"] != 3.0 || r.ItersRun != 3 || r.StopReason != "max_iterations" ||
+		r.TestAccuracy == nil || r.TestSamples != 700 || r.Model != out {
+		t.Errorf("%+v", r)
+	}
+}

@@ -1,15 +1,18 @@
 // Command lrsdl trains, evaluates and inspects discriminative dictionary
 // learning classifiers (LRSDL, FDDL, DLSI, COPAR and their baselines).
 //
-//	lrsdl demo [-out DIR]                       train every method on synthetic data, draw atoms
-//	lrsdl train -data FILE -method NAME -o MODEL
-//	lrsdl predict -model MODEL -data FILE [-o CSV]
+//	lrsdl demo [-out DIR]                       every method on synthetic data; atoms in a new lrsdl-demo-N
+//	lrsdl train -data FILE -method NAME -o MODEL [-json]
+//	lrsdl predict -model MODEL -data FILE [-no-labels] [-o FILE.csv|FILE.json|-]
 //	lrsdl eval -data FILE -method NAME[,NAME] -train-per-class N -splits S [-cv K] [-json]
 //	lrsdl complexity [-C -n -k -q -d -q2]       the paper's Tables 1 and 2
 //	lrsdl compare -algo fddl|dlsi|copar         original versus efficient algorithms
-//	lrsdl methods                               registered methods and their options
+//	lrsdl methods [NAME] [-json]                every option: default, range, meaning
 //
-// Exit status: 0 on success, 1 on failure, 2 on a usage error.
+// Samples are scaled to unit ℓ2 norm unless -normalize=false; the model
+// file records the choice and predict applies it. Progress goes to stderr
+// (-q: none, -v: every iteration). Exit status: 0 on success, 1 on
+// failure, 2 on a usage error; errors are one line.
 package main
 
 import (

@@ -16,7 +16,8 @@ import (
 // trainResult is the output of 'lrsdl train -json'.
 type trainResult struct {
 	Method       string      `json:"method"`
-	Dataset      string      `json:"dataset"`
+	Dataset      string      `json:"dataset"` // name, as in eval -json
+	Data         string      `json:"data"`    // file
 	Samples      int         `json:"samples"`
 	Dimension    int         `json:"dimension"`
 	Classes      int         `json:"classes"`
@@ -96,7 +97,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}); err != nil {
 		return err
 	}
-	res := trainResult{Method: c.Name(), Dataset: df.path, Samples: tr.Len(), Dimension: d, Classes: len(ds.Classes),
+	res := trainResult{Method: c.Name(), Dataset: ds.Name, Data: df.path, Samples: tr.Len(), Dimension: d, Classes: len(ds.Classes),
 		Normalize: df.normalize, Backend: lrsdl.Backend(), Params: paramValues(c), TrainSeconds: took.Seconds(), Model: *out}
 	res.ItersRun, res.StopReason = fitInfo(c)
 	if te := ds.Test; te.Y != nil {
