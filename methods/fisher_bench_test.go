@@ -47,31 +47,32 @@ func faceLikeData(C, d, n int, seed uint64) (*mat.Dense, []int) {
 
 // BenchmarkFisherIter_C100n7k7d300 times one outer iteration of E-FDDL and
 // of LRSDL (k0 = 7, η = 0.1) at the paper's efficiency size, C=100, d=300,
-// n=k=7, default inner iterations: s/iter is the time from the end of the
-// first iteration to the end of the last over the iterations between, as
-// the efficiency section of bench/reproduce measures it; cpu-s/iter is the
-// process's CPU time over the same span (both cores count).
+// n=k=7: s/iter is the time from the end of the first iteration to the end
+// of the last over the iterations between, as the efficiency section of
+// bench/reproduce measures it; cpu-s/iter is the process's CPU time over
+// the same span (both cores count). The default runs stop FISTA on its
+// tolerance, which E-FDDL meets after one iteration and LRSDL not within
+// its 50; the -q50 runs (x_tol=Off) do all 50 FISTA iterations of every X
+// step, the work the paper's complexity counts.
 func BenchmarkFisherIter_C100n7k7d300(b *testing.B) {
 	Y, labels := faceLikeData(100, 300, 7, 1)
 	const iters = 6
 	for _, c := range []struct {
 		name string
 		k0   int
-	}{{"E-FDDL", 0}, {"LRSDL", 7}} {
+		xTol float64
+	}{{"E-FDDL", Off, 0}, {"LRSDL", 7, 0}, {"E-FDDL-q50", Off, Off}, {"LRSDL-q50", 7, Off}} {
 		b.Run(c.name, func(b *testing.B) {
 			var per, cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				var first, last, cpu0, cpu1 time.Duration
-				o := FDDLOptions{K: 7, Iters: iters, Tol: -1, Seed: 1, Progress: func(p lrsdl.Progress) {
+				o := LRSDLOptions{FDDLOptions: FDDLOptions{K: 7, Iters: iters, Tol: Off, XTol: c.xTol, Seed: 1, Progress: func(p lrsdl.Progress) {
 					if p.Iter == 1 {
 						first, cpu0 = p.Elapsed, lrsdlCPUTime()
 					}
 					last, cpu1 = p.Elapsed, lrsdlCPUTime()
-				}}
-				m := &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: c.k0}}
-				if c.k0 == 0 {
-					m.Options.K0 = -1
-				}
+				}}, K0: c.k0}
+				m := &LRSDL{Options: o}
 				if err := m.Fit(context.Background(), Y, labels); err != nil {
 					b.Fatal(err)
 				}
