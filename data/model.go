@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/methods"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -92,6 +93,44 @@ func ReadModelInfo(path string) (*lrsdl.State, ModelInfo, error) {
 		return nil, ModelInfo{}, fmt.Errorf("%s: model: extra data after the end of the model", path)
 	}
 	return s, info, nil
+}
+
+// WriteClassifier writes the state of c, which must be lrsdl.Persistent,
+// and info to a model file at path (see WriteModelInfo).
+func WriteClassifier(path string, c lrsdl.Classifier, info ModelInfo) error {
+	p, ok := c.(lrsdl.Persistent)
+	if !ok {
+		return fmt.Errorf("model: method %s cannot be saved", c.Name())
+	}
+	s, err := p.State()
+	if err != nil {
+		return err
+	}
+	return WriteModelInfo(path, s, info)
+}
+
+// ReadClassifier reads a model file and returns the trained classifier of
+// the registered method it names (methods.New), ready to predict, and the
+// file's info. When info.Normalize is set, samples to classify must be
+// scaled to unit ℓ2 norm first, for example by NormalizeColumns or
+// LoadOptions.Normalize.
+func ReadClassifier(path string) (lrsdl.Classifier, ModelInfo, error) {
+	s, info, err := ReadModelInfo(path)
+	if err != nil {
+		return nil, ModelInfo{}, err
+	}
+	c, err := methods.New(s.Method)
+	if err != nil {
+		return nil, ModelInfo{}, fmt.Errorf("%s: %w", path, err)
+	}
+	p, ok := c.(lrsdl.Persistent)
+	if !ok {
+		return nil, ModelInfo{}, fmt.Errorf("%s: method %s cannot load a model", path, c.Name())
+	}
+	if err := p.SetState(s); err != nil {
+		return nil, ModelInfo{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, info, nil
 }
 
 // EncodeModel is EncodeModelInfo with a zero ModelInfo.
