@@ -15,7 +15,6 @@ import (
 	"sort"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/methods"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -110,16 +109,16 @@ func WriteClassifier(path string, c lrsdl.Classifier, info ModelInfo) error {
 }
 
 // ReadClassifier reads a model file and returns the trained classifier of
-// the registered method it names (methods.New), ready to predict, and the
-// file's info. When info.Normalize is set, samples to classify must be
-// scaled to unit ℓ2 norm first, for example by NormalizeColumns or
+// the method it names, made by newMethod (methods.New), ready to predict,
+// and the file's info. When info.Normalize is set, samples to classify
+// must be scaled to unit ℓ2 norm first, for example by NormalizeColumns or
 // LoadOptions.Normalize.
-func ReadClassifier(path string) (lrsdl.Classifier, ModelInfo, error) {
+func ReadClassifier(path string, newMethod func(name string) (lrsdl.Classifier, error)) (lrsdl.Classifier, ModelInfo, error) {
 	s, info, err := ReadModelInfo(path)
 	if err != nil {
 		return nil, ModelInfo{}, err
 	}
-	c, err := methods.New(s.Method)
+	c, err := newMethod(s.Method)
 	if err != nil {
 		return nil, ModelInfo{}, fmt.Errorf("%s: %w", path, err)
 	}

@@ -2,7 +2,6 @@ package data
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/crc64"
@@ -14,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/methods"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -331,37 +329,5 @@ func TestModelInfo(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("encoding %v: %v", v, err)
 		}
-	}
-}
-
-// A classifier written with WriteClassifier comes back from ReadClassifier
-// ready to predict the same labels; errors name the file.
-func TestReadClassifier(t *testing.T) {
-	ds, _, err := SyntheticSplit(SyntheticOptions{PerClass: 20, Size: 8, Seed: 2}, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &methods.FDDL{Options: methods.FDDLOptions{K: 3, Iters: 2, Seed: 1}}
-	if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "m")
-	if err := WriteClassifier(path, m, ModelInfo{Normalize: true}); err != nil {
-		t.Fatal(err)
-	}
-	c, info, err := ReadClassifier(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := m.Predict(ds.Test.Y)
-	got, err := c.Predict(ds.Test.Y)
-	if err != nil || !slices.Equal(got, want) || c.Name() != "FDDL" || info != (ModelInfo{Version: ModelVersion, Normalize: true}) {
-		t.Errorf("%s %+v: %v, %v", c.Name(), info, got, err)
-	}
-	s, _ := m.State()
-	s.Method = "NOPE"
-	WriteModel(path, s)
-	if _, _, err := ReadClassifier(path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "NOPE") {
-		t.Errorf("unknown method: %v", err)
 	}
 }

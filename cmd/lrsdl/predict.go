@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
 )
@@ -54,20 +53,9 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		}
 		defer of.abort()
 	}
-	st, info, err := data.ReadModelInfo(*model)
+	c, info, err := data.ReadClassifier(*model, newMethod)
 	if err != nil {
 		return err
-	}
-	c, err := newMethod(st.Method)
-	if err != nil {
-		return fmt.Errorf("%s: %v", *model, err)
-	}
-	pc, ok := c.(lrsdl.Persistent)
-	if !ok {
-		return fmt.Errorf("%s: method %s cannot load a model", *model, c.Name())
-	}
-	if err := pc.SetState(st); err != nil {
-		return fmt.Errorf("%s: %v", *model, err)
 	}
 	// New samples are prepared as the training samples were.
 	df.normalize = info.Normalize
