@@ -140,8 +140,17 @@ func TestRandomSplits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	train := blobs([]int{4, 8}, 20, 6, 0, rng)
 	test := blobs([]int{4, 8}, 15, 6, 1000, rng) // feature 0 ≥ ~997 marks test data
-	var fits []*fake
-	newC := func() (lrsdl.Classifier, error) { f := &fake{}; fits = append(fits, f); return f, nil }
+	var (
+		mu   sync.Mutex
+		fits []*fake
+	)
+	newC := func() (lrsdl.Classifier, error) {
+		f := &fake{}
+		mu.Lock()
+		fits = append(fits, f)
+		mu.Unlock()
+		return f, nil
+	}
 	opts := SplitOptions{Splits: 3, PerClass: 5, Seed: 11, Folds: 2, Grid: Grid{"lambda": {0.9, 0.2}}}
 	s, err := RandomSplits(context.Background(), newC, train, test, opts)
 	if err != nil {

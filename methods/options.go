@@ -153,6 +153,9 @@ func (o *opt) reason(v float64, info *dataInfo) string {
 	case o.i != nil && v != math.Trunc(v):
 		return "must be an integer"
 	case v < o.min || o.minOpen && v == o.min || o.max != 0 && v > o.max:
+		if o.max != 0 {
+			return "must be in " + o.rangeText()
+		}
 		return "must be " + o.rangeText()
 	case o.perClass && info != nil && v > float64(info.minClass):
 		return fmt.Sprintf("must be at most %d, the samples of the smallest class", info.minClass)
