@@ -48,32 +48,27 @@ type config struct {
 }
 
 func full() config {
+	// Flower (d = 10000) and COIL-100 (100 classes) fits take seconds to
+	// minutes, so cross-validation there covers the sparsity weight of FDDL
+	// and LRSDL only, and every method has a time budget per data set.
+	small := map[string]eval.Grid{"LRSDL": {"lambda1": {0.001, 0.01}}, "FDDL": {"lambda1": {0.001, 0.01}}}
+	for _, m := range []string{"SRC", "ODL", "LCKSVD1", "LCKSVD2", "DLSI", "DLRD", "D2L2R2", "COPAR", "JDL", "JDL*", "SRRS"} {
+		small[m] = eval.Grid{}
+	}
 	return config{Mode: "full",
-		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: 100 * time.Second,
-		Budget: 6 * time.Minute, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60, FlTest: 20, CoPerClass: 10,
-		ArSizes: []int{50, 100, 150, 200, 250, 300, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
+		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: time.Minute,
+		Budget: 90 * time.Second, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60, FlTest: 20, CoPerClass: 10,
+		ArSizes: []int{50, 150, 250, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
 		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 2,
 		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
-		ScaleC:      []int{10, 25, 50, 100, 200, 400}, ScaleDim: 300, ScaleDims: []int{300, 1000, 3000, 10000}, ScaleClasses: 20,
-		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: time.Minute,
+		ScaleC:      []int{10, 25, 50, 100, 200}, ScaleDim: 300, ScaleDims: []int{300, 1000, 3000, 10000}, ScaleClasses: 20,
+		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 40 * time.Second,
 		SimTrain: 200, SimTest: 800,
-		// A fit on Oxford Flower (d = 10000, 1020 samples) takes 5 s (SRC,
-		// ODL), 15 s (FDDL, LRSDL) or 30-50 s (LC-KSVD, DLSI, D2L2R2, COPAR)
-		// on 2 idle cores: cross-validation over two points of the sparsity
-		// weight for the fast ones, none for the slow ones, and budgets
-		// that give the slow ones a few of the 10 splits.
-		Deadline: 55 * time.Minute,
-		Budgets: map[string]time.Duration{flower: 100 * time.Second,
-			flower + "/FDDL": 3 * time.Minute, flower + "/LRSDL": 3 * time.Minute},
-		Grids: map[string]map[string]eval.Grid{flower: {
-			"LRSDL":   {"lambda1": {0.001, 0.01}},
-			"FDDL":    {"lambda1": {0.001, 0.01}},
-			"D2L2R2":  {},
-			"DLSI":    {},
-			"COPAR":   {},
-			"LCKSVD1": {},
-			"LCKSVD2": {},
-		}},
+		Deadline: 40 * time.Minute,
+		Budgets: map[string]time.Duration{
+			flower + "/FDDL": 3 * time.Minute, flower + "/LRSDL": 3 * time.Minute,
+			coil + "/FDDL": 3 * time.Minute, coil + "/LRSDL": 3 * time.Minute},
+		Grids: map[string]map[string]eval.Grid{flower: small, coil: small},
 	}
 }
 

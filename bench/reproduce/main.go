@@ -122,11 +122,11 @@ func main() {
 		{"efficiency", r.efficiency}, // before complexity: it measures the iterations
 		{"complexity", r.complexity},
 		{"overall", r.overall},
+		{"time", r.timeTable},
+		{"simulated", r.simulated},
+		{"scaling", r.scaling},
 		{"shared", r.shared},
 		{"ntrain", r.ntrain}, // last: the deadline cuts the least needed
-		{"time", r.timeTable},
-		{"scaling", r.scaling},
-		{"simulated", r.simulated},
 	}
 	for _, s := range steps {
 		if !r.sections[s.name] && !(s.name == "efficiency" && r.sections["complexity"]) {
