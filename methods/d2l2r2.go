@@ -47,9 +47,6 @@ type D2L2R2 struct {
 // Name returns "D2L2R2".
 func (m *D2L2R2) Name() string { return "D2L2R2" }
 
-// Config returns a pointer to m.Options.
-func (m *D2L2R2) Config() any { return &m.Options }
-
 // Params lists the options; after Fit or SetState, the resolved ones.
 func (m *D2L2R2) Params() []lrsdl.Param { return m.Options.spec().params() }
 

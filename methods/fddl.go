@@ -96,9 +96,6 @@ type FDDL struct {
 // Name returns "FDDL".
 func (m *FDDL) Name() string { return "FDDL" }
 
-// Config returns a pointer to m.Options.
-func (m *FDDL) Config() any { return &m.Options }
-
 // Params lists the options; after Fit or SetState, the resolved ones.
 func (m *FDDL) Params() []lrsdl.Param { return m.Options.spec().params() }
 

@@ -49,9 +49,6 @@ type LRSDL struct {
 // Name returns "LRSDL".
 func (m *LRSDL) Name() string { return "LRSDL" }
 
-// Config returns a pointer to m.Options.
-func (m *LRSDL) Config() any { return &m.Options }
-
 // Params lists the options; after Fit or SetState, the resolved ones.
 func (m *LRSDL) Params() []lrsdl.Param { return m.Options.spec().params() }
 
