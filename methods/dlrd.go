@@ -34,7 +34,7 @@ type DLRDOptions struct {
 func (o *DLRDOptions) spec() optSpec {
 	return optSpec{method: "DLRD", opts: []opt{
 		kOpt(&o.K, 20, "atoms per class"),
-		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.02, minOpen: true},
+		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.02, minOpen: true, zeroAt: 1},
 		{name: "alpha", doc: "nuclear-norm weight α of each class dictionary", f: &o.Alpha, def: 0.01, off: true},
 		{name: "beta", doc: "ℓ1 weight β of the sparse error", f: &o.Beta, def: 0.1, minOpen: true},
 		{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: &o.Lambda, defDoc: "lambda1", minOpen: true, predict: true,
@@ -116,7 +116,7 @@ func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	}
 	d, N := Ys.Dims()
 	o := m.Options
-	info := infoOf(d, g)
+	info := infoOf(Ys, g)
 	if err := o.spec().resolve(&info); err != nil {
 		return err
 	}

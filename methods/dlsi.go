@@ -29,7 +29,7 @@ type DLSIOptions struct {
 func (o *DLSIOptions) spec() optSpec {
 	return optSpec{method: "DLSI", opts: []opt{
 		kOpt(&o.K, 25, "atoms per class"),
-		{name: "lambda", doc: "ℓ1 weight λ", f: &o.Lambda, def: 0.001, minOpen: true},
+		{name: "lambda", doc: "ℓ1 weight λ", f: &o.Lambda, def: 0.001, minOpen: true, zeroAt: 2},
 		{name: "eta", doc: "incoherence weight η", f: &o.Eta, def: 0.05, off: true},
 		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 15, min: 1},
 		{name: "original_d", doc: "O-DLSI-D (column by column) instead of E-DLSI-D (ADMM)", b: &o.OriginalD},

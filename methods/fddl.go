@@ -49,7 +49,7 @@ type FDDLOptions struct {
 func (o *FDDLOptions) opts() []opt {
 	return []opt{
 		kOpt(&o.K, 20, "atoms per class"),
-		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.01, minOpen: true},
+		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.01, minOpen: true, zeroAt: 1},
 		{name: "lambda2", doc: "Fisher weight λ2", f: &o.Lambda2, def: 0.01, off: true},
 		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 30, min: 1},
 		{name: "tol", doc: "stop when the cost changes by less than this, relative (0: run every iteration)", f: &o.Tol, def: 1e-4, off: true},

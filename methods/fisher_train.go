@@ -62,7 +62,7 @@ func (f *fisherDL) fit(ctx context.Context, name string, Y mat.Matrix, labels []
 		}
 	}
 	d, N := Ys.Dims()
-	p, err := resolve(infoOf(d, g))
+	p, err := resolve(infoOf(Ys, g))
 	if err != nil {
 		return err
 	}

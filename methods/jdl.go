@@ -41,7 +41,7 @@ func (o *JDLOptions) spec() optSpec {
 	return optSpec{method: "JDL", opts: []opt{
 		kOpt(&o.K, 20, "atoms per class"),
 		{name: "k0", doc: "shared atoms k0", i: &o.K0, def: 10, min: 1},
-		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.01, minOpen: true},
+		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.01, minOpen: true, zeroAt: 1},
 		{name: "lambda2", doc: "Fisher weight λ2", f: &o.Lambda2, def: 0.01, off: true},
 		{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: &o.Lambda, defDoc: "lambda1", minOpen: true, predict: true,
 			defFn: func() float64 { return o.Lambda1 }},
@@ -123,7 +123,7 @@ func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	}
 	d, N := Ys.Dims()
 	o := m.Options
-	info := infoOf(d, g)
+	info := infoOf(Ys, g)
 	if err := o.spec().resolve(&info); err != nil {
 		return err
 	}

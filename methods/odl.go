@@ -31,7 +31,7 @@ type ODLOptions struct {
 func (o *ODLOptions) spec() optSpec {
 	return optSpec{method: "ODL", opts: []opt{
 		kOpt(&o.K, 25, "atoms per class"),
-		{name: "lambda", doc: "sparsity weight λ", f: &o.Lambda, def: 0.001, minOpen: true},
+		{name: "lambda", doc: "sparsity weight λ", f: &o.Lambda, def: 0.001, minOpen: true, zeroAt: 1},
 		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 20, min: 1},
 		seedOpt(&o.Seed),
 	}}
@@ -100,7 +100,7 @@ func (m *ODL) Learn(ctx context.Context, Y mat.Matrix) error {
 	}
 	d, n := Y.Dims()
 	o := m.Options
-	info := dataInfo{d: d, n: n, classes: 1, minClass: n}
+	info := dataInfo{d: d, n: n, classes: 1, minClass: n, maxNorm: maxColNorm(Y)}
 	if err := o.spec().resolve(&info); err != nil {
 		return err
 	}

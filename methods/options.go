@@ -39,9 +39,10 @@ func (e *OptionError) Error() string {
 // dataInfo are the sizes of a training set that data-aware defaults and
 // ranges depend on.
 type dataInfo struct {
-	d, n     int // dimension and number of samples
-	classes  int // number of classes
-	minClass int // samples in the smallest class
+	d, n     int     // dimension and number of samples
+	classes  int     // number of classes
+	minClass int     // samples in the smallest class
+	maxNorm  float64 // largest ℓ2 norm of a sample
 }
 
 // opt declares one option of an Options struct: the field it sets (one of
@@ -64,6 +65,10 @@ type opt struct {
 	perClass  bool                   // at most the samples of the smallest class
 	check     func(v float64) string // further condition; returns the reason it fails
 	predict   bool                   // acts only at prediction (lrsdl.Param.Predict)
+	// zeroAt, if positive, bounds a sparsity weight: at or above zeroAt
+	// times the largest sample norm every training code is 0 (with atoms
+	// of norm ≤ 1, ‖Dᵀy‖∞ ≤ ‖y‖₂), which would train a chance-level model.
+	zeroAt float64
 }
 
 // kOpt declares the atoms per class: by default min(def, samples of the
@@ -159,6 +164,8 @@ func (o *opt) reason(v float64, info *dataInfo) string {
 		return "must be " + o.rangeText()
 	case o.perClass && info != nil && v > float64(info.minClass):
 		return fmt.Sprintf("must be at most %d, the samples of the smallest class", info.minClass)
+	case o.zeroAt > 0 && info != nil && info.maxNorm > 0 && v >= o.zeroAt*info.maxNorm:
+		return fmt.Sprintf("must be below %.4g (%g times the largest sample norm): at or above it every code is 0", o.zeroAt*info.maxNorm, o.zeroAt)
 	case o.check != nil:
 		return o.check(v)
 	}

@@ -159,3 +159,22 @@ func TestCheckMemory(t *testing.T) {
 		t.Fatalf("default limit %d", MemoryLimit())
 	}
 }
+
+// TestSparsityWeightBound checks that a training sparsity weight at which
+// every code is zero is an error naming the bound, for every method that
+// declares one, and that the bound is sound: just below it LRSDL still
+// learns non-zero codes.
+func TestSparsityWeightBound(t *testing.T) {
+	var o toyOptions
+	s := o.spec()
+	s.opts[1].zeroAt = 2
+	o.Eta = 3
+	info := &dataInfo{minClass: 5, maxNorm: 1.5}
+	if err := s.resolve(info); err == nil || !strings.Contains(err.Error(), "below 3") {
+		t.Errorf("eta=3 with a bound of 2×1.5: %v", err)
+	}
+	o.Eta = 2.9
+	if err := s.resolve(info); err != nil {
+		t.Errorf("eta=2.9 below the bound: %v", err)
+	}
+}

@@ -220,8 +220,7 @@ func tune(ctx context.Context, opts fisherOptions, Y mat.Matrix, labels []int, o
 	if err != nil {
 		return r, err
 	}
-	d, _ := Y.Dims()
-	info := infoOf(d, g)
+	info := infoOf(Y, g)
 	p, err := paramsOf(opts, &info)
 	if err != nil {
 		return r, err

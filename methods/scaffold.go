@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 )
@@ -21,13 +23,37 @@ import (
 // that need a trained model when Fit (or SetState) has not succeeded.
 var ErrNotTrained = errors.New("methods: model is not trained")
 
-// infoOf returns the sizes of a training set of dimension d grouped by g.
-func infoOf(d int, g *core.Grouping) dataInfo {
-	info := dataInfo{d: d, n: g.Part.Len(), classes: g.Classes.Len(), minClass: math.MaxInt}
+// infoOf returns the sizes of the training set Y (samples as columns)
+// grouped by g, and its largest sample norm.
+func infoOf(Y mat.Matrix, g *core.Grouping) dataInfo {
+	d, _ := Y.Dims()
+	info := dataInfo{d: d, n: g.Part.Len(), classes: g.Classes.Len(), minClass: math.MaxInt, maxNorm: maxColNorm(Y)}
 	for c := 0; c < info.classes; c++ {
 		info.minClass = min(info.minClass, g.Part.Size(c))
 	}
 	return info
+}
+
+// maxColNorm returns the largest ℓ2 norm of a column of Y.
+func maxColNorm(Y mat.Matrix) float64 {
+	_, n := Y.Dims()
+	sq := make([]float64, n)
+	if nz, ok := Y.(mat.NonZeroDoer); ok {
+		nz.DoNonZero(func(_, j int, v float64) { sq[j] += v * v })
+	} else {
+		r, _ := Y.Dims()
+		for i := 0; i < r; i++ {
+			for j := 0; j < n; j++ {
+				v := Y.At(i, j)
+				sq[j] += v * v
+			}
+		}
+	}
+	var m float64
+	for _, v := range sq {
+		m = max(m, v)
+	}
+	return math.Sqrt(m)
 }
 
 // loop configures runOuter.

@@ -171,8 +171,7 @@ func blTrainingSet(method string, Y mat.Matrix, labels []int, o interface{ spec(
 	if C := g.Classes.Len(); C < 2 {
 		return nil, nil, dataInfo{}, fmt.Errorf("methods: %s needs at least 2 classes, have %d", method, C)
 	}
-	d, _ := Ys.Dims()
-	info := infoOf(d, g)
+	info := infoOf(Ys, g)
 	if err := o.spec().resolve(&info); err != nil {
 		return nil, nil, dataInfo{}, err
 	}

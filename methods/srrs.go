@@ -131,7 +131,7 @@ func (m *SRRS) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	d, N := Ys.Dims()
 	o := m.Options
 	explicitP := o.P != 0
-	info := infoOf(d, g)
+	info := infoOf(Ys, g)
 	if err := o.spec().resolve(&info); err != nil {
 		return err
 	}
