@@ -118,7 +118,10 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err := checkMemory(m.Name(), dlsiMemory(info, part.Len()), "k (atoms per class), k0 or the training set"); err != nil {
 		return err
 	}
-	Q, Yr := reduceSpan(Ys)
+	Q, Yr, err := reduceSpan(ctx, Ys)
+	if err != nil {
+		return err
+	}
 	if Q != nil {
 		Ys = Yr
 	}

@@ -105,7 +105,10 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err := checkMemory(m.Name(), dlsiMemory(info, C*o.K), "k (atoms per class) or the training set"); err != nil {
 		return err
 	}
-	Q, Yr := reduceSpan(Ys)
+	Q, Yr, err := reduceSpan(ctx, Ys)
+	if err != nil {
+		return err
+	}
 	if Q != nil {
 		Ys = Yr
 	}

@@ -76,7 +76,10 @@ func (f *fisherDL) fit(ctx context.Context, name string, Y mat.Matrix, labels []
 		return err
 	}
 	// Train in span(Y) on Yr = QᵀY (N×N) when d is well above N; D̄ = Q·D̄_r.
-	Q, Yr := reduceSpan(Ys)
+	Q, Yr, err := reduceSpan(ctx, Ys)
+	if err != nil {
+		return err
+	}
 	Yt := Ys
 	if Q != nil {
 		Yt = Yr

@@ -91,7 +91,7 @@ func TestLRSDLOriginalAlgorithms(t *testing.T) {
 func TestFisherDLSpanReduction(t *testing.T) {
 	Y, labels, _ := lrsdlSynth(3, 8, 60, 12)
 	Yt, _, _ := lrsdlSynth(3, 5, 60, 13)
-	if Q, _ := reduceSpan(Y); Q == nil {
+	if Q, _, _ := reduceSpan(context.Background(), Y); Q == nil {
 		t.Fatal("60×24 data not reduced")
 	}
 	o := FDDLOptions{K: 4, Iters: 4, Seed: 2}

@@ -134,7 +134,10 @@ func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err := checkMemory(m.Name(), float64(part.Len())*float64(N+d+part.Len())*3, "k, k0 or the training set"); err != nil {
 		return err
 	}
-	Q, Yr := reduceSpan(Ys)
+	Q, Yr, err := reduceSpan(ctx, Ys)
+	if err != nil {
+		return err
+	}
 	if Q != nil {
 		Ys = Yr
 	}

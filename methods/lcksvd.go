@@ -206,7 +206,10 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 		"k (atoms per class) or the training set"); err != nil {
 		return err
 	}
-	Qs, Yr := reduceSpan(Ys)
+	Qs, Yr, err := reduceSpan(ctx, Ys)
+	if err != nil {
+		return err
+	}
 	if Qs != nil {
 		Ys = Yr
 	}

@@ -97,6 +97,9 @@ func trainingSet(Y mat.Matrix, labels []int) (*mat.Dense, *core.Grouping, error)
 	if err := checkFinite("training data", Y); err != nil {
 		return nil, nil, err
 	}
+	if maxColNorm(Y) == 0 {
+		return nil, nil, fmt.Errorf("methods: training data is all zero")
+	}
 	g, err := core.GroupByClass(labels)
 	if err != nil {
 		return nil, nil, err

@@ -117,7 +117,10 @@ func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dat
 		return err
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x0d1))
-	Q, Yr := reduceSpan(Y)
+	Q, Yr, err := reduceSpan(ctx, Y)
+	if err != nil {
+		return err
+	}
 	if Q != nil {
 		Y = Yr
 	}

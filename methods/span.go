@@ -1,6 +1,8 @@
 package methods
 
 import (
+	"context"
+
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,11 +28,36 @@ const spanRatio = 1.2
 // deficient, so range(Q) ⊇ span(Y) and nothing is lost. For a test sample y,
 // ‖y − Dx‖² = ‖Qᵀy − D_r x‖² + ‖(I−QQᵀ)y‖², the last term the same for every
 // class, so prediction with D on raw data gives the same labels.
-func reduceSpan(Y mat.Matrix) (Q, Yr *mat.Dense) {
+//
+// The factorisation runs on its own goroutine, so that a cancelled ctx
+// returns ctx.Err() at once (LAPACK cannot be interrupted; the goroutine
+// finishes and its result is dropped).
+func reduceSpan(ctx context.Context, Y mat.Matrix) (Q, Yr *mat.Dense, err error) {
 	d, n := Y.Dims()
 	if spanOff || float64(d) <= spanRatio*float64(n) {
-		return nil, nil
+		return nil, nil, ctx.Err()
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	type qr struct{ Q, Yr *mat.Dense }
+	done := make(chan qr, 1)
+	go func() {
+		q, r := thinQR(Y)
+		done <- qr{q, r}
+	}()
+	select {
+	case f := <-done:
+		return f.Q, f.Yr, nil
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+}
+
+// thinQR returns Q (d×N, orthonormal columns) and the upper triangular
+// Yr = QᵀY (N×N) of the d×N matrix Y, d ≥ N.
+func thinQR(Y mat.Matrix) (Q, Yr *mat.Dense) {
+	d, n := Y.Dims()
 	Q = mat.DenseCopyOf(Y)
 	a := Q.RawMatrix()
 	tau := make([]float64, n)

@@ -2,6 +2,7 @@ package methods
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -24,7 +25,7 @@ func TestReduceSpan(t *testing.T) {
 	B.Mul(full.Slice(0, 40, 0, 3), full.Slice(0, 3, 0, 12))
 	low.Copy(&B)
 	for name, Y := range map[string]*mat.Dense{"full rank": full, "rank 3": low} {
-		Q, Yr := reduceSpan(Y)
+		Q, Yr, _ := reduceSpan(context.Background(), Y)
 		if Q == nil {
 			t.Fatalf("%s: 40×12 not reduced", name)
 		}
@@ -50,12 +51,12 @@ func TestReduceSpan(t *testing.T) {
 			}
 		}
 	}
-	if Q, Yr := reduceSpan(full.Slice(0, 14, 0, 12)); Q != nil || Yr != nil {
+	if Q, Yr, _ := reduceSpan(context.Background(), full.Slice(0, 14, 0, 12)); Q != nil || Yr != nil {
 		t.Error("14×12 reduced, want nil (d ≤ 1.2·N)")
 	}
 	spanOff = true
 	defer func() { spanOff = false }()
-	if Q, _ := reduceSpan(full); Q != nil {
+	if Q, _, _ := reduceSpan(context.Background(), full); Q != nil {
 		t.Error("reduced with spanOff set")
 	}
 }
@@ -151,5 +152,16 @@ func TestSpanReductionSameModel(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestReduceSpanCancelled checks that a cancelled context stops the span
+// reduction before it factors anything.
+func TestReduceSpanCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	Q, Yr, err := reduceSpan(ctx, mat.NewDense(300, 20, nil))
+	if !errors.Is(err, context.Canceled) || Q != nil || Yr != nil {
+		t.Fatalf("reduceSpan with a cancelled context: %v, %v, %v", Q, Yr, err)
 	}
 }

@@ -46,3 +46,15 @@ func TestHugeSparsityWeightIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestAllZeroTrainingData checks that every method refuses all-zero
+// training data.
+func TestAllZeroTrainingData(t *testing.T) {
+	for _, name := range Names() {
+		m, _ := New(name)
+		err := m.Fit(context.Background(), mat.NewDense(6, 8, nil), []int{0, 0, 0, 0, 1, 1, 1, 1})
+		if err == nil || !strings.Contains(err.Error(), "all zero") {
+			t.Errorf("%s on all-zero data: %v", name, err)
+		}
+	}
+}
