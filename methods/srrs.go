@@ -138,7 +138,10 @@ func (m *SRRS) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err := checkMemory("SRRS", float64(min(d, N))*float64(N)*12+float64(d)*float64(min(d, N)), "the training set"); err != nil {
 		return err
 	}
-	U, sig, Xh := srrsReduce(Ys)
+	U, sig, Xh, err := srrsReduce(ctx, Ys)
+	if err != nil {
+		return err
+	}
 	r := len(sig)
 	if o.P > r {
 		if explicitP {

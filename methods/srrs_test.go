@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
@@ -51,7 +52,7 @@ func srrsToy(t *testing.T, eta float64) *srrsTrain {
 	rng := rand.New(rand.NewPCG(7, 7))
 	sp := core.NewPartition(4, 5, 6)
 	X := testutil.RandDense(rng, 7, 15)
-	_, sig, Xh := srrsReduce(X)
+	_, sig, Xh, _ := srrsReduce(context.Background(), X)
 	o := SRRSOptions{P: 3, Lambda1: 0.5, Lambda2: 0.7, Eta: eta}
 	if eta == 0 {
 		o.Eta = Off
@@ -158,7 +159,7 @@ func TestSRRSALM(t *testing.T) {
 	if err := o.spec().resolve(nil); err != nil {
 		t.Fatal(err)
 	}
-	_, sig, Xh := srrsReduce(Ys)
+	_, sig, Xh, _ := srrsReduce(context.Background(), Ys)
 	s := newSRRSTrain(Xh, sig, g.Part, o)
 	var gaps, costs []float64
 	for it := 0; it < 200 && (len(gaps) == 0 || gaps[len(gaps)-1] > 1e-7); it++ {
@@ -312,4 +313,35 @@ func TestSRRSBackends(t *testing.T) {
 		}
 		return m.P, pred
 	})
+}
+
+// TestSRRSReduceTall checks the reduction of a tall training set, which
+// goes through the span QR: X = U·X̂ with orthonormal U, and the singular
+// values those of X.
+func TestSRRSReduceTall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	X := mat.NewDense(60, 12, nil)
+	for i := range 60 {
+		for j := range 12 {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	U, sig, Xh, err := srrsReduce(context.Background(), X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec, utu mat.Dense
+	rec.Mul(U, Xh)
+	if !mat.EqualApprox(&rec, X, 1e-10) {
+		t.Error("U·X̂ differs from X")
+	}
+	utu.Mul(U.T(), U)
+	if !mat.EqualApprox(&utu, eye(len(sig)), 1e-12) {
+		t.Error("U has no orthonormal columns")
+	}
+	var svd mat.SVD
+	svd.Factorize(X, mat.SVDNone)
+	if want := svd.Values(nil); !floats.EqualApprox(sig, want, 1e-10) {
+		t.Errorf("singular values %v, want %v", sig, want)
+	}
 }

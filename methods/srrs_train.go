@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -250,25 +251,53 @@ func (s *srrsTrain) cost() lrsdl.Cost {
 }
 
 // srrsReduce returns the thin SVD X = UΣVᵀ truncated to the numerical
-// rank r: U (d×r), Σ and X̂ = ΣVᵀ = UᵀX (r×N).
-func srrsReduce(X *mat.Dense) (U *mat.Dense, sig []float64, Xh *mat.Dense) {
-	d, N := X.Dims()
-	var svd mat.SVD
-	if !svd.Factorize(X, mat.SVDThin) {
-		panic("methods: SRRS SVD did not converge")
+// rank r: U (d×r), Σ and X̂ = ΣVᵀ = UᵀX (r×N). When d is well above N it
+// factors the N×N R of X = QR (reduceSpan) and U = Q·U_R. The SVD runs on
+// its own goroutine, so a cancelled ctx returns ctx.Err() at once.
+func srrsReduce(ctx context.Context, X *mat.Dense) (U *mat.Dense, sig []float64, Xh *mat.Dense, err error) {
+	Q, R, err := reduceSpan(ctx, X)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	sv := svd.Values(nil)
+	A := X
+	if Q != nil {
+		A = R
+	}
+	type result struct {
+		svd mat.SVD
+		ok  bool
+	}
+	done := make(chan *result, 1)
+	go func() {
+		var f result
+		f.ok = f.svd.Factorize(A, mat.SVDThin)
+		done <- &f
+	}()
+	var f *result
+	select {
+	case f = <-done:
+	case <-ctx.Done():
+		return nil, nil, nil, ctx.Err()
+	}
+	if !f.ok {
+		return nil, nil, nil, fmt.Errorf("methods: SRRS: the SVD of the training set did not converge")
+	}
+	d, N := A.Dims()
+	sv := f.svd.Values(nil)
 	r := 0
 	for _, v := range sv {
 		if v > sv[0]*float64(max(d, N))*1e-15 {
 			r++
 		}
 	}
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
-	U = mat.DenseCopyOf(u.Slice(0, d, 0, r))
+	var u mat.Dense
+	f.svd.UTo(&u)
+	Ur := mat.DenseCopyOf(u.Slice(0, d, 0, r))
 	Xh = mat.NewDense(r, N, nil)
-	Xh.Mul(U.T(), X)
-	return U, sv[:r], Xh
+	Xh.Mul(Ur.T(), A)
+	U = Ur
+	if Q != nil {
+		U = expand(Q, Ur)
+	}
+	return U, sv[:r], Xh, nil
 }
