@@ -101,7 +101,7 @@ func main() {
 			}, d.train, *folds, grid, *seed)
 			cancel()
 			log.Printf("%s on %s: %v (%v)", name, d.name, errOr(err), time.Since(t).Round(time.Second))
-			for i := range points {
+			for i, p := range points {
 				cell := "–"
 				switch {
 				case errors.Is(err, context.DeadlineExceeded):
@@ -109,8 +109,11 @@ func main() {
 				case err != nil:
 					cell, complete = "failed", false
 				default:
-					sc := res.Scores[i]
+					sc := scoreOf(res, p)
 					cell = fmt.Sprintf("%.2f", 100*sc.Accuracy)
+					if capped := sc.Params["k"]; capped != nil && capped != p["k"] {
+						cell += fmt.Sprintf(" (k=%v)", capped)
+					}
 					if sc.Iters != 0 && sc.Iters < maxIters(res) {
 						cell += "*"
 					}
@@ -149,6 +152,29 @@ func errOr(err error) string {
 		return err.Error()
 	}
 	return "ok"
+}
+
+// scoreOf returns the score of grid point p: cross-validation lowers a k
+// above the smallest class of a fold to that size, so p's k is capped as
+// the scores' largest k shows.
+func scoreOf(res *eval.CVResult, p eval.Params) eval.CVScore {
+	q := eval.Params{}
+	for n, v := range p {
+		q[n] = v
+	}
+	if k, ok := p["k"].(float64); ok {
+		top := 0.0
+		for _, s := range res.Scores {
+			top = max(top, s.Params["k"].(float64))
+		}
+		q["k"] = min(k, top)
+	}
+	for _, s := range res.Scores {
+		if s.Params.String() == q.String() {
+			return s
+		}
+	}
+	return eval.CVScore{}
 }
 
 func maxIters(res *eval.CVResult) int {
