@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -220,7 +221,21 @@ func (r *run) overall() error {
 		short = append(short, titles[ds])
 	}
 	fmt.Fprintf(&b, " CV + splits s (%s) | options (%[1]s) |\n|---|%s---|---|\n", strings.Join(short, "; "), strings.Repeat("---:|---:|", len(sets)))
-	for _, m := range r.methods {
+	// The paper's method runs first, so that the run's deadline cannot
+	// skip it; rows stay in the paper's order.
+	order := slices.Clone(r.methods)
+	if i := slices.Index(order, "LRSDL"); i > 0 {
+		order = append(append([]string{"LRSDL"}, order[:i]...), order[i+1:]...)
+	}
+	rows := map[string]string{}
+	render := func() string {
+		t := b.String()
+		for _, m := range r.methods {
+			t += rows[m]
+		}
+		return t
+	}
+	for _, m := range order {
 		row := []string{m}
 		var opts, times []string
 		for _, ds := range sets {
@@ -258,13 +273,13 @@ func (r *run) overall() error {
 		}
 		row = append(row, strings.Join(times, "; "))
 		row = append(row, strings.Join(opts, "; "))
-		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
-		r.md["overall"] = b.String() + "\n(section still running: rows so far)\n"
+		rows[m] = fmt.Sprintf("| %s |\n", strings.Join(row, " | "))
+		r.md["overall"] = render() + "\n(section still running: rows so far)\n"
 		if err := r.write(); err != nil {
 			return err
 		}
 	}
-	r.md["overall"] = b.String()
+	r.md["overall"] = render()
 	return nil
 }
 

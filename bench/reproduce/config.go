@@ -57,17 +57,17 @@ func full() config {
 	}
 	return config{Mode: "full",
 		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: time.Minute,
-		Budget: 90 * time.Second, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60, FlTest: 20, CoPerClass: 10,
+		Budget: time.Minute, Splits: 10, Folds: 5, ArPerClass: 250, FlPerClass: 60, FlTest: 20, CoPerClass: 10,
 		ArSizes: []int{50, 150, 250, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
 		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 2,
 		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
 		ScaleC:      []int{10, 25, 50, 100, 200}, ScaleDim: 300, ScaleDims: []int{300, 1000, 3000, 10000}, ScaleClasses: 20,
 		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 40 * time.Second,
 		SimTrain: 200, SimTest: 800,
-		Deadline: 40 * time.Minute,
-		Budgets: map[string]time.Duration{
-			flower + "/FDDL": 3 * time.Minute, flower + "/LRSDL": 3 * time.Minute,
-			coil + "/FDDL": 3 * time.Minute, coil + "/LRSDL": 3 * time.Minute},
+		Deadline: 42 * time.Minute,
+		Budgets: map[string]time.Duration{flower: 45 * time.Second, coil: 45 * time.Second,
+			flower + "/FDDL": 2 * time.Minute, flower + "/LRSDL": 2 * time.Minute,
+			coil + "/FDDL": 2 * time.Minute, coil + "/LRSDL": 2 * time.Minute},
 		Grids: map[string]map[string]eval.Grid{flower: small, coil: small},
 	}
 }

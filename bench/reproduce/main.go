@@ -121,10 +121,10 @@ func main() {
 	}{
 		{"efficiency", r.efficiency}, // before complexity: it measures the iterations
 		{"complexity", r.complexity},
-		{"overall", r.overall},
-		{"time", r.timeTable},
 		{"simulated", r.simulated},
 		{"scaling", r.scaling},
+		{"overall", r.overall},
+		{"time", r.timeTable},
 		{"shared", r.shared},
 		{"ntrain", r.ntrain}, // last: the deadline cuts the least needed
 	}
