@@ -34,7 +34,7 @@ func (o *COPAROptions) spec() optSpec {
 		{name: "k0", doc: "shared atoms k0", i: &o.K0, def: 10, off: true},
 		{name: "lambda", doc: "ℓ1 weight λ", f: &o.Lambda, def: 0.001, minOpen: true, zeroAt: 2},
 		{name: "eta", doc: "incoherence weight η", f: &o.Eta, def: 0.01, off: true},
-		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 15, min: 1},
+		itersOpt(&o.Iters, 15),
 		{name: "original_d", doc: "O-COPAR-D (column by column) instead of E-COPAR-D (ADMM)", b: &o.OriginalD},
 		{name: "coding", doc: "prediction by local (lc) or global (gc) coding", s: &o.Coding, choices: []string{"lc", "gc"}},
 		seedOpt(&o.Seed),

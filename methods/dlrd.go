@@ -37,10 +37,9 @@ func (o *DLRDOptions) spec() optSpec {
 		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.02, minOpen: true, zeroAt: 1},
 		{name: "alpha", doc: "nuclear-norm weight α of each class dictionary", f: &o.Alpha, def: 0.01, off: true},
 		{name: "beta", doc: "ℓ1 weight β of the sparse error", f: &o.Beta, def: 0.1, minOpen: true},
-		{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: &o.Lambda, defDoc: "lambda1", minOpen: true, predict: true,
-			defFn: func() float64 { return o.Lambda1 }},
-		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 15, min: 1},
-		{name: "tol", doc: "stop when the cost changes by less than this, relative (0: run every iteration)", f: &o.Tol, def: 1e-4, off: true},
+		lambdaOpt(&o.Lambda, &o.Lambda1),
+		itersOpt(&o.Iters, 15),
+		tolOpt(&o.Tol),
 		seedOpt(&o.Seed),
 	}}
 }

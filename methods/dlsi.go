@@ -31,7 +31,7 @@ func (o *DLSIOptions) spec() optSpec {
 		kOpt(&o.K, 25, "atoms per class"),
 		{name: "lambda", doc: "ℓ1 weight λ", f: &o.Lambda, def: 0.001, minOpen: true, zeroAt: 2},
 		{name: "eta", doc: "incoherence weight η", f: &o.Eta, def: 0.05, off: true},
-		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 15, min: 1},
+		itersOpt(&o.Iters, 15),
 		{name: "original_d", doc: "O-DLSI-D (column by column) instead of E-DLSI-D (ADMM)", b: &o.OriginalD},
 		seedOpt(&o.Seed),
 	}}

@@ -51,8 +51,8 @@ func (o *FDDLOptions) opts() []opt {
 		kOpt(&o.K, 20, "atoms per class"),
 		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.01, minOpen: true, zeroAt: 1},
 		{name: "lambda2", doc: "Fisher weight λ2", f: &o.Lambda2, def: 0.01, off: true},
-		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 30, min: 1},
-		{name: "tol", doc: "stop when the cost changes by less than this, relative (0: run every iteration)", f: &o.Tol, def: 1e-4, off: true},
+		itersOpt(&o.Iters, 30),
+		tolOpt(&o.Tol),
 		{name: "x_iters", doc: "FISTA iterations per X step", i: &o.XIters, def: 50, min: 1},
 		{name: "x_tol", doc: "FISTA relative tolerance (0: run every iteration)", f: &o.XTol, def: 1e-4, off: true},
 		{name: "d_iters", doc: "ODL sweeps per dictionary update", i: &o.DIters, def: 20, min: 1},
@@ -62,8 +62,7 @@ func (o *FDDLOptions) opts() []opt {
 		{name: "original_d", doc: "O-FDDL-D (sub-dictionary by sub-dictionary) instead of E-FDDL-D", b: &o.OriginalD},
 		{name: "lc", doc: "predict by local (class-by-class) coding instead of GC", b: &o.LC, predict: true},
 		{name: "w", doc: "GC weight of the residual against the code distance", f: &o.W, def: 0.5, off: true, max: 1, predict: true},
-		{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: &o.Lambda, defDoc: "lambda1", minOpen: true, predict: true,
-			defFn: func() float64 { return o.Lambda1 }},
+		lambdaOpt(&o.Lambda, &o.Lambda1),
 		seedOpt(&o.Seed),
 	}
 }

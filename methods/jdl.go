@@ -43,10 +43,9 @@ func (o *JDLOptions) spec() optSpec {
 		{name: "k0", doc: "shared atoms k0", i: &o.K0, def: 10, min: 1},
 		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.01, minOpen: true, zeroAt: 1},
 		{name: "lambda2", doc: "Fisher weight λ2", f: &o.Lambda2, def: 0.01, off: true},
-		{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: &o.Lambda, defDoc: "lambda1", minOpen: true, predict: true,
-			defFn: func() float64 { return o.Lambda1 }},
-		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 15, min: 1},
-		{name: "tol", doc: "stop when the cost changes by less than this, relative (0: run every iteration)", f: &o.Tol, def: 1e-4, off: true},
+		lambdaOpt(&o.Lambda, &o.Lambda1),
+		itersOpt(&o.Iters, 15),
+		tolOpt(&o.Tol),
 		seedOpt(&o.Seed),
 	}}
 }

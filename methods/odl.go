@@ -32,7 +32,7 @@ func (o *ODLOptions) spec() optSpec {
 	return optSpec{method: "ODL", opts: []opt{
 		kOpt(&o.K, 25, "atoms per class"),
 		{name: "lambda", doc: "sparsity weight λ", f: &o.Lambda, def: 0.001, minOpen: true, zeroAt: 1},
-		{name: "iters", doc: "outer iterations", i: &o.Iters, def: 20, min: 1},
+		itersOpt(&o.Iters, 20),
 		seedOpt(&o.Seed),
 	}}
 }

@@ -81,6 +81,23 @@ func kOpt(k *int, def float64, doc string) opt {
 // seedOpt declares the seed of a method's random initialisation.
 func seedOpt(u *uint64) opt { return opt{name: "seed", doc: "seed of the random initialisation", u: u} }
 
+// itersOpt declares the number of outer iterations, by default def.
+func itersOpt(i *int, def float64) opt {
+	return opt{name: "iters", doc: "outer iterations", i: i, def: def, min: 1}
+}
+
+// tolOpt declares runOuter's relative tolerance on the cost, by default 1e-4.
+func tolOpt(f *float64) opt {
+	return opt{name: "tol", doc: "stop when the cost changes by less than this, relative (0: run every iteration)", f: f, def: 1e-4, off: true}
+}
+
+// lambdaOpt declares the ℓ1 weight of the coding at prediction, by default
+// the training weight *train.
+func lambdaOpt(f, train *float64) opt {
+	return opt{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: f, defDoc: "lambda1", minOpen: true, predict: true,
+		defFn: func() float64 { return *train }}
+}
+
 // optSpec is the declaration of a method's options.
 type optSpec struct {
 	method string
