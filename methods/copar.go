@@ -104,7 +104,7 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
 	o := m.Options
-	Ys, g, info, err := blTrainingSet(m.Name(), Y, labels, &o)
+	Ys, g, info, err := classTrainingSet(m.Name(), Y, labels, &o)
 	if err != nil {
 		return err
 	}

@@ -105,20 +105,13 @@ func dlrdParams(o DLRDOptions) dlParams {
 func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
-	Ys, g, err := trainingSet(Y, labels)
+	o := m.Options
+	Ys, g, _, err := classTrainingSet("DLRD", Y, labels, &o)
 	if err != nil {
 		return err
 	}
 	C := g.Classes.Len()
-	if C < 2 {
-		return fmt.Errorf("methods: DLRD needs at least 2 classes, have %d", C)
-	}
 	d, N := Ys.Dims()
-	o := m.Options
-	info := infoOf(Ys, g)
-	if err := o.spec().resolve(&info); err != nil {
-		return err
-	}
 	K := C * o.K
 	if err := checkMemory("DLRD", float64(d)*float64(N)*4+float64(K)*float64(N+K)*4, "k or the training set"); err != nil {
 		return err

@@ -189,7 +189,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	start := time.Now()
 	l.info = lrsdl.FitInfo{}
 	o := *opts
-	Ys, g, info, err := blTrainingSet(name, Y, labels, &o)
+	Ys, g, info, err := classTrainingSet(name, Y, labels, &o)
 	if err != nil {
 		return err
 	}

@@ -107,6 +107,24 @@ func trainingSet(Y mat.Matrix, labels []int) (*mat.Dense, *core.Grouping, error)
 	return permuteColumns(Y, g.Perm), g, nil
 }
 
+// classTrainingSet validates the training set of a method (at least 2
+// classes), resolves its options o against the data and returns the
+// class-ordered samples, their grouping and the data sizes.
+func classTrainingSet(method string, Y mat.Matrix, labels []int, o interface{ spec() optSpec }) (*mat.Dense, *core.Grouping, dataInfo, error) {
+	Ys, g, err := trainingSet(Y, labels)
+	if err != nil {
+		return nil, nil, dataInfo{}, err
+	}
+	if C := g.Classes.Len(); C < 2 {
+		return nil, nil, dataInfo{}, fmt.Errorf("methods: %s needs at least 2 classes, have %d", method, C)
+	}
+	info := infoOf(Ys, g)
+	if err := o.spec().resolve(&info); err != nil {
+		return nil, nil, dataInfo{}, err
+	}
+	return Ys, g, info, nil
+}
+
 // permuteColumns returns the dense matrix whose j-th column is column perm[j] of Y.
 func permuteColumns(Y mat.Matrix, perm []int) *mat.Dense {
 	d, _ := Y.Dims()

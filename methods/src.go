@@ -70,7 +70,7 @@ func (m *SRC) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
 	o := m.Options
-	Ys, g, info, err := blTrainingSet("SRC", Y, labels, &o)
+	Ys, g, info, err := classTrainingSet("SRC", Y, labels, &o)
 	if err != nil {
 		return err
 	}
@@ -158,24 +158,6 @@ func (m *SRC) SetState(s *lrsdl.State) error {
 	}
 	m.Options, m.m, m.gram, m.info = o, b, srcGram(b.D), lrsdl.FitInfo{}
 	return nil
-}
-
-// blTrainingSet validates the training set of a method (at least 2
-// classes), resolves its options o against the data and returns the
-// class-ordered samples, their grouping and the data sizes.
-func blTrainingSet(method string, Y mat.Matrix, labels []int, o interface{ spec() optSpec }) (*mat.Dense, *core.Grouping, dataInfo, error) {
-	Ys, g, err := trainingSet(Y, labels)
-	if err != nil {
-		return nil, nil, dataInfo{}, err
-	}
-	if C := g.Classes.Len(); C < 2 {
-		return nil, nil, dataInfo{}, fmt.Errorf("methods: %s needs at least 2 classes, have %d", method, C)
-	}
-	info := infoOf(Ys, g)
-	if err := o.spec().resolve(&info); err != nil {
-		return nil, nil, dataInfo{}, err
-	}
-	return Ys, g, info, nil
 }
 
 // spanDim is the number of rows training works on after reduceSpan: N

@@ -120,21 +120,14 @@ func (m *SRRS) Name() string { return "SRRS" }
 func (m *SRRS) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
-	Ys, g, err := trainingSet(Y, labels)
+	o := m.Options
+	explicitP := o.P != 0
+	Ys, g, _, err := classTrainingSet("SRRS", Y, labels, &o)
 	if err != nil {
 		return err
 	}
 	C := g.Classes.Len()
-	if C < 2 {
-		return fmt.Errorf("methods: SRRS needs at least 2 classes, have %d", C)
-	}
 	d, N := Ys.Dims()
-	o := m.Options
-	explicitP := o.P != 0
-	info := infoOf(Ys, g)
-	if err := o.spec().resolve(&info); err != nil {
-		return err
-	}
 	if err := checkMemory("SRRS", float64(min(d, N))*float64(N)*12+float64(d)*float64(min(d, N)), "the training set"); err != nil {
 		return err
 	}
