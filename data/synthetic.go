@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -226,4 +227,40 @@ func SyntheticSplit(opts SyntheticOptions, trainPerClass int) (*Dataset, *Patter
 		return nil, nil, err
 	}
 	return ds, p, nil
+}
+
+// FaceLike returns n unit-norm samples of each of C classes in d dimensions:
+// y = B_c·a + B_0·a0 + 0.1·e with Gaussian class bases B_c (d×4), a shared
+// basis B_0 (d×2) and Gaussian a, a0, e. Like random-face features (random
+// Gaussian projections of face images), classes are low-dimensional
+// subspaces of a random embedding sharing common directions. The efficiency
+// experiments and benchmarks use it; the labels are 0..C−1.
+func FaceLike(C, d, n int, seed uint64) (*mat.Dense, []int) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	gauss := func(r, c int) *mat.Dense {
+		m := mat.NewDense(r, c, nil)
+		for i := range r {
+			for j := range c {
+				m.Set(i, j, rng.NormFloat64())
+			}
+		}
+		return m
+	}
+	B0 := gauss(d, 2)
+	Y := mat.NewDense(d, C*n, nil)
+	labels := make([]int, C*n)
+	var y, t mat.VecDense
+	for c := range C {
+		Bc := gauss(d, 4)
+		for j := range n {
+			y.MulVec(Bc, gauss(4, 1).ColView(0))
+			t.MulVec(B0, gauss(2, 1).ColView(0))
+			y.AddVec(&y, &t)
+			y.AddScaledVec(&y, 0.1, gauss(d, 1).ColView(0))
+			y.ScaleVec(1/mat.Norm(&y, 2), &y)
+			Y.SetCol(c*n+j, y.RawVector().Data)
+			labels[c*n+j] = c
+		}
+	}
+	return Y, labels
 }

@@ -2,48 +2,13 @@ package methods
 
 import (
 	"context"
-	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 )
-
-// faceLikeData returns n unit-norm samples per class of C classes in
-// dimension d, y = B_c·a + B_0·a0 + 0.1·e with Gaussian class bases B_c
-// (d×4), a shared basis B_0 (d×2) and Gaussian coefficients and noise: the
-// data of the efficiency section of bench/reproduce.
-func faceLikeData(C, d, n int, seed uint64) (*mat.Dense, []int) {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	gauss := func(r, c int) *mat.Dense {
-		m := mat.NewDense(r, c, nil)
-		for i := range m.RawMatrix().Data {
-			m.RawMatrix().Data[i] = rng.NormFloat64()
-		}
-		return m
-	}
-	B0 := gauss(d, 2)
-	Y := mat.NewDense(d, C*n, nil)
-	labels := make([]int, C*n)
-	var y, t mat.VecDense
-	for c := range C {
-		Bc := gauss(d, 4)
-		for j := range n {
-			y.MulVec(Bc, gauss(4, 1).ColView(0))
-			t.MulVec(B0, gauss(2, 1).ColView(0))
-			y.AddVec(&y, &t)
-			y.AddScaledVec(&y, 0.1, gauss(d, 1).ColView(0))
-			y.ScaleVec(1/mat.Norm(&y, 2), &y)
-			Y.SetCol(c*n+j, y.RawVector().Data)
-			labels[c*n+j] = c
-		}
-	}
-	return Y, labels
-}
 
 // BenchmarkFisherIter_C100n7k7d300 times one outer iteration of E-FDDL and
 // of LRSDL (k0 = 7, η = 0.1) at the paper's efficiency size, C=100, d=300,
@@ -55,7 +20,7 @@ func faceLikeData(C, d, n int, seed uint64) (*mat.Dense, []int) {
 // its 50; the -q50 runs (x_tol=Off) do all 50 FISTA iterations of every X
 // step, the work the paper's complexity counts.
 func BenchmarkFisherIter_C100n7k7d300(b *testing.B) {
-	Y, labels := faceLikeData(100, 300, 7, 1)
+	Y, labels := data.FaceLike(100, 300, 7, 1)
 	const iters = 6
 	for _, c := range []struct {
 		name string

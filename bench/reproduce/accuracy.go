@@ -11,10 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/plot"
+
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/report"
 	"github.com/lrsdl/lrsdl/split"
-	"gonum.org/v1/plot"
 )
 
 const (

@@ -5,53 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"gonum.org/v1/plot"
+
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/report"
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/plot"
 )
-
-// faceLike returns n unit-norm samples of each of C classes in d dimensions:
-// y = B_c·a + B_0·a0 + 0.1·e with Gaussian class bases B_c (d×4), a shared
-// basis B_0 (d×2) and Gaussian a, a0, e. Like random-face features (random
-// Gaussian projections of face images), classes are low-dimensional
-// subspaces of a random embedding sharing common directions.
-func faceLike(C, d, n int, seed uint64) (*mat.Dense, []int) {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	gauss := func(r, c int) *mat.Dense {
-		m := mat.NewDense(r, c, nil)
-		for i := range r {
-			for j := range c {
-				m.Set(i, j, rng.NormFloat64())
-			}
-		}
-		return m
-	}
-	B0 := gauss(d, 2)
-	Y := mat.NewDense(d, C*n, nil)
-	labels := make([]int, C*n)
-	var y, t mat.VecDense
-	for c := range C {
-		Bc := gauss(d, 4)
-		for j := range n {
-			y.MulVec(Bc, gauss(4, 1).ColView(0))
-			t.MulVec(B0, gauss(2, 1).ColView(0))
-			y.AddVec(&y, &t)
-			y.AddScaledVec(&y, 0.1, gauss(d, 1).ColView(0))
-			y.ScaleVec(1/mat.Norm(&y, 2), &y)
-			Y.SetCol(c*n+j, y.RawVector().Data)
-			labels[c*n+j] = c
-		}
-	}
-	return Y, labels
-}
 
 // variant is one algorithm of the efficiency comparison.
 type variant struct {
@@ -77,7 +42,7 @@ func (v *variant) perIter() time.Duration {
 
 func (r *run) efficiency() error {
 	c := r.cfg
-	Y, labels := faceLike(c.EffC, c.EffD, c.EffN, r.seed)
+	Y, labels := data.FaceLike(c.EffC, c.EffD, c.EffN, r.seed)
 	common := eval.Params{"k": float64(c.EffK), "iters": float64(c.EffIters), "tol": 0.0, "seed": float64(r.seed)}
 	with := func(kv ...any) eval.Params {
 		p := eval.Params{}
@@ -126,7 +91,7 @@ func (r *run) efficiency() error {
 		"%d outer iterations, each algorithm stopped after %v at most. "+
 		"The paper uses random-face features of AR (C=100, d=300, n=k=7, 100 iterations); here the samples are "+
 		"random-face-like: unit-norm y = B_c·a + B_0·a0 + 0.1·e with Gaussian class bases B_c (d×4), a shared Gaussian basis B_0 (d×2) "+
-		"and Gaussian coefficients and noise (seed %d; `faceLike` in bench/reproduce/efficiency.go). "+
+		"and Gaussian coefficients and noise (seed %d; `data.FaceLike`). "+
 		"Costs are each method's own cost function (Progress after every outer iteration); times include the initialisation.\n\n",
 		c.EffC, c.EffD, c.EffN, c.EffK, c.EffK, c.EffIters, budget, r.seed)
 	fmt.Fprintf(&b, "| algorithm | iterations | final cost | total time (s) | time / iteration (s) |\n|---|---:|---:|---:|---:|\n")

@@ -10,15 +10,16 @@ import (
 	"time"
 
 	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/split"
-	"gonum.org/v1/gonum/mat"
 )
 
 func TestFaceLike(t *testing.T) {
-	Y, labels := faceLike(5, 30, 4, 1)
+	Y, labels := data.FaceLike(5, 30, 4, 1)
 	if r, c := Y.Dims(); r != 30 || c != 20 || len(labels) != 20 {
 		t.Fatalf("dims %d×%d, %d labels; want 30×20, 20", r, c, len(labels))
 	}
@@ -31,10 +32,10 @@ func TestFaceLike(t *testing.T) {
 		}
 	}
 	// Same seed, same data; another seed, other data.
-	Y2, _ := faceLike(5, 30, 4, 1)
-	Y3, _ := faceLike(5, 30, 4, 2)
+	Y2, _ := data.FaceLike(5, 30, 4, 1)
+	Y3, _ := data.FaceLike(5, 30, 4, 2)
 	if !mat.Equal(Y, Y2) || mat.Equal(Y, Y3) {
-		t.Error("faceLike is not determined by its seed")
+		t.Error("data.FaceLike is not determined by its seed")
 	}
 	// Samples of one class lie closer to each other than to other classes'.
 	var in, out float64

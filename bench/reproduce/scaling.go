@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/report"
@@ -83,7 +84,7 @@ func (r *run) scaling() error {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Time of one outer iteration (the mean over iterations 2 to %d, excluding the initialisation) on random-face-like "+
-		"data (`faceLike`, n=%d samples and k=%d atoms per class, k0=%d shared atoms for LRSDL and COPAR), first as the number of "+
+		"data (`data.FaceLike`, n=%d samples and k=%d atoms per class, k0=%d shared atoms for LRSDL and COPAR), first as the number of "+
 		"classes C grows at d=%d, then as the dimension d grows at C=%d; each run stops after %v. \"ops\" is the paper's Table 2 "+
 		"formula at those sizes (q=q2=50), and \"ns per 1000 ops\" the measured time over it: a flat column means the time grows as "+
 		"the formula says. LRSDL and FDDL train in the span of the training samples, so above d = N = Cn their time stops "+
@@ -156,7 +157,7 @@ func (r *run) scaling() error {
 // and the reason when the budget ran out first.
 func (r *run) timeIteration(m *scaleMethod, C, d int) (time.Duration, string) {
 	c := r.cfg
-	Y, labels := faceLike(C, d, c.ScaleN, r.seed)
+	Y, labels := data.FaceLike(C, d, c.ScaleN, r.seed)
 	cl, err := methods.New(m.method)
 	if err != nil {
 		return 0, err.Error()
