@@ -8,19 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/report"
 )
-
-// atomLearner is implemented by methods that learn dictionaries.
-type atomLearner interface {
-	Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense)
-}
 
 // demoParams are the demo's own options of some methods, for speed:
 // SRC codes every test sample with FISTA, 30 iterations instead of 200.
@@ -111,7 +106,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 			continue
 		}
 		fmt.Fprintf(e.stdout, "%-8s %10.2f %9.3g %15.3g\n", c.Name(), 100*r.Accuracy, r.TrainTime.Seconds(), 1e3*r.TestTime.Seconds()/float64(r.NTest))
-		if al, ok := c.(atomLearner); ok {
+		if al, ok := c.(methods.Dictionary); ok {
 			D, part, D0 := al.Atoms()
 			img, err := report.AtomGrid(D, part, D0, pat.Size, pat.Size)
 			if err != nil {
