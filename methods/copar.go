@@ -304,17 +304,10 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 	return lrsdl.Cost{Total: total, Terms: terms}
 }
 
-func (m *COPAR) trained() error {
-	if m.D == nil {
-		return ErrNotTrained
-	}
-	return nil
-}
-
 // Cost returns J at the learned dictionaries for the samples Y with known
 // labels, with X̄ from COPAR-X.
 func (m *COPAR) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return lrsdl.Cost{}, err
 	}
 	Ys, sp, err := dlsiSortedSet(Y, labels, m.classes, m.D)
@@ -372,7 +365,7 @@ func (m *COPAR) Predict(Y mat.Matrix) ([]int, error) {
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *COPAR) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return nil, err
 	}
 	var Xall *mat.Dense
@@ -396,7 +389,7 @@ func (m *COPAR) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error)
 
 // State returns the trained model: the options and the matrix "D" = D̄.
 func (m *COPAR) State() (*lrsdl.State, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return nil, err
 	}
 	return newState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)

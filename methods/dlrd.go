@@ -203,18 +203,11 @@ func (m *DLRD) SetParam(name, value string) error { return m.Options.spec().set(
 // SetProgress sets the function called after every outer iteration.
 func (m *DLRD) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
 
-func (m *DLRD) trained() error {
-	if m.D == nil {
-		return ErrNotTrained
-	}
-	return nil
-}
-
 // Cost returns J at the learned dictionaries for the samples Y with known
 // labels: the codes from the X step and the error from the E step, both
 // started at zero.
 func (m *DLRD) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return lrsdl.Cost{}, err
 	}
 	Ys, sp, err := dlsiSortedSet(Y, labels, m.classes, m.D)
@@ -237,7 +230,7 @@ func (m *DLRD) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(co
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *DLRD) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return nil, err
 	}
 	b := blModel{classes: m.classes, part: m.part, D: m.D}
@@ -254,7 +247,7 @@ func (m *DLRD) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 
 // State returns the trained model: the options and the matrix "D".
 func (m *DLRD) State() (*lrsdl.State, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return nil, err
 	}
 	return newState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)

@@ -207,17 +207,10 @@ func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, 
 	return lrsdl.Cost{Total: terms[0].Value + terms[1].Value + terms[2].Value, Terms: terms}
 }
 
-func (m *DLSI) trained() error {
-	if m.D == nil {
-		return ErrNotTrained
-	}
-	return nil
-}
-
 // Cost returns J at the learned dictionaries for the samples Y with known
 // labels, with X from DLSI-X.
 func (m *DLSI) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return lrsdl.Cost{}, err
 	}
 	Ys, sp, err := dlsiSortedSet(Y, labels, m.classes, m.D)
@@ -258,7 +251,7 @@ func (m *DLSI) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(co
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *DLSI) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return nil, err
 	}
 	return dlsiPredict(m.D, m.classes, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
@@ -272,7 +265,7 @@ func (m *DLSI) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 
 // State returns the trained model: the options and the matrix "D".
 func (m *DLSI) State() (*lrsdl.State, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return nil, err
 	}
 	return newState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)

@@ -286,17 +286,10 @@ func (s *jdlTrain) cost() lrsdl.Cost {
 	return lrsdl.NewCost(terms...)
 }
 
-func (m *JDL) trained() error {
-	if m.D == nil {
-		return ErrNotTrained
-	}
-	return nil
-}
-
 // Cost returns J at the learned dictionaries for the samples Y with known
 // labels, with the codes from JDL-X (started at zero).
 func (m *JDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return lrsdl.Cost{}, err
 	}
 	Ys, sp, err := dlsiSortedSet(Y, labels, m.classes, m.D)
@@ -316,7 +309,7 @@ func (m *JDL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(con
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *JDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return nil, err
 	}
 	return sharedDictPredict(ctx, m.D, m.part, m.classes, Y, m.Options.Lambda, m.star)
@@ -348,7 +341,7 @@ func sharedDictPredict(ctx context.Context, D *mat.Dense, part core.Partition, c
 
 // State returns the trained model: the options and the matrix "D" = D̄.
 func (m *JDL) State() (*lrsdl.State, error) {
-	if err := m.trained(); err != nil {
+	if err := trainedDict(m.D); err != nil {
 		return nil, err
 	}
 	return newState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)

@@ -23,6 +23,15 @@ import (
 // that need a trained model when Fit (or SetState) has not succeeded.
 var ErrNotTrained = errors.New("methods: model is not trained")
 
+// trainedDict returns ErrNotTrained for a model whose dictionary D has not
+// been learned or restored.
+func trainedDict(D *mat.Dense) error {
+	if D == nil {
+		return ErrNotTrained
+	}
+	return nil
+}
+
 // infoOf returns the sizes of the training set Y (samples as columns)
 // grouped by g, and its largest sample norm.
 func infoOf(Y mat.Matrix, g *core.Grouping) dataInfo {
