@@ -301,23 +301,10 @@ func (t *train) stepD(ctx context.Context) error {
 		t.curOK = false
 		return nil
 	}
-	MX := t.mx()
-	d, _ := t.Y.Dims()
-	E := mat.NewDense(d, t.K, nil)
-	E.Mul(t.Y, MX.T())
-	if t.k0 > 0 { // Ȳ·M(X)ᵀ = Y·M(X)ᵀ − D0·(X0·M(X)ᵀ), no d×N product
-		var XM mat.Dense
-		XM.Mul(t.X0(), MX.T())
-		var p mat.Dense
-		p.Mul(t.D0(), &XM)
-		E.Sub(E, &p)
-	}
-	F := mat.NewDense(t.K, t.K, nil)
-	F.Mul(X, X.T())
-	kernels.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
+	E, F := t.dProblem()
 	Dn := mat.DenseCopyOf(D)
 	if t.p.alpha > 0 {
-		before := t.current()
+		d, _ := t.Y.Dims()
 		rho := rhoFor(F)
 		prox := func(z, v *mat.Dense, rho float64) {
 			for c := 0; c < t.ap.Blocks(); c++ {
@@ -329,9 +316,7 @@ func (t *train) stepD(ctx context.Context) error {
 		if err := t.admm.Update(ctx, Dn, E, F, prox, t.p.admmOpts(rho, uo)); err != nil {
 			return err
 		}
-		old := mat.DenseCopyOf(D)
-		D.Copy(Dn)
-		t.keepIfLower(before, func() { D.Copy(old) })
+		t.keepIfLowerIn(D, Dn, func(D *mat.Dense) float64 { return t.phiD(D, E, F) })
 		return nil
 	}
 	t.du.Update(Dn, E, F, uo)
@@ -368,24 +353,14 @@ func rhoFor(F *mat.Dense) float64 {
 
 // stepD0 updates D0 by LRSDL-D0: argmin −2tr(E·D0ᵀ) + tr(F·D0ᵀD0) + η‖D0‖_*
 // with E = V·X0ᵀ, F = X0X0ᵀ, V = Y − ½D·M(X), by ADMM with SVT. A result
-// that does not lower the cost (ADMM stopped early) is discarded.
+// that does not lower the cost (ADMM stopped early) is discarded; the cost
+// is compared through its D0-dependent part (keepIfLowerIn).
 func (t *train) stepD0(ctx context.Context) error {
 	if t.k0 == 0 {
 		return nil
 	}
-	D0, X0 := t.D0(), t.X0()
-	// E = Y·X0ᵀ − ½D·(M(X)·X0ᵀ), no d×N product.
-	d, _ := t.Y.Dims()
-	E := mat.NewDense(d, t.k0, nil)
-	E.Mul(t.Y, X0.T())
-	var MX0 mat.Dense
-	MX0.Mul(t.mx(), X0.T())
-	var p mat.Dense
-	p.Mul(t.D(), &MX0)
-	p.Scale(0.5, &p)
-	E.Sub(E, &p)
-	F := mat.NewDense(t.k0, t.k0, nil)
-	F.Mul(X0, X0.T())
+	D0 := t.D0()
+	E, F := t.d0Problem()
 	Dn := mat.DenseCopyOf(D0)
 	uo := t.p.updateOpts()
 	if t.p.eta == 0 {
@@ -394,14 +369,84 @@ func (t *train) stepD0(ctx context.Context) error {
 		t.curOK = false
 		return nil
 	}
-	before := t.current()
 	eta := t.p.eta
 	prox := func(z, v *mat.Dense, rho float64) { core.SVT(z, v, eta/rho) }
 	if err := t.admm0.Update(ctx, Dn, E, F, prox, t.p.admmOpts(rhoFor(F), uo)); err != nil {
 		return err
 	}
-	old := mat.DenseCopyOf(D0)
-	D0.Copy(Dn)
-	t.keepIfLower(before, func() { D0.Copy(old) })
+	t.keepIfLowerIn(D0, Dn, func(D *mat.Dense) float64 { return t.phiD0(D, E, F) })
 	return nil
+}
+
+// dProblem returns E = Ȳ·M(X)ᵀ and F = M(XXᵀ) of the D update.
+func (t *train) dProblem() (E, F *mat.Dense) {
+	X, MX := t.X(), t.mx()
+	d, _ := t.Y.Dims()
+	E = mat.NewDense(d, t.K, nil)
+	E.Mul(t.Y, MX.T())
+	if t.k0 > 0 { // Ȳ·M(X)ᵀ = Y·M(X)ᵀ − D0·(X0·M(X)ᵀ), no d×N product
+		var XM mat.Dense
+		XM.Mul(t.X0(), MX.T())
+		var p mat.Dense
+		p.Mul(t.D0(), &XM)
+		E.Sub(E, &p)
+	}
+	F = mat.NewDense(t.K, t.K, nil)
+	F.Mul(X, X.T())
+	kernels.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
+	return E, F
+}
+
+// d0Problem returns E = V·X0ᵀ, V = Y − ½D·M(X), and F = X0X0ᵀ of the D0
+// update.
+func (t *train) d0Problem() (E, F *mat.Dense) {
+	X0 := t.X0()
+	// E = Y·X0ᵀ − ½D·(M(X)·X0ᵀ), no d×N product.
+	d, _ := t.Y.Dims()
+	E = mat.NewDense(d, t.k0, nil)
+	E.Mul(t.Y, X0.T())
+	var MX0 mat.Dense
+	MX0.Mul(t.mx(), X0.T())
+	var p mat.Dense
+	p.Mul(t.D(), &MX0)
+	p.Scale(0.5, &p)
+	E.Sub(E, &p)
+	F = mat.NewDense(t.k0, t.k0, nil)
+	F.Mul(X0, X0.T())
+	return E, F
+}
+
+// phiD0 returns the part of J̄ that depends on D0,
+//
+//	φ(D0) = −2tr(E·D0ᵀ) + tr(F·D0ᵀD0) + η‖D0‖_*,
+//
+// for E and F of d0Problem at the current X̄ and D.
+func (t *train) phiD0(D0, E, F *mat.Dense) float64 {
+	return core.DictObjective(D0, E, F) + t.p.eta*core.NuclearNorm(D0)
+}
+
+// phiD returns the part of J̄ that depends on D,
+//
+//	φ(D) = ½(−2tr(EDᵀ) + tr(F·DᵀD)) + αΣ_c‖D_c‖_*,
+//
+// for E = Ȳ·M(X)ᵀ and F = M(XXᵀ) of stepD at the current X̄ and D0.
+func (t *train) phiD(D, E, F *mat.Dense) float64 {
+	v := core.DictObjective(D, E, F) / 2
+	d, _ := D.Dims()
+	for c := 0; c < t.ap.Blocks(); c++ {
+		a0, a1 := t.ap.Block(c)
+		v += t.p.alpha * core.NuclearNorm(D.Slice(0, d, a0, a1))
+	}
+	return v
+}
+
+// keepIfLowerIn copies the update Dn into D if phi, which equals J̄ up to a
+// term that does not depend on D, is not higher at Dn than at D. Comparing
+// phi instead of J̄ spares the two evaluations of the full cost (one before
+// and one after the update) that keepIfLower needs.
+func (t *train) keepIfLowerIn(D, Dn *mat.Dense, phi func(*mat.Dense) float64) {
+	if phi(Dn) <= phi(D) {
+		D.Copy(Dn)
+		t.curOK = false
+	}
 }

@@ -2,6 +2,8 @@ package methods
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -132,6 +134,44 @@ func TestFisherDLSpanReduction(t *testing.T) {
 				t.Errorf("%s: sample %d predicted %d reduced, %d not", mk().Name(), j, pred[0][j], pred[1][j])
 				break
 			}
+		}
+	}
+}
+
+// TestPhiMatchesCost checks phiD and phiD0, by which the nuclear-norm
+// dictionary updates compare costs, against the full J̄: for random
+// changes of D (with α > 0) and of D0, J̄ must change by exactly as much
+// as φ.
+func TestPhiMatchesCost(t *testing.T) {
+	p := testParams()
+	p.eta, p.alpha = 0.1, 0.05
+	tr := smallTrain(t, p, 3, 8, 20, 9)
+	if err := tr.stepX(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []struct {
+		name string
+		v    *mat.Dense
+		phi  func(D *mat.Dense) float64
+	}{
+		{"D", tr.D(), func(D *mat.Dense) float64 { E, F := tr.dProblem(); return tr.phiD(D, E, F) }},
+		{"D0", tr.D0(), func(D *mat.Dense) float64 { E, F := tr.d0Problem(); return tr.phiD0(D, E, F) }},
+	} {
+		for trial := 0; trial < 3; trial++ {
+			old := mat.DenseCopyOf(c.v)
+			j0, f0 := tr.cost().Total, c.phi(c.v)
+			r, k := c.v.Dims()
+			for i := 0; i < r; i++ {
+				for j := 0; j < k; j++ {
+					c.v.Set(i, j, c.v.At(i, j)+0.1*rng.NormFloat64())
+				}
+			}
+			dj, df := tr.cost().Total-j0, c.phi(c.v)-f0
+			if math.Abs(dj-df) > 1e-9*math.Max(math.Abs(dj), j0) || dj == 0 {
+				t.Errorf("%s trial %d: J̄ changed by %v, φ by %v", c.name, trial, dj, df)
+			}
+			c.v.Copy(old)
 		}
 	}
 }
