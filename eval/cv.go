@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -61,6 +62,36 @@ func (g Grid) String() string {
 		s = append(s, k+"={"+strings.Join(vs, ",")+"}")
 	}
 	return strings.Join(s, " ")
+}
+
+// ParseGrid parses the form Grid.String writes, "name={v1,v2} name={v}",
+// names separated by spaces or semicolons; a single value may stand
+// without braces ("k=40").
+func ParseGrid(s string) (Grid, error) {
+	g := Grid{}
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ';' || r == '\t' }) {
+		name, vals, ok := strings.Cut(f, "=")
+		if !ok || name == "" || vals == "" {
+			return nil, fmt.Errorf("grid %q: want name={v1,v2,...}", f)
+		}
+		if _, dup := g[name]; dup {
+			return nil, fmt.Errorf("grid: %s given twice", name)
+		}
+		if strings.HasPrefix(vals, "{") != strings.HasSuffix(vals, "}") {
+			return nil, fmt.Errorf("grid %q: unbalanced braces", f)
+		}
+		for _, v := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(vals, "{"), "}"), ",") {
+			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("grid: %s value %q is not a finite number", name, v)
+			}
+			g[name] = append(g[name], x)
+		}
+	}
+	if len(g) == 0 {
+		return nil, fmt.Errorf("grid %q: no options", s)
+	}
+	return g, nil
 }
 
 // DefaultGrids are the cross-validation grids of the command's -cv flag,

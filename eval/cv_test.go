@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -135,5 +136,28 @@ func TestCrossValidateHalvingAndPredictOptions(t *testing.T) {
 	fits.Store(0)
 	if _, err := CrossValidateSet(context.Background(), newFake, cvData(), 4, Grid{"a": {0.5, 1}, "p": {1, 2}}, 1); err != nil || fits.Load() != 2*4 {
 		t.Errorf("small grid: %d fits, %v; want 8", fits.Load(), err)
+	}
+}
+
+func TestParseGrid(t *testing.T) {
+	g := Grid{"k": {20, 40}, "lambda1": {0.001, 0.01}, "w": {0.5}}
+	back, err := ParseGrid(g.String())
+	if err != nil || back.String() != g.String() {
+		t.Fatalf("ParseGrid(%q) = %v, %v", g.String(), back, err)
+	}
+	if back, err := ParseGrid("k=40;lambda1={0.001,0.01}"); err != nil || back.String() != "k={40} lambda1={0.001,0.01}" {
+		t.Errorf("ParseGrid with ; and a bare value = %v, %v", back, err)
+	}
+	for s, want := range map[string]string{
+		"":                  "no options",
+		"k":                 "want name=",
+		"k={1,2} k={3}":     "given twice",
+		"k={1,2":            "unbalanced",
+		"lambda1={0.1,NaN}": "not a finite number",
+		"lambda1={x}":       `"x"`,
+	} {
+		if _, err := ParseGrid(s); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseGrid(%q) error %v, want it to say %q", s, err, want)
+		}
 	}
 }

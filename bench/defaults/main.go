@@ -70,7 +70,8 @@ func main() {
 		provenance.CPUModel(), runtime.NumCPU(), lrsdl.BackendDetail(), provenance.Commit(""), *folds, *seed)
 	b.WriteString("Training parts only: AR gender's Y_train, Oxford Flower's Y_train (split 1), half of every digit class, " +
 		"10 random views of every COIL-100 object. Each cell is the mean validation accuracy (%) of a grid point; " +
-		"successive halving scores weak points at fewer iterations (marked *). The chosen point has the best mean over the data sets.\n\n")
+		"successive halving scores weak points at fewer iterations (marked *). The chosen point has the best mean over the data sets " +
+		"among the points scored at all iterations on every data set (a mean over fewer iterations is not comparable).\n\n")
 	for _, name := range names {
 		c, err := methods.New(name)
 		if err != nil {
@@ -88,6 +89,10 @@ func main() {
 		points := grid.Points()
 		acc := make([][]string, len(points))
 		mean := make([]float64, len(points))
+		full := make([]bool, len(points)) // scored at all iterations on every data set
+		for i := range full {
+			full[i] = true
+		}
 		complete := true
 		for _, d := range ds {
 			t := time.Now()
@@ -116,6 +121,7 @@ func main() {
 					}
 					if sc.Iters != 0 && sc.Iters < maxIters(res) {
 						cell += "*"
+						full[i] = false
 					}
 					mean[i] += sc.Accuracy / float64(len(ds))
 				}
@@ -124,7 +130,7 @@ func main() {
 		}
 		best := -1
 		for i := range points {
-			if best < 0 || mean[i] > mean[best] {
+			if full[i] && (best < 0 || mean[i] > mean[best]) {
 				best = i
 			}
 		}

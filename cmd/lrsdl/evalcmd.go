@@ -43,9 +43,20 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	testPerClass := fs.Int("test-per-class", 0, "without a test set: test samples per class taken from the rest (0: all the rest)")
 	splits := fs.Int("splits", 1, "number of random splits")
 	cv := fs.Int("cv", 0, "choose options per split by `K`-fold cross-validation on the split's training data, over the method's grid:\n"+gridDoc())
+	gridFlag := fs.String("grid", "", "with -cv: the `grid` to search instead of the method's, e.g. 'lambda1={0.001,0.01} k={20,40}'")
 	asJSON := fs.Bool("json", false, "print one JSON object per method")
 	if err := parse(e, fs, args); err != nil {
 		return err
+	}
+	var grid eval.Grid
+	if *gridFlag != "" {
+		if *cv == 0 {
+			return usagef("-grid needs -cv K")
+		}
+		var err error
+		if grid, err = eval.ParseGrid(*gridFlag); err != nil {
+			return usagef("-%v", err) // "-grid …"
+		}
 	}
 	switch {
 	case *names == "":
@@ -63,8 +74,14 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	// Check every method and option before the long work starts.
 	for _, n := range list {
-		if _, err := mf.newClassifier(strings.TrimSpace(n))(); err != nil {
+		c, err := mf.newClassifier(strings.TrimSpace(n))()
+		if err != nil {
 			return err
+		}
+		for _, p := range grid.Points() {
+			if err := eval.Configure(c, p); err != nil {
+				return usagef("-grid: %v", err)
+			}
 		}
 	}
 	ds, err := df.load(e.rep)
@@ -88,6 +105,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		opts := eval.SplitOptions{Splits: *splits, PerClass: *perClass, TestPerClass: *testPerClass, Seed: mf.seed}
 		if *cv > 0 {
 			opts.Folds, opts.Grid = *cv, eval.DefaultGrid(c)
+			if grid != nil {
+				opts.Grid = grid
+			}
 			if opts.Grid == nil {
 				e.rep.event("%s: no cross-validation grid for this method; using its options as given", c.Name())
 				opts.Folds = 0

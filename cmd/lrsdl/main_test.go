@@ -255,6 +255,12 @@ func TestEvalJSON(t *testing.T) {
 	if res[1].Method != "OTHER" || res[1].CVFolds != 0 {
 		t.Errorf("OTHER has no grid: %+v", res[1])
 	}
+	// -grid replaces the method's grid.
+	_, og, e := runCmd(t, "eval", "-data", digits, "-method", "FAKE", "-train-per-class", "15", "-test-per-class", "20", "-seed", "4", "-json", "-cv", "3", "-grid", "lambda={0.9}")
+	var rg evalResult
+	if err := json.Unmarshal([]byte(og), &rg); err != nil || rg.CVGrid.String() != "lambda={0.9}" || rg.CVChosen[0]["lambda"] != 0.9 {
+		t.Errorf("-grid lambda={0.9}: %+v, %v (%s)", rg, err, e)
+	}
 	// Same seed, same accuracies; the plain table has one row per method.
 	_, o2, _ := runCmd(t, append(args, "-cv", "3")...)
 	var r2 evalResult
