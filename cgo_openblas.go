@@ -26,6 +26,7 @@ import "C"
 
 import (
 	"fmt"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -73,18 +74,65 @@ func (l Level3) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []flo
 		l.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	t := C.openblas_get_num_threads()
-	if t > 1 {
-		C.openblas_set_num_threads(1)
-		defer C.openblas_set_num_threads(t)
-	}
+	acquireOne()
+	defer releaseOne()
 	l.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// single counts the callers that want OpenBLAS on one thread; saved is the
+// thread count to restore when the last of them ends.
+var single struct {
+	sync.Mutex
+	n, saved int
+}
+
+// OneBLASThread runs OpenBLAS on one thread until the returned function is
+// called. Calls nest and overlap across goroutines: the first sets one
+// thread, the last restores the count it found. Work spread over
+// goroutines (cross-validation folds, parallel splits) runs inside one, so
+// that no product is threaded one time and not the next: threaded OpenBLAS
+// rounds differently, and results would depend on scheduling. In builds
+// without OpenBLAS it does nothing.
+func OneBLASThread() (end func()) {
+	acquireOne()
+	return releaseOne
+}
+
+func acquireOne() {
+	single.Lock()
+	if single.n == 0 {
+		single.saved = int(C.openblas_get_num_threads())
+		if single.saved > 1 {
+			C.openblas_set_num_threads(1)
+		}
+	}
+	single.n++
+	single.Unlock()
+}
+
+func releaseOne() {
+	single.Lock()
+	single.n--
+	if single.n == 0 && single.saved > 1 {
+		C.openblas_set_num_threads(C.int(single.saved))
+	}
+	single.Unlock()
 }
 
 // SetOpenBLASThreads sets the number of threads OpenBLAS runs large
 // products on (openblas_set_num_threads) and returns the previous number;
 // n < 1 leaves it. It does nothing in builds without OpenBLAS (returns 1).
+// Inside OneBLASThread it sets the count restored at its end.
 func SetOpenBLASThreads(n int) int {
+	single.Lock()
+	defer single.Unlock()
+	if single.n > 0 {
+		prev := single.saved
+		if n >= 1 {
+			single.saved = n
+		}
+		return prev
+	}
 	prev := int(C.openblas_get_num_threads())
 	if n >= 1 {
 		C.openblas_set_num_threads(C.int(n))
@@ -103,3 +151,6 @@ func backendDetail() string {
 func openBLASCoreHint() string {
 	return coreHint(C.GoString(C.openblas_get_corename()), C.cpu_has(0) != 0, C.cpu_has(1) != 0)
 }
+
+// threads returns OpenBLAS's thread count as it is now.
+func threads() int { return int(C.openblas_get_num_threads()) }

@@ -42,3 +42,30 @@ func TestGemmThreadsSameResult(t *testing.T) {
 		}
 	}
 }
+
+// TestOneBLASThread checks that overlapping OneBLASThread sections keep
+// OpenBLAS on one thread until the last ends, that a Dgemm inside one does
+// not restore the count early, and that SetOpenBLASThreads inside sets the
+// count restored at the end.
+func TestOneBLASThread(t *testing.T) {
+	defer SetOpenBLASThreads(SetOpenBLASThreads(0))
+	SetOpenBLASThreads(2)
+	endA := OneBLASThread()
+	endB := OneBLASThread()
+	a := make([]float64, 4)
+	Level3{}.Dgemm(blas.NoTrans, blas.NoTrans, 2, 2, 1, 1, a, 1, a, 2, 0, a, 2)
+	endA()
+	if th := threads(); th != 1 {
+		t.Errorf("%d threads with one section open, want 1", th)
+	}
+	if prev := SetOpenBLASThreads(3); prev != 2 {
+		t.Errorf("SetOpenBLASThreads inside a section returned %d, want the saved 2", prev)
+	}
+	if th := threads(); th != 1 {
+		t.Errorf("%d threads after SetOpenBLASThreads in a section, want 1", th)
+	}
+	endB()
+	if th := threads(); th != 3 {
+		t.Errorf("%d threads after the last section, want 3", th)
+	}
+}

@@ -173,11 +173,13 @@ func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, lab
 // point for a quarter of the method's iterations, the better half of them
 // for half, and the best quarter for all; the others keep the score of
 // their last round. The folds of a point train in parallel on GOMAXPROCS
-// goroutines; the result does not depend on how many.
+// goroutines, every product on one OpenBLAS thread (lrsdl.OneBLASThread);
+// the result does not depend on how many goroutines.
 func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64) (*CVResult, error) {
 	if k < 2 {
 		return nil, fmt.Errorf("eval: %d-fold cross-validation: need at least 2 folds", k)
 	}
+	defer lrsdl.OneBLASThread()()
 	if _, n := s.Y.Dims(); n != len(s.Labels) {
 		return nil, fmt.Errorf("eval: %d labels for %d samples", len(s.Labels), n)
 	}

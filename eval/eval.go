@@ -1,12 +1,14 @@
 package eval
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lrsdl/lrsdl"
@@ -120,7 +122,13 @@ type SplitOptions struct {
 	// cross-validation on that split's training samples.
 	Folds int
 	Grid  Grid
-	// Progress, if not nil, is called after every split.
+	// Parallel is the number of splits trained at once; 0 or 1 trains them
+	// one after another. With more, every product runs on one OpenBLAS
+	// thread (lrsdl.OneBLASThread; the cores go to the splits), which can
+	// change results in rounding against a sequential run on OpenBLAS.
+	Parallel int
+	// Progress, if not nil, is called after every split, in the order the
+	// splits end; calls do not overlap.
 	Progress func(split int, r Run)
 	// Fit, if not nil, is called with every classifier trained, before
 	// its Fit, and where it stands, e.g. to set its progress callback.
@@ -183,11 +191,8 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 	if test.Y == nil && opts.PerClass == 0 {
 		return nil, fmt.Errorf("eval: no test set and no training samples per class to split one off")
 	}
-	s := &Summary{}
-	for i := range splits {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	s := &Summary{Runs: make([]Run, splits)}
+	one := func(ctx context.Context, i int) (Run, error) {
 		rng := rand.New(rand.NewPCG(opts.Seed, uint64(i)))
 		tr, te := train, test
 		var err error
@@ -197,7 +202,7 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 			tr, err = split.Draw(train, opts.PerClass, rng)
 		}
 		if err != nil {
-			return nil, err
+			return Run{}, err
 		}
 		var best Params
 		if opts.Folds > 1 && len(opts.Grid) > 0 {
@@ -207,29 +212,75 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 			}
 			cv, err := CrossValidate(cctx, newClassifier, tr.Y, tr.Labels, opts.Folds, opts.Grid, rng.Uint64())
 			if err != nil {
-				return nil, err
+				return Run{}, err
 			}
 			best = cv.Best
 		}
 		c, err := newClassifier()
 		if err != nil {
-			return nil, err
+			return Run{}, err
 		}
 		if err := Configure(c, best); err != nil {
-			return nil, err
+			return Run{}, err
 		}
 		if opts.Fit != nil {
 			opts.Fit(c, Stage{Split: i + 1, Splits: splits, Folds: opts.Folds, Params: best})
 		}
 		r, _, err := FitPredict(ctx, c, tr, te)
-		if err != nil {
-			return nil, err
-		}
 		r.Params = best
-		s.Runs = append(s.Runs, r)
-		if opts.Progress != nil {
-			opts.Progress(i, r)
-		}
+		return r, err
+	}
+	workers := min(max(opts.Parallel, 1), splits)
+	if workers > 1 {
+		defer lrsdl.OneBLASThread()()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		next  int
+		first error
+		wg    sync.WaitGroup
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := i >= splits || first != nil
+				mu.Unlock()
+				if stop {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					mu.Lock()
+					first = cmp.Or(first, err)
+					mu.Unlock()
+					return
+				}
+				r, err := one(ctx, i)
+				mu.Lock()
+				if err != nil {
+					if first == nil {
+						first = err
+						cancel()
+					}
+				} else {
+					s.Runs[i] = r
+					if opts.Progress != nil {
+						opts.Progress(i, r)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
 	}
 	var nTest int
 	var test0 time.Duration

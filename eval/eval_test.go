@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -185,6 +186,45 @@ func TestRandomSplits(t *testing.T) {
 		if s.Runs[i].Accuracy != s2.Runs[i].Accuracy {
 			t.Errorf("split %d not deterministic", i)
 		}
+	}
+	// Splits in parallel give the same runs, in split order, and report
+	// each split once, never two at a time.
+	var busy, calls atomic.Int32
+	par := opts
+	par.Splits, par.Parallel = 5, 3
+	par.Progress = func(int, Run) {
+		if busy.Add(1) != 1 {
+			t.Error("Progress calls overlap")
+		}
+		calls.Add(1)
+		busy.Add(-1)
+	}
+	sp, err := RandomSplits(context.Background(), newFake, train, test, par)
+	if err != nil || calls.Load() != 5 {
+		t.Fatalf("parallel: %v, %d progress calls", err, calls.Load())
+	}
+	seq := opts
+	seq.Splits = 5
+	ss5, _ := RandomSplits(context.Background(), newFake, train, test, seq)
+	for i := range sp.Runs {
+		if sp.Runs[i].Accuracy != ss5.Runs[i].Accuracy || sp.Runs[i].Params.String() != ss5.Runs[i].Params.String() {
+			t.Errorf("split %d: parallel %+v, sequential %+v", i, sp.Runs[i], ss5.Runs[i])
+		}
+	}
+	// A failing split ends the others and its error is returned.
+	boom := errors.New("boom")
+	n := 0
+	var nmu sync.Mutex
+	failing := func() (lrsdl.Classifier, error) {
+		nmu.Lock()
+		defer nmu.Unlock()
+		if n++; n == 4 {
+			return nil, boom
+		}
+		return &fake{}, nil
+	}
+	if _, err := RandomSplits(context.Background(), failing, train, test, SplitOptions{Splits: 6, PerClass: 5, Parallel: 2}); !errors.Is(err, boom) {
+		t.Errorf("failing split: %v, want boom", err)
 	}
 	// Without a test set the rest of each class is tested.
 	s3, err := RandomSplits(context.Background(), newFake, train, split.Set{}, SplitOptions{Splits: 2, PerClass: 5, Seed: 1})
