@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // KSVDOptions controls KSVD. The zero value means the defaults.
@@ -180,7 +182,8 @@ func rowNorms2(s []float64, A *mat.Dense) {
 // ksvdWork holds the buffers of one K-SVD atom sweep.
 type ksvdWork struct {
 	omega  []int
-	e, v   []float64
+	e, et  []float64
+	v      []float64
 	u, dk  []float64
 	picked []bool
 	rr     []float64
@@ -230,35 +233,38 @@ func (w *ksvdWork) sweep(ctx context.Context, D, X, Rt, Yt *mat.Dense, powerIter
 			w.dk[p] = dr.Data[p*dr.Stride+j]
 		}
 		// Eᵀ = (R_ω + dⱼ·xʲ_ω)ᵀ, m×d row-major: row q is the residual of
-		// sample ω_q without atom j.
+		// sample ω_q without atom j; et holds E, d×m row-major.
 		if cap(w.e) < d*m {
-			w.e = make([]float64, d*m)
+			w.e, w.et = make([]float64, d*m), make([]float64, d*m)
 		}
 		if cap(w.v) < m {
 			w.v = make([]float64, m)
 		}
-		e, v := w.e[:d*m], w.v[:m]
+		e, et, v := w.e[:d*m], w.et[:d*m], w.v[:m]
 		for q, i := range w.omega {
 			v[q] = xrow[i]
 			floats.AddScaledTo(e[q*d:(q+1)*d], r.Data[i*r.Stride:i*r.Stride+d], v[q], w.dk)
 		}
+		for q := 0; q < m; q++ {
+			for p, x := range e[q*d : (q+1)*d] {
+				et[p*m+q] = x
+			}
+		}
 		// Alternate u = Ev/‖Ev‖, v = Eᵀu: each step is exact for the other
-		// factor fixed, so the error never exceeds that of (dⱼ, xʲ).
+		// factor fixed, so the error never exceeds that of (dⱼ, xʲ). Both
+		// products are sums of rows (kernels.AddCombination).
 		u := w.u
 		sigma := 0.0
 		for it := 0; it < powerIter; it++ {
 			clear(u)
-			for q, vq := range v {
-				floats.AddScaled(u, vq, e[q*d:(q+1)*d])
-			}
+			kernels.AddCombination(u, m, v, 1, e, d)
 			nu := floats.Norm(u, 2)
 			if nu == 0 {
 				break
 			}
 			floats.Scale(1/nu, u)
-			for q := range v {
-				v[q] = floats.Dot(e[q*d:(q+1)*d], u)
-			}
+			clear(v)
+			kernels.AddCombination(v, d, u, 1, et, m)
 			s := floats.Norm(v, 2)
 			done := math.Abs(s-sigma) <= 1e-10*s
 			sigma = s

@@ -4,9 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
-	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // OMP sets the columns of dst (k×n) to the sparse codes of the columns of Y
@@ -68,8 +73,11 @@ type OMPWork struct {
 	alpha0 []float64 // Dᵀy
 	alpha  []float64 // Dᵀr
 	x, w   []float64
+	nx     []float64 // −x
+	gi     []float64 // T×k rows G_{I,:} of the selected atoms
 	idx    []int
 	used   []bool
+	sub    []OMPWork // workspaces of the extra goroutines
 }
 
 func (w *OMPWork) grow(k, T int) {
@@ -78,14 +86,19 @@ func (w *OMPWork) grow(k, T int) {
 		w.alpha = make([]float64, k)
 		w.used = make([]bool, k)
 	}
+	if cap(w.gi) < T*k {
+		w.gi = make([]float64, T*k)
+	}
+	w.gi = w.gi[:T*k]
 	if cap(w.x) < T {
+		w.nx = make([]float64, T)
 		w.l = make([]float64, T*T)
 		w.x = make([]float64, T)
 		w.w = make([]float64, T)
 		w.idx = make([]int, T)
 	}
 	w.alpha0, w.alpha, w.used = w.alpha0[:k], w.alpha[:k], w.used[:k]
-	w.l, w.x, w.w, w.idx = w.l[:T*T], w.x[:T], w.w[:T], w.idx[:T]
+	w.l, w.x, w.w, w.idx, w.nx = w.l[:T*T], w.x[:T], w.w[:T], w.idx[:T], w.nx[:T]
 }
 
 // BatchOMP is OMP given the Gram matrix G = DᵀD (k×k) and B = DᵀY (k×n),
@@ -95,7 +108,10 @@ func (w *OMPWork) grow(k, T int) {
 // correlations Dᵀr = Dᵀy − G_{:,I}·x_I without forming any residual.
 // yy holds ‖yᵢ‖² and is needed only when tol > 0 (the residual norm is
 // tracked as ‖yᵢ‖² − x_Iᵀ(Dᵀyᵢ)_I). work may be nil; a reused work makes
-// the call allocation-free. ctx is checked every ompCtxEvery samples; a
+// the call allocation-free (when it runs on one goroutine: n·T·k below
+// ompParallelWork or GOMAXPROCS 1). Chunks of ompCtxEvery samples are coded
+// on up to GOMAXPROCS goroutines with the same result whatever their
+// number. ctx is checked every ompCtxEvery samples; a
 // non-finite entry of G or B is an error wrapping ErrNotFinite.
 func BatchOMP(ctx context.Context, dst, G, B *mat.Dense, yy []float64, T int, tol float64, work *OMPWork) error {
 	k, kc := G.Dims()
@@ -124,15 +140,68 @@ func BatchOMP(ctx context.Context, dst, G, B *mat.Dense, yy []float64, T int, to
 			return fmt.Errorf("core: OMP Gram matrix row %d: %w", i, ErrNotFinite)
 		}
 	}
-	b := B.RawMatrix()
-	xr := dst.RawMatrix()
-	tol2 := tol * tol
-	for j := 0; j < n; j++ {
-		if j%ompCtxEvery == 0 {
-			if err := ctx.Err(); err != nil {
+	chunks := (n + ompCtxEvery - 1) / ompCtxEvery
+	procs := min(runtime.GOMAXPROCS(0), chunks)
+	if procs < 2 || float64(n)*float64(T)*float64(k) < ompParallelWork {
+		for c := 0; c < chunks; c++ {
+			if err := work.chunk(ctx, c, dst, g, B, yy, T, tol, n); err != nil {
 				return err
 			}
 		}
+		return nil
+	}
+	// Samples are coded independently, in chunks of ompCtxEvery, so the
+	// codes do not depend on the number of goroutines. The error of the
+	// first failing chunk is returned.
+	if len(work.sub) < procs-1 {
+		work.sub = append(work.sub, make([]OMPWork, procs-1-len(work.sub))...)
+	}
+	errs := make([]error, chunks)
+	var next atomic.Int64
+	run := func(w *OMPWork) {
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= chunks {
+				return
+			}
+			errs[c] = w.chunk(ctx, c, dst, g, B, yy, T, tol, n)
+		}
+	}
+	var wg sync.WaitGroup
+	for p := 1; p < procs; p++ {
+		w := &work.sub[p-1]
+		w.grow(k, T)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(w)
+		}()
+	}
+	run(work)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ompParallelWork is the least n·T·k for which BatchOMP codes on several
+// goroutines.
+const ompParallelWork = 1 << 20
+
+// chunk codes the samples of chunk c (ompCtxEvery of them) into dst,
+// checking ctx first.
+func (work *OMPWork) chunk(ctx context.Context, c int, dst *mat.Dense, g blas64.General, B *mat.Dense, yy []float64, T int, tol float64, n int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	k := g.Rows
+	b := B.RawMatrix()
+	xr := dst.RawMatrix()
+	tol2 := tol * tol
+	for j := c * ompCtxEvery; j < min((c+1)*ompCtxEvery, n); j++ {
 		for i := 0; i < k; i++ {
 			work.alpha0[i] = b.Data[i*b.Stride+j]
 			xr.Data[i*xr.Stride+j] = 0
@@ -213,6 +282,8 @@ func (w *OMPWork) code(g []float64, gs, T int, useTol bool, tol2, yy float64) in
 		l[m*T+m] = math.Sqrt(s)
 		w.idx[m] = best
 		w.used[best] = true
+		k := len(w.alpha)
+		copy(w.gi[m*k:(m+1)*k], g[best*gs:best*gs+k])
 		m++
 		// x_I = (L·Lᵀ)⁻¹·alpha0_I.
 		for p := 0; p < m; p++ {
@@ -229,11 +300,13 @@ func (w *OMPWork) code(g []float64, gs, T int, useTol bool, tol2, yy float64) in
 			}
 			x[p] = s / l[p*T+p]
 		}
-		// alpha = alpha0 − G_{:,I}·x_I, using the rows of symmetric G.
+		// alpha = alpha0 − G_{:,I}·x_I, using the rows of symmetric G,
+		// rounded as one axpy per selected atom.
 		copy(w.alpha, w.alpha0)
-		for p, a := range w.idx[:m] {
-			floats.AddScaled(w.alpha, -x[p], g[a*gs:a*gs+len(w.alpha)])
+		for p := range m {
+			w.nx[p] = -x[p]
 		}
+		kernels.AddCombination(w.alpha, m, w.nx, 1, w.gi, len(w.alpha))
 		if useTol {
 			err2 = yy
 			for p, a := range w.idx[:m] {

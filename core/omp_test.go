@@ -2,8 +2,11 @@ package core
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -274,4 +277,45 @@ func BenchmarkBatchOMP_k50_T20_n500(b *testing.B) {
 	// Per sample and step s: k·s for the correlations, ~s² for the solves.
 	flops := float64(n) * float64(2*k*T*(T+1)/2+2*T*T*T/3)
 	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// TestBatchOMPSameWhateverGOMAXPROCS checks that the chunks coded on
+// several goroutines give the bits of one goroutine.
+func TestBatchOMPSameWhateverGOMAXPROCS(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	const d, k, n, T = 60, 120, 700, 15 // n·T·k above ompParallelWork
+	if n*T*k < ompParallelWork {
+		t.Fatal("problem too small to run in parallel")
+	}
+	D := testutil.RandUnitCols(rng, d, k)
+	Y := testutil.RandDense(rng, d, n)
+	var G, B mat.Dense
+	G.Mul(D.T(), D)
+	B.Mul(D.T(), Y)
+	yy := colNorms2(Y)
+	var want *mat.Dense
+	for _, procs := range []int{1, 2, 3} {
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			X := mat.NewDense(k, n, nil)
+			var w OMPWork
+			for range 2 { // the second call reuses the workspaces
+				if err := BatchOMP(context.Background(), X, &G, &B, yy, T, 1e-3, &w); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want == nil {
+				want = X
+			} else if !mat.Equal(X, want) {
+				t.Errorf("GOMAXPROCS=%d: codes differ from GOMAXPROCS=1", procs)
+			}
+		}()
+	}
+	// A non-finite sample is reported as on one goroutine: the first one.
+	B.Set(3, 650, math.NaN())
+	B.Set(5, 200, math.Inf(1))
+	err := BatchOMP(context.Background(), mat.NewDense(k, n, nil), &G, &B, yy, T, 0, nil)
+	if !errors.Is(err, ErrNotFinite) || !strings.Contains(err.Error(), "sample 200") {
+		t.Errorf("got %v, want sample 200 wrapping ErrNotFinite", err)
+	}
 }

@@ -10,12 +10,30 @@ import (
 
 // BenchmarkFlowerFit times one Fit at the default options of each method
 // without a Fisher model on Oxford Flower split 1 (d=10000, N=1020, 17
-// classes, 60 per class, unit-norm samples), the sizes of issue #16.
+// classes, 60 per class, unit-norm samples), the sizes of issue #16, and
+// reports the test accuracy.
 func BenchmarkFlowerFit(b *testing.B) {
 	ds, err := data.Load("../testdata/flower17-split1.mat", data.LoadOptions{Normalize: true})
 	if err != nil {
 		b.Skip(err)
 	}
+	benchBaselines(b, ds)
+}
+
+// BenchmarkCOILFit is BenchmarkFlowerFit on COIL-100 (d=1024, 100 classes,
+// 10 training samples per class drawn with seed 1, the rest for testing).
+func BenchmarkCOILFit(b *testing.B) {
+	ds, err := data.Load("../testdata/coil100-32x32.mat", data.LoadOptions{Normalize: true})
+	if err != nil {
+		b.Skip(err)
+	}
+	if err := ds.Split(10, 1); err != nil {
+		b.Fatal(err)
+	}
+	benchBaselines(b, ds)
+}
+
+func benchBaselines(b *testing.B, ds *data.Dataset) {
 	for _, name := range []string{"SRC", "ODL", "LCKSVD1", "LCKSVD2", "DLSI", "COPAR"} {
 		b.Run(name, func(b *testing.B) {
 			var m lrsdl.Classifier
@@ -27,9 +45,17 @@ func BenchmarkFlowerFit(b *testing.B) {
 				}
 			}
 			done()
-			if _, err := m.Predict(ds.Test.Y); err != nil {
+			got, err := m.Predict(ds.Test.Y)
+			if err != nil {
 				b.Fatal(err)
 			}
+			ok := 0
+			for i, l := range got {
+				if l == ds.Test.Labels[i] {
+					ok++
+				}
+			}
+			b.ReportMetric(100*float64(ok)/float64(len(got)), "acc%")
 		})
 	}
 }

@@ -198,23 +198,21 @@ func coparSystem(H, B, G, DtY *mat.Dense, part core.Partition, c int) {
 	}
 }
 
-// coparUpdateX solves COPAR-X for every class, warm-started from X.
+// coparUpdateX solves COPAR-X for every class, warm-started from X, the
+// classes in parallel.
 func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64) error {
 	K := part.Len()
-	var G, DtY mat.Dense
+	var G mat.Dense
 	G.Mul(D.T(), D)
-	H := mat.NewDense(K, K, nil)
-	for c := range X {
+	return forClasses(len(X), func(c int) error {
 		lo, hi := sp.Block(c)
-		DtY.Reset()
+		var DtY mat.Dense
 		core.MulTrans(&DtY, D, Ys.Slice(0, Ys.RawMatrix().Rows, lo, hi))
+		H := mat.NewDense(K, K, nil)
 		B := mat.NewDense(K, hi-lo, nil)
 		coparSystem(H, B, &G, &DtY, part, c)
-		if err := core.LassoGram(ctx, X[c], H, B, lambda, core.LassoOptions{}); err != nil {
-			return err
-		}
-	}
-	return nil
+		return core.LassoGram(ctx, X[c], H, B, lambda, core.LassoOptions{})
+	})
 }
 
 // coparUpdateD updates D_1..D_C and then D_0, each with the others fixed.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -302,6 +303,42 @@ func TestDLSICOPARRegistry(t *testing.T) {
 			if b[k] != v {
 				t.Errorf("%s: option %q is %v after the round trip, want %v", c.name, k, b[k], v)
 			}
+		}
+	}
+}
+
+// TestBaselinesSameWhateverGOMAXPROCS checks that the class-parallel steps
+// of LC-KSVD (initial K-SVD per class, OMP), DLSI and COPAR (codes per
+// class) give the same model bits on one goroutine and on several.
+func TestBaselinesSameWhateverGOMAXPROCS(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(4, 12, 20, 29)
+	for _, name := range []string{"LCKSVD1", "LCKSVD2", "DLSI", "COPAR"} {
+		var want *mat.Dense
+		for _, procs := range []int{1, 2, 3} {
+			func() {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				m, err := New(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for p, v := range map[string]string{"k": "4", "iters": "3"} {
+					if err := m.(interface{ SetParam(string, string) error }).SetParam(p, v); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if name[:2] == "LC" {
+					_ = m.(interface{ SetParam(string, string) error }).SetParam("sparsity", "3")
+				}
+				if err := m.Fit(context.Background(), Y, labels); err != nil {
+					t.Fatal(err)
+				}
+				D, _, _ := m.(Dictionary).Atoms()
+				if want == nil {
+					want = mat.DenseCopyOf(D)
+				} else if !mat.Equal(D, want) {
+					t.Errorf("%s: GOMAXPROCS=%d gave another dictionary than GOMAXPROCS=1", name, procs)
+				}
+			}()
 		}
 	}
 }

@@ -146,18 +146,16 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 }
 
 // dlsiUpdateX sets X^c = argmin ‖Y_c − D_cX‖² + λ‖X‖₁ for every class, that
-// is the lasso ½‖·‖² + (λ/2)‖·‖₁, warm-started from X^c.
+// is the lasso ½‖·‖² + (λ/2)‖·‖₁, warm-started from X^c, the classes in
+// parallel.
 func dlsiUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64) error {
 	d, _ := D.Dims()
-	for c := range X {
+	return forClasses(len(X), func(c int) error {
 		a, b := part.Block(c)
 		lo, hi := sp.Block(c)
 		Dc := D.Slice(0, d, a, b).(*mat.Dense)
-		if err := core.Lasso(ctx, X[c], Dc, Ys.Slice(0, d, lo, hi), lambda/2, core.LassoOptions{}); err != nil {
-			return err
-		}
-	}
-	return nil
+		return core.Lasso(ctx, X[c], Dc, Ys.Slice(0, d, lo, hi), lambda/2, core.LassoOptions{})
+	})
 }
 
 // dlsiUpdateD updates each D_c in turn with the others fixed (see

@@ -215,21 +215,28 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	}
 	d, N := Ys.Dims()
 	ap := blockPartition(C, k)
-	// D_c by K-SVD on class c, from k random samples of it.
+	// D_c by K-SVD on class c, from k random samples of it; the classes
+	// are independent and run in parallel once their samples are drawn.
 	rng := rand.New(rand.NewPCG(o.Seed, 0x1c5d))
 	D := mat.NewDense(d, K, nil)
 	col := make([]float64, d)
 	for c := 0; c < C; c++ {
 		lo, hi := g.Part.Block(c)
-		Dc := mat.NewDense(d, k, nil)
 		for j, p := range rng.Perm(hi - lo)[:k] {
 			mat.Col(col, lo+p, Ys)
-			Dc.SetCol(j, col)
+			D.SetCol(c*k+j, col)
 		}
+	}
+	if err := forClasses(C, func(c int) error {
+		lo, hi := g.Part.Block(c)
+		Dc := mat.DenseCopyOf(D.Slice(0, d, c*k, (c+1)*k))
 		if _, err := core.KSVD(ctx, Dc, Ys.Slice(0, d, lo, hi), min(T, k), o.InitIters, core.KSVDOptions{}); err != nil {
 			return err
 		}
 		D.Slice(0, d, c*k, (c+1)*k).(*mat.Dense).Copy(Dc)
+		return nil
+	}); err != nil {
+		return err
 	}
 	X := mat.NewDense(K, N, nil)
 	if err := core.OMP(ctx, X, D, Ys, T, 0); err != nil {
