@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/methods"
 )
 
 // config holds the sizes of one run; quick() and full() give the two modes.
@@ -20,6 +21,7 @@ type config struct {
 	Splits      int                             // random splits of the overall table
 	Parallel    int                             // splits of the overall table trained at once
 	Folds       int                             // cross-validation folds (on split 1's training data); <2: no CV
+	FoldsBy     map[string]int                  // Folds by data set
 	Iters       int                             // outer iterations of every method; 0: method defaults
 	Deadline    time.Duration                   // evaluations starting after this run time are skipped; 0: none
 	FlClasses   int                             // Oxford Flower restricted to its first classes; 0: all 17
@@ -49,12 +51,14 @@ type config struct {
 }
 
 func full() config {
-	// Flower (d = 10000) and COIL-100 (100 classes) fits take seconds to
-	// minutes, so cross-validation there covers the sparsity weight of FDDL
-	// and LRSDL only, and every method has a time budget per data set.
-	small := map[string]eval.Grid{"LRSDL": {"lambda1": {0.001, 0.01}}, "FDDL": {"lambda1": {0.001, 0.01}}}
-	for _, m := range []string{"SRC", "ODL", "LCKSVD1", "LCKSVD2", "DLSI", "DLRD", "D2L2R2", "COPAR", "JDL", "JDL*", "SRRS"} {
-		small[m] = eval.Grid{}
+	// Flower (d = 10000) and COIL-100 (100 classes) fits take seconds, so
+	// cross-validation there is 3-fold over each method's sparsity weight
+	// only, and every method has a time budget per data set.
+	small := map[string]eval.Grid{}
+	for _, m := range methods.Names() {
+		if c, err := methods.New(m); err == nil {
+			small[m] = sparsityGrid(eval.DefaultGrid(c))
+		}
 	}
 	return config{Mode: "full",
 		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: time.Minute,
@@ -65,11 +69,12 @@ func full() config {
 		ScaleC:      []int{10, 25, 50, 100, 200}, ScaleDim: 300, ScaleDims: []int{300, 1000, 3000, 10000}, ScaleClasses: 20,
 		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 40 * time.Second,
 		SimTrain: 200, SimTest: 800,
-		Deadline: 42 * time.Minute,
-		Budgets: map[string]time.Duration{flower: 45 * time.Second, coil: 45 * time.Second,
-			flower + "/FDDL": 2 * time.Minute, flower + "/LRSDL": 2 * time.Minute,
-			coil + "/FDDL": 2 * time.Minute, coil + "/LRSDL": 2 * time.Minute},
-		Grids: map[string]map[string]eval.Grid{flower: small, coil: small},
+		Deadline: 45 * time.Minute,
+		Budgets: map[string]time.Duration{flower: 90 * time.Second, coil: 90 * time.Second,
+			flower + "/FDDL": 3 * time.Minute, flower + "/LRSDL": 3 * time.Minute,
+			coil + "/FDDL": 3 * time.Minute, coil + "/LRSDL": 3 * time.Minute},
+		FoldsBy: map[string]int{flower: 3, coil: 3},
+		Grids:   map[string]map[string]eval.Grid{flower: small, coil: small},
 	}
 }
 
@@ -85,4 +90,15 @@ func quick() config {
 		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 10 * time.Second,
 		SimTrain: 50, SimTest: 50,
 	}
+}
+
+// sparsityGrid returns the part of g over the sparsity weight (lambda1,
+// lambda or alpha, the first g has), or an empty grid.
+func sparsityGrid(g eval.Grid) eval.Grid {
+	for _, n := range []string{"lambda1", "lambda", "alpha"} {
+		if v, ok := g[n]; ok {
+			return eval.Grid{n: v}
+		}
+	}
+	return eval.Grid{}
 }

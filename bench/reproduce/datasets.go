@@ -173,13 +173,14 @@ func (r *run) paramsFor(dataset, method string, train split.Set, perClass int) (
 	if g, ok := r.cfg.Grids[dataset][method]; ok {
 		grid = g
 	}
-	if r.cfg.Folds >= 2 && len(grid) > 0 {
+	folds := r.folds(dataset)
+	if folds >= 2 && len(grid) > 0 {
 		tr, err := split.Draw(train, perClass, rand.New(rand.NewPCG(r.seed, 0)))
 		if err != nil {
 			return nil, err
 		}
 		t := time.Now()
-		cv, err := eval.CrossValidateSet(r.ctx, r.newFunc(method, nil), tr, r.cfg.Folds, grid, r.seed)
+		cv, err := eval.CrossValidateSet(r.ctx, r.newFunc(method, nil), tr, folds, grid, r.seed)
 		if err != nil {
 			return nil, fmt.Errorf("cross-validation of %s on %s: %w", method, dataset, err)
 		}
@@ -188,4 +189,12 @@ func (r *run) paramsFor(dataset, method string, train split.Set, perClass int) (
 	}
 	r.chosen[key] = p
 	return p, nil
+}
+
+// folds returns the cross-validation folds on dataset.
+func (r *run) folds(dataset string) int {
+	if f, ok := r.cfg.FoldsBy[dataset]; ok && r.cfg.Folds >= 2 {
+		return f
+	}
+	return r.cfg.Folds
 }
