@@ -240,6 +240,11 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		E.Add(E, &YX)
 	}
 	var Eb mat.Dense
+	var gram blockGram
+	useGram := !original && eta != 0
+	if useGram {
+		gram.init(D)
+	}
 	for b := 0; b < part.Blocks(); b++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -257,9 +262,16 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		var t mat.Dense
 		t.Mul(Db, Fb)
 		Eb.Add(&Eb, &t)
-		if err := dlsiUpdateIncoherent(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), 4*eta, original); err != nil {
+		if !useGram {
+			if err := dlsiUpdateIncoherent(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), 4*eta, original); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), gram.others(part, b), 4*eta, false); err != nil {
 			return err
 		}
+		gram.refresh(D, part, b)
 	}
 	return nil
 }

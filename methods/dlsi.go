@@ -163,6 +163,10 @@ func dlsiUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Pa
 func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, eta float64, original bool) error {
 	d, _ := D.Dims()
 	var E, F mat.Dense
+	var gram blockGram
+	if !original && eta != 0 {
+		gram.init(D)
+	}
 	for c := range X {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -174,9 +178,16 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 		F.Reset()
 		E.Mul(Ys.Slice(0, d, lo, hi), X[c].T())
 		F.Mul(X[c], X[c].T())
-		if err := dlsiUpdateIncoherent(ctx, Dc, &E, &F, otherAtoms(D, part, c), eta, original); err != nil {
+		if original || eta == 0 {
+			if err := dlsiUpdateIncoherent(ctx, Dc, &E, &F, otherAtoms(D, part, c), eta, original); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtoms(D, part, c), gram.others(part, c), eta, false); err != nil {
 			return err
 		}
+		gram.refresh(D, part, c)
 	}
 	return nil
 }

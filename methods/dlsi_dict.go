@@ -7,7 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
@@ -64,6 +67,12 @@ func dlsiIncoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
 // is kept only if it lowers the objective of (P), so the update never
 // increases the cost even when ADMM stops early.
 func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float64, original bool) error {
+	return dlsiUpdateIncoherentGram(ctx, D, E, F, A, nil, eta, original)
+}
+
+// dlsiUpdateIncoherentGram is dlsiUpdateIncoherent given AtA = AᵀA, or nil
+// to compute it (d·r² multiply-adds).
+func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, AtA *mat.SymDense, eta float64, original bool) error {
 	if original {
 		return dlsiColumnSweeps(ctx, D, E, F, A, eta)
 	}
@@ -81,25 +90,37 @@ func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float6
 	case eta == 0 || r == 0:
 		prox = func(z, v *mat.Dense, _ float64) { z.Copy(v) }
 	case r < d:
-		// S = ρ/(2η)·I + AᵀA, factorised on the first call. For r ≤
-		// dlsiInvMax·k, S⁻¹ is formed (r³ once) and applied by one product
-		// per call (r²k): the two triangular solves of a Cholesky solve run
-		// slowly on few right-hand sides. Larger r keeps the solves.
-		var chol mat.Cholesky
+		// S = ρ/(2η)·I + AᵀA = UᵀU, factorised on the first call (LAPACK
+		// directly: mat.Cholesky also estimates the condition number). For
+		// r ≤ dlsiInvMax·k, S⁻¹ is formed (r³ once) and applied by one
+		// product per call (r²k): the two triangular solves run slowly on
+		// few right-hand sides. Larger r keeps the solves.
+		var u blas64.Triangular
 		var sinv, atv, w mat.Dense
 		ok, failed := false, false
 		prox = func(z, v *mat.Dense, rho float64) {
 			if !ok && !failed {
 				M := mat.NewSymDense(r, nil)
-				M.SymOuterK(1, A.T())
+				if AtA != nil {
+					M.CopySym(AtA)
+				} else {
+					M.SymOuterK(1, A.T())
+				}
 				for i := 0; i < r; i++ {
 					M.SetSym(i, i, M.At(i, i)+rho/(2*eta))
 				}
-				ok = chol.Factorize(M)
+				u, ok = lapack64.Potrf(M.RawSymmetric())
 				if ok && r <= dlsiInvMax*k {
-					var Mi mat.SymDense
-					if ok = chol.InverseTo(&Mi) == nil; ok {
-						sinv.CloneFrom(&Mi)
+					var t blas64.Symmetric
+					if t, ok = lapack64.Potri(u); ok {
+						sinv.ReuseAs(r, r)
+						for i := 0; i < r; i++ {
+							for j := i; j < r; j++ {
+								x := t.Data[i*t.Stride+j]
+								sinv.Set(i, j, x)
+								sinv.Set(j, i, x)
+							}
+						}
 					}
 				}
 				failed = !ok
@@ -110,13 +131,14 @@ func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float6
 			}
 			atv.Reset()
 			atv.Mul(A.T(), v)
-			w.Reset()
 			if sinv.IsEmpty() {
-				if err := chol.SolveTo(&w, &atv); err != nil {
-					z.Copy(v)
-					return
-				}
+				// UᵀU·w = Aᵀv.
+				w.CloneFrom(&atv)
+				wr := w.RawMatrix()
+				blas64.Trsm(blas.Left, blas.Trans, 1, u, wr)
+				blas64.Trsm(blas.Left, blas.NoTrans, 1, u, wr)
 			} else {
+				w.Reset()
 				w.Mul(&sinv, &atv)
 			}
 			z.Mul(A, &w)
@@ -148,6 +170,63 @@ func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float6
 		D.Copy(D0)
 	}
 	return err
+}
+
+// blockGram keeps G = DᵀD for a dictionary D whose blocks are updated one
+// at a time, so that the Gram matrix AᵀA of the atoms outside a block is
+// gathered from G (r² copies) instead of formed (d·r²): after block b
+// changes, refresh recomputes its rows and columns (d·K·|b|).
+type blockGram struct {
+	G   mat.Dense
+	row mat.Dense
+}
+
+// init sets G = DᵀD.
+func (g *blockGram) init(D *mat.Dense) {
+	g.G.Reset()
+	g.G.Mul(D.T(), D)
+}
+
+// others returns AᵀA for A = otherAtoms(D, part, b), from the upper
+// triangle of G.
+func (g *blockGram) others(part core.Partition, b int) *mat.SymDense {
+	K, _ := g.G.Dims()
+	lo, hi := part.Block(b)
+	r := K - (hi - lo)
+	idx := func(i int) int {
+		if i < lo {
+			return i
+		}
+		return i + hi - lo
+	}
+	S := mat.NewSymDense(r, nil)
+	gr := g.G.RawMatrix()
+	for i := 0; i < r; i++ {
+		gi := idx(i)
+		for j := i; j < r; j++ {
+			S.SetSym(i, j, gr.Data[gi*gr.Stride+idx(j)])
+		}
+	}
+	return S
+}
+
+// refresh recomputes rows and columns lo..hi of G after block b of D
+// changed.
+func (g *blockGram) refresh(D *mat.Dense, part core.Partition, b int) {
+	d, K := D.Dims()
+	lo, hi := part.Block(b)
+	if hi == lo {
+		return
+	}
+	g.row.Reset()
+	g.row.Mul(D.Slice(0, d, lo, hi).T(), D)
+	for i := lo; i < hi; i++ {
+		for j := 0; j < K; j++ {
+			v := g.row.At(i-lo, j)
+			g.G.Set(i, j, v)
+			g.G.Set(j, i, v)
+		}
+	}
 }
 
 // otherAtoms returns the d×(K−|block b|) matrix of the columns of D outside

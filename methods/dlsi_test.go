@@ -464,3 +464,34 @@ func maxAbsDiff(a, b *mat.Dense) float64 {
 	}
 	return m
 }
+
+// TestBlockGram checks that blockGram gives AᵀA of the atoms outside each
+// block, as formed directly, while the blocks change one at a time.
+func TestBlockGram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	part := core.Partition{0, 3, 7, 7, 12}
+	D := testutil.RandDense(rng, 9, 12)
+	var g blockGram
+	g.init(D)
+	for b := 0; b < part.Blocks(); b++ {
+		A := otherAtoms(D, part, b)
+		_, r := A.Dims()
+		want := mat.NewSymDense(r, nil)
+		want.SymOuterK(1, A.T())
+		if got := g.others(part, b); !mat.EqualApprox(got, want, 1e-12) {
+			t.Errorf("block %d: AᵀA from G differs", b)
+		}
+		lo, hi := part.Block(b)
+		for j := lo; j < hi; j++ {
+			for i := 0; i < 9; i++ {
+				D.Set(i, j, rng.NormFloat64())
+			}
+		}
+		g.refresh(D, part, b)
+	}
+	var G mat.Dense
+	G.Mul(D.T(), D)
+	if !mat.EqualApprox(&g.G, &G, 1e-12) {
+		t.Error("G after the refreshes differs from DᵀD")
+	}
+}
