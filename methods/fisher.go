@@ -21,6 +21,7 @@ type dlParams struct {
 	dIters, admmIters     int
 	initIters             int
 	origX, origD          bool
+	paperX                bool // LRSDL-X alone, without solveX0
 	lc                    bool
 	w, lambda             float64
 	seed                  uint64

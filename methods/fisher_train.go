@@ -34,6 +34,8 @@ type train struct {
 	hook  func(G, W *mat.Dense, L float64)
 	lip   lipWork
 	fist  core.FISTA
+	x0    x0step
+	fist0 core.FISTA
 	cur   lrsdl.Cost // cost at the current point when curOK
 	curOK bool
 }
@@ -170,8 +172,10 @@ func (t *train) means() (*mat.Dense, []float64) {
 	return mc, m0
 }
 
-// stepX updates X̄ by LRSDL-X (one FISTA over [X; X0]) or, with origX, by
-// O-FDDL-X (one FISTA per class over its columns, the others fixed).
+// stepX updates X̄ by LRSDL-X (one FISTA over [X; X0]) followed, when
+// k0 > 0 and not paperX (the default), by the exact X0 update solveX0; or,
+// with origX, by O-FDDL-X (one FISTA per class over its columns, the
+// others fixed).
 func (t *train) stepX(ctx context.Context) error {
 	before := mat.DenseCopyOf(t.Xb)
 	old := t.current()
@@ -201,6 +205,8 @@ func (t *train) keepIfLower(old lrsdl.Cost, revert func()) {
 	t.cur, t.curOK = c, true
 }
 
+// solveX runs the X step of stepX on Xb from its current value (no
+// keep-if-lower test).
 func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
 	s := &t.xs
 	t.gc.update(t.Db, t.Y, t.sp)
@@ -216,8 +222,13 @@ func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
 		grad = func(G, W *mat.Dense) { s.grad(G, W); t.hook(G, W, L) }
 	}
 	if !t.p.origX {
-		_, err := t.fist.Solve(ctx, Xb, grad, L, t.p.lambda1, nil)
-		return err
+		if _, err := t.fist.Solve(ctx, Xb, grad, L, t.p.lambda1, nil); err != nil {
+			return err
+		}
+		if t.k0 == 0 || t.p.paperX || t.p.plain {
+			return nil
+		}
+		return t.solveX0(ctx, Xb)
 	}
 	kb, N := Xb.Dims()
 	for c := 0; c < t.sp.Blocks(); c++ {
@@ -245,6 +256,28 @@ func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
 		s.other[i] = 0
 	}
 	return nil
+}
+
+// x0Iters is the FISTA iteration limit of solveX0, whose iterations cost
+// O(k0²N), next to O(K̄²N) for one of LRSDL-X.
+const x0Iters = 200
+
+// solveX0 minimises J̄ over the X0 rows of Xb with X fixed (x0step) by
+// FISTA at X0's own Lipschitz constant λmax(2R + λ2I), from the current X0
+// and to the X step's tolerance. After LRSDL-X it is what makes the X step
+// exact in X0: the joint step 1/L, L ≥ λmax of the whole Hessian (set by
+// the class atoms and their coupling with D0), is far below 1/λmax(2R +
+// λ2I), so LRSDL-X barely moves X0, and its tolerance test, a relative
+// change of X̄ per iteration, stops it while X0 is still far from optimal
+// (on COIL-100, 10 per class, J̄ after 10 outer iterations is 13.7 with
+// solveX0 against 23.8 without).
+func (t *train) solveX0(ctx context.Context, Xb *mat.Dense) error {
+	K, kb := t.K, t.K+t.k0
+	_, N := Xb.Dims()
+	t.x0.setup(t.gc.G.RawMatrix(), t.gc.B.RawMatrix(), Xb.Slice(0, K, 0, N).(*mat.Dense).RawMatrix(), t.sp, t.ap, t.p.lambda2)
+	t.fist0.MaxIter, t.fist0.Tol, t.fist0.Restart = x0Iters, t.p.xTol, true
+	_, err := t.fist0.Solve(ctx, Xb.Slice(K, kb, 0, N).(*mat.Dense), t.x0.grad, t.x0.lipschitz(), t.p.lambda1, nil)
+	return err
 }
 
 // ybar returns Ȳ = Y − D0X0.

@@ -1,10 +1,12 @@
 package methods
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -158,5 +160,101 @@ func testLRSDLXSparsePath(t *testing.T, d int) {
 	}
 	if mat.Equal(Gs, Gd) {
 		t.Log("sparse and dense gradients are bit-identical")
+	}
+}
+
+// TestX0StepGradient checks x0step's gradient against central finite
+// differences of the smooth part of J̄ in X0 at a random X̄, and its
+// Lipschitz constant against the largest eigenvalue of the Hessian found
+// by differencing the gradient (power iteration on G(W) − G(0)).
+func TestX0StepGradient(t *testing.T) {
+	p := testParams()
+	tr := smallTrain(t, p, 3, 5, 12, 7)
+	rng := rand.New(rand.NewPCG(4, 4))
+	raw := tr.Xb.RawMatrix().Data
+	for i := range raw {
+		raw[i] = rng.NormFloat64()
+	}
+	h := func() float64 {
+		c := tr.cost()
+		return c.Term("fidelity") + c.Term("fisher") + c.Term("shared")
+	}
+	tr.gc.update(tr.Db, tr.Y, tr.sp)
+	var s x0step
+	s.setup(tr.gc.G.RawMatrix(), tr.gc.B.RawMatrix(), tr.X().RawMatrix(), tr.sp, tr.ap, p.lambda2)
+	X0 := tr.X0()
+	k0, N := X0.Dims()
+	G := mat.NewDense(k0, N, nil)
+	s.grad(G, mat.DenseCopyOf(X0))
+	const eps = 1e-5
+	for i := 0; i < k0; i++ {
+		for j := 0; j < N; j++ {
+			x := X0.At(i, j)
+			X0.Set(i, j, x+eps)
+			fp := h()
+			X0.Set(i, j, x-eps)
+			fm := h()
+			X0.Set(i, j, x)
+			fd := (fp - fm) / (2 * eps)
+			if math.Abs(fd-G.At(i, j)) > 1e-6*math.Max(1, math.Abs(fd)) {
+				t.Fatalf("gradient (%d,%d) = %v, finite difference %v", i, j, G.At(i, j), fd)
+			}
+		}
+	}
+	// λmax of W ↦ G(W) − G(0) by power iteration.
+	G0, V, GV := mat.NewDense(k0, N, nil), mat.NewDense(k0, N, nil), mat.NewDense(k0, N, nil)
+	s.grad(G0, mat.NewDense(k0, N, nil))
+	for i := range V.RawMatrix().Data {
+		V.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	var lmax float64
+	for it := 0; it < 500; it++ {
+		V.Scale(1/mat.Norm(V, 2), V)
+		s.grad(GV, V)
+		GV.Sub(GV, G0)
+		lmax = floats.Dot(V.RawMatrix().Data, GV.RawMatrix().Data)
+		V.Copy(GV)
+	}
+	if L := s.lipschitz(); L < lmax*(1-1e-9) || L > lmax*1.01 {
+		t.Errorf("Lipschitz constant %v, largest Hessian eigenvalue %v", L, lmax)
+	}
+}
+
+// TestSolveX0Exact checks that the default X step leaves X0 at the
+// minimiser of J̄ over X0 with X fixed (a proximal-gradient step at 1/L0
+// barely moves it) and that the paper's LRSDL-X alone (paperX) does not
+// on this problem, whose X0 the joint step 1/L moves slowly.
+func TestSolveX0Exact(t *testing.T) {
+	move := func(paperX bool) float64 {
+		p := testParams()
+		p.paperX = paperX
+		tr := smallTrain(t, p, 3, 8, 20, 9)
+		for it := 0; it < 3; it++ {
+			if err := tr.stepX(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tr.gc.update(tr.Db, tr.Y, tr.sp)
+		var s x0step
+		s.setup(tr.gc.G.RawMatrix(), tr.gc.B.RawMatrix(), tr.X().RawMatrix(), tr.sp, tr.ap, p.lambda2)
+		X0 := mat.DenseCopyOf(tr.X0())
+		k0, N := X0.Dims()
+		G := mat.NewDense(k0, N, nil)
+		s.grad(G, X0)
+		L := s.lipschitz()
+		Z := mat.NewDense(k0, N, nil)
+		for i, v := range X0.RawMatrix().Data {
+			u := v - G.RawMatrix().Data[i]/L
+			Z.RawMatrix().Data[i] = math.Copysign(math.Max(math.Abs(u)-p.lambda1/L, 0), u)
+		}
+		Z.Sub(Z, X0)
+		return mat.Norm(Z, 2) / mat.Norm(X0, 2)
+	}
+	def, paper := move(false), move(true)
+	if def > 1e-3 {
+		t.Errorf("default X step: a prox-gradient step moves X0 by %.3g relative, want ≤ 1e-3", def)
+	}
+	if paper < 10*def {
+		t.Errorf("paperX moves X0 by %.3g, default by %.3g: the exact X0 update should matter here", paper, def)
 	}
 }
