@@ -47,8 +47,9 @@ func (o *LRSDLOptions) params() dlParams {
 //	J̄(D̄, X̄) = ½f̄_Y(D̄, X̄) + λ1‖X̄‖₁ + λ2/2·ḡ(X̄) + η‖D0‖_*
 //
 // over the class dictionaries D = [D_1..D_C], the shared dictionary D0 and
-// the codes X̄ = [X; X0] (eq. lrsdl_cost_fn), by Algorithm 2. The model
-// and its training are the Fisher model's (fisher*.go).
+// the codes X̄ = [X; X0] (eq. lrsdl_cost_fn), by Algorithm 2, whose X step
+// is LRSDL-X followed by an exact update of X0 (Options.PaperX: LRSDL-X
+// alone). The model and its training are the Fisher model's (fisher*.go).
 type LRSDL struct {
 	Options LRSDLOptions
 	dl      fisherDL
