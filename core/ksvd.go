@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -21,6 +23,9 @@ type KSVDOptions struct {
 	// Progress, if set, is called after every iteration with the current
 	// dictionary and codes, which it must not modify.
 	Progress func(iter int, D, X *mat.Dense)
+	// DtY, if set, sets dst (k×n) to DᵀY for the current dictionary, for
+	// data whose structure gives a cheaper product than the dense one.
+	DtY func(dst, D *mat.Dense)
 }
 
 // KSVD improves the dictionary D (d×k) in place for the columns of Y (d×n)
@@ -112,8 +117,21 @@ func (r *KSVDRun) Step(ctx context.Context) error {
 		return err
 	}
 	D := r.D
-	r.g.Mul(D.T(), D)
-	r.b.Mul(D.T(), r.y)
+	// G = DᵀD by a symmetric rank-k product (half the multiply-adds of a
+	// general one), mirrored into the lower triangle.
+	k := r.g.RawMatrix().Rows
+	g := r.g.RawMatrix()
+	blas64.Syrk(blas.Trans, 1, D.RawMatrix(), 0, blas64.Symmetric{N: k, Stride: g.Stride, Data: g.Data, Uplo: blas.Upper})
+	for i := 1; i < k; i++ {
+		for j := 0; j < i; j++ {
+			g.Data[i*g.Stride+j] = g.Data[j*g.Stride+i]
+		}
+	}
+	if r.opts.DtY != nil {
+		r.opts.DtY(r.b, D)
+	} else {
+		r.b.Mul(D.T(), r.y)
+	}
 	if err := BatchOMP(ctx, r.xn, r.g, r.b, r.yy, r.t, r.opts.Tol, &r.ow); err != nil {
 		return err
 	}

@@ -262,7 +262,11 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	Gs := lcStack(parts, weights)
 	Ysk := lcStack(targets, weights)
 	rows := lcRows(parts)
-	run, err := core.NewKSVDRun(Gs, Ysk, T, core.KSVDOptions{})
+	cls := make([]int, N)
+	for j, p := range g.Perm {
+		cls[j] = g.Class[p]
+	}
+	run, err := core.NewKSVDRun(Gs, Ysk, T, core.KSVDOptions{DtY: lcDtY(Ys, rows, names, weights, ap, cls)})
 	if err != nil {
 		return err
 	}
@@ -320,6 +324,46 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	*opts = o
 	l.info.Elapsed = time.Since(start)
 	return nil
+}
+
+// lcDtY returns the product GᵀYs of the stacked atoms G with the stacked
+// data Ys = [Y; √α·Q; √β·H] (blocks as in names and rows), using the
+// structure of Q and H: column j of Q is the indicator of the atoms of
+// class cls[j] and column j of H that of class cls[j], so their blocks add
+// √α·(column sums of G's label rows over the atoms of the class) and √β·(G's
+// classification row of the class) instead of a dense product.
+func lcDtY(Y *mat.Dense, rows []int, names []string, weights []float64, ap core.Partition, cls []int) func(dst, G *mat.Dense) {
+	d, N := Y.Dims()
+	var s mat.Dense
+	return func(dst, G *mat.Dense) {
+		_, K := G.Dims()
+		dst.Mul(G.Slice(0, d, 0, K).T(), Y)
+		C := ap.Blocks()
+		s.Reset()
+		s.ReuseAs(C, K) // row c: what the class-c samples add
+		for b := 1; b < len(names); b++ {
+			w := math.Sqrt(weights[b])
+			for c := 0; c < C; c++ {
+				sc := s.RawRowView(c)
+				switch names[b] {
+				case "label":
+					lo, hi := ap.Block(c)
+					for a := lo; a < hi; a++ {
+						floats.AddScaled(sc, w, G.RawRowView(rows[b]+a))
+					}
+				case "classification":
+					floats.AddScaled(sc, w, G.RawRowView(rows[b]+c))
+				}
+			}
+		}
+		dr := dst.RawMatrix()
+		for a := 0; a < K; a++ {
+			row := dr.Data[a*dr.Stride : a*dr.Stride+N]
+			for j, c := range cls {
+				row[j] += s.At(c, a)
+			}
+		}
+	}
 }
 
 // lcTargets returns Q (K×N), with Q[a, j] = 1 when atom a belongs to the

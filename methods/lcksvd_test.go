@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -171,5 +172,41 @@ func TestLCRidgeNormalEquations(t *testing.T) {
 	}
 	if _, err := lcRidge(T, mat.NewDense(6, 20, nil), 0); err == nil {
 		t.Error("singular ridge without regularisation: no error")
+	}
+}
+
+// TestLCDtYMatchesDense checks the structured product of lcDtY against the
+// dense GᵀYs of the stacked data [Y; √α·Q; √β·H].
+func TestLCDtYMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	const d, C, k = 7, 3, 2
+	labels := []int{2, 0, 1, 1, 0, 2, 2, 0}
+	g, err := core.GroupByClass(labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	N, K := len(labels), C*k
+	ap := blockPartition(C, k)
+	Q, H := lcTargets(g.Part, ap, g.Class, g.Perm)
+	Y := testutil.RandDense(rng, d, N)
+	cls := make([]int, N)
+	for j, p := range g.Perm {
+		cls[j] = g.Class[p]
+	}
+	for _, two := range []bool{false, true} {
+		targets, weights, names := []*mat.Dense{Y, Q}, []float64{1, 0.3}, []string{"fidelity", "label"}
+		if two {
+			targets, weights, names = append(targets, H), append(weights, 0.7), append(names, "classification")
+		}
+		Ysk := lcStack(targets, weights)
+		rows := lcRows(targets)
+		G := testutil.RandDense(rng, rows[len(rows)-1], K)
+		var want mat.Dense
+		want.Mul(G.T(), Ysk)
+		got := mat.NewDense(K, N, nil)
+		lcDtY(Y, rows, names, weights, ap, cls)(got, G)
+		if !mat.EqualApprox(got, &want, 1e-12) {
+			t.Errorf("two=%v: structured GᵀYs differs from the dense product", two)
+		}
 	}
 }
