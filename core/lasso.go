@@ -95,9 +95,14 @@ func MulBT(dst *mat.Dense, y mat.Matrix, x *mat.Dense) {
 
 // LassoOptions controls Lasso. The zero value means the defaults.
 type LassoOptions struct {
-	MaxIter int     // FISTA iteration limit; zero means 200
-	Tol     float64 // FISTA relative tolerance; zero means 1e-6
+	MaxIter int     // iteration limit; zero means 200
+	Tol     float64 // relative tolerance; zero means 1e-6 (FISTA) or 1e-3 (ADMM)
 	Restart bool    // adaptive restart of FISTA's momentum
+	// ADMM solves by LassoADMM instead of FISTA: one Cholesky factor of
+	// G + ρI serves every column, and ill-conditioned G (many correlated
+	// atoms, small λ) costs it tens of iterations where FISTA needs
+	// thousands. For coding many samples with a fixed dictionary.
+	ADMM bool
 }
 
 // Lasso sets X (k×n) to
@@ -137,6 +142,9 @@ func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 	}
 	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
 		return fmt.Errorf("core: lasso λ = %v must be finite and non-negative", lambda)
+	}
+	if opts.ADMM {
+		return LassoADMM(ctx, X, G, B, lambda, opts)
 	}
 	var p PowerIter
 	_, L := p.MaxEig(G)

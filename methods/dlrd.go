@@ -239,7 +239,7 @@ func (m *DLRD) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 	}
 	_, n := Y.Dims()
 	X := mat.NewDense(m.part.Len(), n, nil)
-	if err := core.Lasso(ctx, X, m.D, Y, m.Options.Lambda, core.LassoOptions{Restart: true}); err != nil {
+	if err := core.Lasso(ctx, X, m.D, Y, m.Options.Lambda, core.LassoOptions{ADMM: true}); err != nil {
 		return nil, err
 	}
 	return b.residualLabels(Y, X), nil

@@ -325,7 +325,7 @@ func sharedDictPredict(ctx context.Context, D *mat.Dense, part core.Partition, c
 		K, n := DtY.Dims()
 		if global && Xall == nil {
 			Xall = mat.NewDense(K, n, nil)
-			if err := core.LassoGram(ctx, Xall, G, DtY, lambda, core.LassoOptions{Restart: true}); err != nil {
+			if err := core.LassoGram(ctx, Xall, G, DtY, lambda, core.LassoOptions{ADMM: true}); err != nil {
 				return nil, nil, nil, err
 			}
 		}

@@ -201,7 +201,7 @@ func (m *ODL) transform(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	_, K := m.m.D.Dims()
 	_, n := Y.Dims()
 	X := mat.NewDense(K, n, nil)
-	err := core.Lasso(ctx, X, m.m.D, Y, m.Options.Lambda, core.LassoOptions{})
+	err := core.Lasso(ctx, X, m.m.D, Y, m.Options.Lambda, core.LassoOptions{ADMM: true})
 	return X, err
 }
 

@@ -21,21 +21,21 @@ func init() {
 // SRCOptions configures SRC. The zero value means the defaults.
 type SRCOptions struct {
 	Lambda float64 `json:"lambda"` // sparsity weight λ; zero means 0.001
-	Iters  int     `json:"iters"`  // FISTA iteration limit of the coding; zero means 200
+	Iters  int     `json:"iters"`  // iteration limit of the coding (ADMM); zero means 200
 	Seed   uint64  `json:"seed"`   // unused: SRC is deterministic
 }
 
 func (o *SRCOptions) spec() optSpec {
 	return optSpec{method: "SRC", opts: []opt{
 		{name: "lambda", doc: "sparsity weight λ of the lasso", f: &o.Lambda, def: 0.001, minOpen: true},
-		{name: "iters", doc: "FISTA iteration limit of the coding", i: &o.Iters, def: 200, min: 1},
+		{name: "iters", doc: "iteration limit of the coding (ADMM)", i: &o.Iters, def: 200, min: 1},
 		{name: "seed", doc: "unused: SRC is deterministic", u: &o.Seed},
 	}}
 }
 
 // SRC is the sparse representation-based classifier of Wright et al.: the
 // dictionary D = [D_1..D_C] is the training set (columns scaled to unit
-// norm), a sample y is coded by the lasso (FISTA with adaptive restart)
+// norm), a sample y is coded by the lasso (core.LassoADMM)
 //
 //	x = argmin_x ½‖y − Dx‖²₂ + λ‖x‖₁
 //
@@ -116,7 +116,7 @@ func (m *SRC) codes(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	B := mat.NewDense(K, n, nil)
 	core.MulTrans(B, m.m.D, Y)
 	X := mat.NewDense(K, n, nil)
-	err := core.LassoGram(ctx, X, m.gram, B, m.Options.Lambda, core.LassoOptions{MaxIter: m.Options.Iters, Restart: true})
+	err := core.LassoGram(ctx, X, m.gram, B, m.Options.Lambda, core.LassoOptions{MaxIter: m.Options.Iters, ADMM: true})
 	return X, err
 }
 

@@ -1,0 +1,90 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/internal/testutil"
+)
+
+// TestLassoADMMKKT checks the optimality conditions Dᵀ(Y − DX) ∈ λ∂‖X‖₁
+// of LassoADMM's solution column by column, and that it agrees with
+// FISTA run to a tight tolerance.
+func TestLassoADMMKKT(t *testing.T) {
+	D, Y := svLassoProblem(31, 20, 12, 40)
+	const lambda = 0.3
+	testutil.Backends(t, func(t *testing.T) {
+		X := mat.NewDense(12, 40, nil)
+		if err := Lasso(context.Background(), X, D, Y, lambda, LassoOptions{ADMM: true, MaxIter: 20000, Tol: 1e-12}); err != nil {
+			t.Fatal(err)
+		}
+		var R, C mat.Dense
+		R.Mul(D, X)
+		R.Sub(Y, &R)
+		C.Mul(D.T(), &R)
+		nz := 0
+		for i := 0; i < 12; i++ {
+			for j := 0; j < 40; j++ {
+				x, c := X.At(i, j), C.At(i, j)
+				if x == 0 {
+					if math.Abs(c) > lambda*(1+1e-6) {
+						t.Errorf("X[%d,%d]=0 but |Dᵀr| = %v > λ", i, j, c)
+					}
+					continue
+				}
+				nz++
+				if math.Abs(c-lambda*math.Copysign(1, x)) > 1e-6*lambda {
+					t.Errorf("X[%d,%d]=%v but Dᵀr = %v ≠ λ·sign", i, j, x, c)
+				}
+			}
+		}
+		if nz == 0 || nz == 12*40 {
+			t.Errorf("degenerate test problem: %d non-zeros", nz)
+		}
+		F := mat.NewDense(12, 40, nil)
+		if err := Lasso(context.Background(), F, D, Y, lambda, LassoOptions{MaxIter: 50000, Tol: 1e-14, Restart: true}); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(X, F, 1e-7) {
+			t.Error("ADMM and FISTA solutions differ")
+		}
+	})
+}
+
+// TestLassoADMMLeastSquares checks λ = 0 against the closed form G⁻¹B.
+func TestLassoADMMLeastSquares(t *testing.T) {
+	D, Y := svLassoProblem(32, 15, 6, 9)
+	G, B := mat.NewDense(6, 6, nil), mat.NewDense(6, 9, nil)
+	G.Mul(D.T(), D)
+	B.Mul(D.T(), Y)
+	var want mat.Dense
+	if err := want.Solve(G, B); err != nil {
+		t.Fatal(err)
+	}
+	X := mat.NewDense(6, 9, nil)
+	if err := LassoADMM(context.Background(), X, G, B, 0, LassoOptions{MaxIter: 5000, Tol: 1e-13}); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(X, &want, 1e-8) {
+		t.Errorf("λ=0: %v, want %v", mat.Formatted(X), mat.Formatted(&want))
+	}
+}
+
+// TestLassoADMMErrors: non-finite input and cancellation are errors.
+func TestLassoADMMErrors(t *testing.T) {
+	G := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
+	B := mat.NewDense(2, 1, []float64{math.NaN(), 1})
+	if err := LassoADMM(context.Background(), mat.NewDense(2, 1, nil), G, B, 0.1, LassoOptions{}); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("NaN in B: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	B.Set(0, 0, 1)
+	if err := LassoADMM(ctx, mat.NewDense(2, 1, nil), G, B, 0.1, LassoOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
