@@ -110,13 +110,18 @@ type ADMMOptions struct {
 	MaxIter int     // ADMM iterations; zero means 50
 	Tol     float64 // stop when ‖D − Z‖_F and ‖ΔZ‖_F are ≤ Tol·max(1,‖D‖_F); zero means 1e-5
 	Update  UpdateDictOptions
+	// Dual, if not nil, warm-starts the dual: a d×k Dual = ρ'U' from an
+	// earlier call (at any penalty ρ') starts U = Dual/ρ instead of 0, and
+	// on return Dual holds ρU. An empty Dual starts U = 0.
+	Dual *mat.Dense
 }
 
 // ADMMDict updates D in place towards
 //
 //	argmin_D −2tr(E·Dᵀ) + tr(F·DᵀD) + r(D),  ‖dᵢ‖₂ ≤ 1,
 //
-// by ADMM on the split D = Z, starting from Z = D, U = 0 (eqs. lrsdl_d0_1..4):
+// by ADMM on the split D = Z, starting from Z = D, U = 0 (or
+// U = opts.Dual/ρ) (eqs. lrsdl_d0_1..4):
 //
 //	D = argmin −2tr(Ē·Dᵀ) + tr(F̄·DᵀD), Ē = E + ρ/2(Z − U), F̄ = F + ρ/2·I  (UpdateDict)
 //	Z = prox_{r/ρ}(D + U)
@@ -164,6 +169,12 @@ func (w *ADMMDictWorkspace) Update(ctx context.Context, D, E, F *mat.Dense, prox
 	w.fb.ReuseAs(k, k)
 	Z, U, Eb, Fb, V, Zp := &w.z, &w.u, &w.eb, &w.fb, &w.v, &w.zp
 	Z.Copy(D)
+	if dual := opts.Dual; dual != nil && !dual.IsEmpty() {
+		if r, c := dual.Dims(); r != d || c != k {
+			panic(mat.ErrShape)
+		}
+		U.Scale(1/rho, dual)
+	}
 	Fb.Copy(F)
 	for i := 0; i < k; i++ {
 		Fb.Set(i, i, Fb.At(i, i)+rho/2)
@@ -194,6 +205,9 @@ func (w *ADMMDictWorkspace) Update(ctx context.Context, D, E, F *mat.Dense, prox
 		if nv <= lim && nz <= lim {
 			break
 		}
+	}
+	if opts.Dual != nil {
+		opts.Dual.Scale(rho, U) // sizes an empty Dual
 	}
 	return nil
 }

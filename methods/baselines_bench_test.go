@@ -59,3 +59,30 @@ func benchBaselines(b *testing.B, ds *data.Dataset) {
 		})
 	}
 }
+
+// BenchmarkCOILIter2 is BenchmarkCOILFit for DLSI and COPAR limited to two
+// outer iterations, to measure the cost per iteration.
+func BenchmarkCOILIter2(b *testing.B) {
+	ds, err := data.Load("../testdata/coil100-32x32.mat", data.LoadOptions{Normalize: true})
+	if err != nil {
+		b.Skip(err)
+	}
+	if err := ds.Split(10, 1); err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"DLSI", "COPAR"} {
+		b.Run(name, func(b *testing.B) {
+			done := cpuMetric(b)
+			for i := 0; i < b.N; i++ {
+				var m lrsdl.Classifier = &DLSI{Options: DLSIOptions{Iters: 2}}
+				if name == "COPAR" {
+					m = &COPAR{Options: COPAROptions{Iters: 2}}
+				}
+				if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
+					b.Fatal(err)
+				}
+			}
+			done()
+		})
+	}
+}

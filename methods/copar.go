@@ -133,11 +133,12 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	for c := range X {
 		X[c] = mat.NewDense(part.Len(), g.Part.Size(c), nil)
 	}
+	duals := make([]mat.Dense, part.Blocks())
 	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		if err := coparUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda); err != nil {
 			return lrsdl.Cost{}, err
 		}
-		if err := coparUpdateD(ctx, D, part, X, Ys, g.Part, lit(o.Eta), o.OriginalD); err != nil {
+		if err := coparUpdateD(ctx, D, part, X, Ys, g.Part, duals, lit(o.Eta), o.OriginalD); err != nil {
 			return lrsdl.Cost{}, err
 		}
 		if !wantCost {
@@ -218,7 +219,8 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 // coparUpdateD updates D_1..D_C and then D_0, each with the others fixed.
 // As a function of D̄, 2J = tr(F·D̄ᵀD̄) − 2tr(E·D̄ᵀ) + 2η·Σ_{b≠c}‖D_bᵀD_c‖² +
 // const with F = Σ_c X̄_cX̄_cᵀ + (P_cX̄_c)(P_cX̄_c)ᵀ and E = Σ_c Y_c(X̄_c + P_cX̄_c)ᵀ.
-func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, eta float64, original bool) error {
+// duals, if not nil, holds one ADMM dual per block, kept across calls.
+func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, duals []mat.Dense, eta float64, original bool) error {
 	d, K := D.Dims()
 	F := mat.NewDense(K, K, nil)
 	E := mat.NewDense(d, K, nil)
@@ -241,8 +243,28 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 	}
 	var Eb mat.Dense
 	var gram blockGram
+	var inv *incoherentInverse
 	useGram := !original && eta != 0
-	if useGram {
+	if useGram && useIncoherentInverse(d, part) {
+		// One ρ for the pass: the mean of tr(F_bb)/k_b over the blocks.
+		var rho float64
+		nb := 0
+		for b := 0; b < part.Blocks(); b++ {
+			if lo, hi := part.Block(b); hi > lo {
+				rho += mat.Trace(F.Slice(lo, hi, lo, hi)) / float64(hi-lo)
+				nb++
+			}
+		}
+		rho /= float64(max(nb, 1))
+		if rho <= 0 {
+			rho = 1
+		}
+		inv = new(incoherentInverse)
+		if !inv.init(D, part, rho, 4*eta) {
+			inv = nil
+		}
+	}
+	if useGram && inv == nil {
 		gram.init(D)
 	}
 	for b := 0; b < part.Blocks(); b++ {
@@ -251,6 +273,10 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		}
 		lo, hi := part.Block(b)
 		if hi == lo {
+			if inv != nil && b+1 < part.Blocks() && !inv.next(D, part) {
+				inv = nil
+				gram.init(D)
+			}
 			continue
 		}
 		Db := D.Slice(0, d, lo, hi).(*mat.Dense)
@@ -262,13 +288,27 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		var t mat.Dense
 		t.Mul(Db, Fb)
 		Eb.Add(&Eb, &t)
+		var dual *mat.Dense
+		if duals != nil {
+			dual = &duals[b]
+		}
 		if !useGram {
 			if err := dlsiUpdateIncoherent(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), 4*eta, original); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), gram.others(part, b), 4*eta, false); err != nil {
+		if inv != nil {
+			if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), nil, dual, inv, 4*eta, false); err != nil {
+				return err
+			}
+			if b+1 < part.Blocks() && !inv.next(D, part) {
+				inv = nil
+				gram.init(D)
+			}
+			continue
+		}
+		if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), gram.others(part, b), dual, nil, 4*eta, false); err != nil {
 			return err
 		}
 		gram.refresh(D, part, b)

@@ -54,7 +54,7 @@ func TestCOPARUpdatesLowerCost(t *testing.T) {
 		o := resolvedOpts(COPAROptions{Lambda: 0.05, Eta: 0.2})
 		dlsiCheckDescent(t, fmt.Sprint("original=", original), D, 0.95, func() float64 { return coparCost(D, part, X, Ys, sp, o).Total },
 			func() error { return coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda) },
-			func() error { return coparUpdateD(context.Background(), D, part, X, Ys, sp, o.Eta, original) })
+			func() error { return coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original) })
 		if !original {
 			lo, hi := part.Block(3) // D_0, updated last
 			dlsiCheckBlockOptimal(t, D, lo, hi, func() float64 { return coparCost(D, part, X, Ys, sp, o).Total })
@@ -139,7 +139,7 @@ func TestCOPARDictOriginalVsEfficient(t *testing.T) {
 			if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda); err != nil {
 				t.Fatal(err)
 			}
-			if err := coparUpdateD(context.Background(), D, part, X, Ys, sp, o.Eta, original); err != nil {
+			if err := coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original); err != nil {
 				t.Fatal(err)
 			}
 		}

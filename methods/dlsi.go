@@ -121,11 +121,12 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	for c := range X {
 		X[c] = mat.NewDense(o.K, g.Part.Size(c), nil)
 	}
+	duals := make([]mat.Dense, C)
 	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		if err := dlsiUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda); err != nil {
 			return lrsdl.Cost{}, err
 		}
-		if err := dlsiUpdateD(ctx, D, part, X, Ys, g.Part, lit(o.Eta), o.OriginalD); err != nil {
+		if err := dlsiUpdateD(ctx, D, part, X, Ys, g.Part, duals, lit(o.Eta), o.OriginalD); err != nil {
 			return lrsdl.Cost{}, err
 		}
 		if !wantCost {
@@ -160,12 +161,34 @@ func dlsiUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Pa
 
 // dlsiUpdateD updates each D_c in turn with the others fixed (see
 // dlsiUpdateIncoherent).
-func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, eta float64, original bool) error {
+//
+// duals, if not nil, holds one ADMM dual per class, kept across calls.
+func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, duals []mat.Dense, eta float64, original bool) error {
 	d, _ := D.Dims()
 	var E, F mat.Dense
 	var gram blockGram
+	var inv *incoherentInverse
 	if !original && eta != 0 {
-		gram.init(D)
+		if useIncoherentInverse(d, part) {
+			// One ρ for the pass: the mean of tr(F_c)/k_c = ‖X^c‖²_F/k_c.
+			var rho float64
+			for c := range X {
+				if kc := part.Size(c); kc > 0 {
+					rho += core.Dot(X[c], X[c]) / float64(kc)
+				}
+			}
+			rho /= float64(len(X))
+			if rho <= 0 {
+				rho = 1
+			}
+			inv = new(incoherentInverse)
+			if !inv.init(D, part, rho, eta) {
+				inv = nil
+			}
+		}
+		if inv == nil {
+			gram.init(D)
+		}
 	}
 	for c := range X {
 		if err := ctx.Err(); err != nil {
@@ -184,7 +207,21 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 			}
 			continue
 		}
-		if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtoms(D, part, c), gram.others(part, c), eta, false); err != nil {
+		var dual *mat.Dense
+		if duals != nil {
+			dual = &duals[c]
+		}
+		if inv != nil {
+			if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtoms(D, part, c), nil, dual, inv, eta, false); err != nil {
+				return err
+			}
+			if c+1 < len(X) && !inv.next(D, part) {
+				inv = nil
+				gram.init(D)
+			}
+			continue
+		}
+		if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtoms(D, part, c), gram.others(part, c), dual, nil, eta, false); err != nil {
 			return err
 		}
 		gram.refresh(D, part, c)

@@ -46,7 +46,7 @@ func benchDLSIUpdateD(b *testing.B, original bool) {
 	D := mat.NewDense(benchD, part.Len(), nil)
 	for b.Loop() {
 		D.Copy(D0)
-		if err := dlsiUpdateD(context.Background(), D, part, X, Ys, sp, o.Eta, original); err != nil {
+		if err := dlsiUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -77,7 +77,7 @@ func benchCOPARUpdateD(b *testing.B, original bool) {
 	D := mat.NewDense(benchD, part.Len(), nil)
 	for b.Loop() {
 		D.Copy(D0)
-		if err := coparUpdateD(context.Background(), D, part, X, Ys, sp, o.Eta, original); err != nil {
+		if err := coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original); err != nil {
 			b.Fatal(err)
 		}
 	}

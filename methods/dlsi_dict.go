@@ -36,6 +36,87 @@ const (
 // variable so that tests can select the solves.
 var dlsiInvMax = 20
 
+// incoherentInverse keeps N = (ρI + 2ηAAᵀ)⁻¹ (d×d) for A the atoms outside
+// the block being updated, while a pass updates the blocks of D in turn
+// with one ρ: moving from block b to b+1 adds the new atoms of b to A and
+// removes those of b+1, a rank-(|b|+|b+1|) Woodbury update of N (4d²(|b|+|b+1|)
+// flops) instead of a factorisation per block. The Z step of E-DLSI-D is
+// then Z = ρN·V, 2d²k flops per ADMM iteration. It pays when the other
+// atoms number at least about d/2 (many classes, small d).
+type incoherentInverse struct {
+	N        mat.Dense
+	rho, eta float64
+	b        int // block whose complement N inverts
+	w, t, g  mat.Dense
+	m        mat.Dense
+}
+
+// useIncoherentInverse reports whether a pass over part with atoms of
+// dimension d should keep an incoherentInverse.
+func useIncoherentInverse(d int, part core.Partition) bool {
+	return part.Blocks() > 2 && 2*part.Len() >= d
+}
+
+// init sets N for block 0 of part from scratch (d²r + d³ flops).
+func (s *incoherentInverse) init(D *mat.Dense, part core.Partition, rho, eta float64) bool {
+	d, _ := D.Dims()
+	s.rho, s.eta, s.b = rho, eta, 0
+	M := mat.NewSymDense(d, nil)
+	M.SymOuterK(2*eta, otherAtoms(D, part, 0))
+	for i := 0; i < d; i++ {
+		M.SetSym(i, i, M.At(i, i)+rho)
+	}
+	var chol mat.Cholesky
+	var inv mat.SymDense
+	if !chol.Factorize(M) || chol.InverseTo(&inv) != nil {
+		return false
+	}
+	s.N.Reset()
+	s.N.CloneFrom(&inv)
+	return true
+}
+
+// next moves N from block s.b to block s.b+1 of part, with block s.b of D
+// at its updated value:
+//
+//	N ← N − NW(S⁻¹ + WᵀNW)⁻¹WᵀN,  W = [D_b  D_{b+1}],  S = 2η·diag(I, −I).
+func (s *incoherentInverse) next(D *mat.Dense, part core.Partition) bool {
+	d, _ := D.Dims()
+	lo, hi := part.Block(s.b)
+	lo1, hi1 := part.Block(s.b + 1)
+	s.b++
+	p, q := hi-lo, hi1-lo1
+	if p+q == 0 {
+		return true
+	}
+	s.w.Reset()
+	s.w.ReuseAs(d, p+q)
+	if p > 0 {
+		s.w.Slice(0, d, 0, p).(*mat.Dense).Copy(D.Slice(0, d, lo, hi))
+	}
+	if q > 0 {
+		s.w.Slice(0, d, p, p+q).(*mat.Dense).Copy(D.Slice(0, d, lo1, hi1))
+	}
+	s.t.Reset()
+	s.t.Mul(&s.N, &s.w)
+	s.m.Reset()
+	s.m.Mul(s.w.T(), &s.t)
+	for i := 0; i < p+q; i++ {
+		v := 1 / (2 * s.eta)
+		if i >= p {
+			v = -v
+		}
+		s.m.Set(i, i, s.m.At(i, i)+v)
+	}
+	// G = (S⁻¹ + WᵀNW)⁻¹(NW)ᵀ, then N −= NW·G.
+	s.g.Reset()
+	if err := s.g.Solve(&s.m, s.t.T()); err != nil {
+		return false
+	}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, s.t.RawMatrix(), s.g.RawMatrix(), 1, s.N.RawMatrix())
+	return true
+}
+
 // dlsiIncoherentObjective returns the objective of (P) at D.
 func dlsiIncoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
 	var ad mat.Dense
@@ -67,12 +148,16 @@ func dlsiIncoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
 // is kept only if it lowers the objective of (P), so the update never
 // increases the cost even when ADMM stops early.
 func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float64, original bool) error {
-	return dlsiUpdateIncoherentGram(ctx, D, E, F, A, nil, eta, original)
+	return dlsiUpdateIncoherentGram(ctx, D, E, F, A, nil, nil, nil, eta, original)
 }
 
 // dlsiUpdateIncoherentGram is dlsiUpdateIncoherent given AtA = AᵀA, or nil
-// to compute it (d·r² multiply-adds).
-func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, AtA *mat.SymDense, eta float64, original bool) error {
+// to compute it (d·r² multiply-adds). A non-nil dual warm-starts E-'s ADMM
+// (core.ADMMOptions.Dual) and receives its final dual, or is emptied when
+// the result is rejected; callers keep one per block across outer
+// iterations, where the multiplier of D = Z changes little. A non-nil inv
+// holds (ρI + 2ηAAᵀ)⁻¹ and sets ρ.
+func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, AtA *mat.SymDense, dual *mat.Dense, inv *incoherentInverse, eta float64, original bool) error {
 	if original {
 		return dlsiColumnSweeps(ctx, D, E, F, A, eta)
 	}
@@ -89,6 +174,12 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, AtA *m
 	switch {
 	case eta == 0 || r == 0:
 		prox = func(z, v *mat.Dense, _ float64) { z.Copy(v) }
+	case inv != nil:
+		rho = inv.rho
+		prox = func(z, v *mat.Dense, rho float64) {
+			z.Mul(&inv.N, v)
+			floats.Scale(rho, z.RawMatrix().Data) // z is contiguous
+		}
 	case r < d:
 		// S = ρ/(2η)·I + AᵀA = UᵀU, factorised on the first call (LAPACK
 		// directly: mat.Cholesky also estimates the condition number). For
@@ -165,9 +256,12 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, AtA *m
 		}
 	}
 	err := core.ADMMDict(ctx, D, E, F, prox, core.ADMMOptions{Rho: rho, MaxIter: dlsiAdmmMaxIter, Tol: dlsiAdmmTol,
-		Update: core.UpdateDictOptions{MaxIter: dlsiAdmmSweeps}})
+		Update: core.UpdateDictOptions{MaxIter: dlsiAdmmSweeps}, Dual: dual})
 	if err != nil || !(dlsiIncoherentObjective(D, E, F, A, eta) <= before) {
 		D.Copy(D0)
+		if dual != nil {
+			dual.Reset()
+		}
 	}
 	return err
 }

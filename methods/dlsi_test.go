@@ -61,7 +61,7 @@ func TestDLSIUpdatesLowerCost(t *testing.T) {
 		}
 		dlsiCheckDescent(t, fmt.Sprint("original=", original), D, 0.9, func() float64 { return dlsiCost(D, part, X, Ys, sp, o).Total },
 			func() error { return dlsiUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda) },
-			func() error { return dlsiUpdateD(context.Background(), D, part, X, Ys, sp, o.Eta, original) })
+			func() error { return dlsiUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original) })
 		if !original {
 			// The last class block was updated last: no feasible move of it
 			// may lower J (this checks the weight η of the D subproblem).
@@ -493,5 +493,48 @@ func TestBlockGram(t *testing.T) {
 	G.Mul(D.T(), D)
 	if !mat.EqualApprox(&g.G, &G, 1e-12) {
 		t.Error("G after the refreshes differs from DᵀD")
+	}
+}
+
+// TestIncoherentInverse checks the Woodbury updates of incoherentInverse
+// against (ρI + 2ηAAᵀ)⁻¹ formed from scratch for every block, with each
+// block changed after its turn as a pass of DLSI-D changes it, and an
+// empty block as COPAR may have.
+func TestIncoherentInverse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const d, rho, eta = 9, 0.7, 0.3
+	part := core.Partition{0, 3, 6, 6, 9, 11}
+	D := mat.NewDense(d, part.Len(), nil)
+	for i := range D.RawMatrix().Data {
+		D.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	var s incoherentInverse
+	if !s.init(D, part, rho, eta) {
+		t.Fatal("init failed")
+	}
+	for b := 0; b < part.Blocks(); b++ {
+		M := mat.NewSymDense(d, nil)
+		M.SymOuterK(2*eta, otherAtoms(D, part, b))
+		for i := 0; i < d; i++ {
+			M.SetSym(i, i, M.At(i, i)+rho)
+		}
+		var want mat.Dense
+		if err := want.Inverse(M); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(&s.N, &want, 1e-12) {
+			var diff mat.Dense
+			diff.Sub(&s.N, &want)
+			t.Fatalf("block %d: N differs from the direct inverse by %g", b, mat.Norm(&diff, math.Inf(1)))
+		}
+		lo, hi := part.Block(b)
+		for j := lo; j < hi; j++ {
+			for i := 0; i < d; i++ {
+				D.Set(i, j, rng.NormFloat64())
+			}
+		}
+		if b+1 < part.Blocks() && !s.next(D, part) {
+			t.Fatalf("next after block %d failed", b)
+		}
 	}
 }
