@@ -3,13 +3,18 @@ package methods
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 func init() { register("COPAR", func() lrsdl.Classifier { return &COPAR{} }) }
@@ -199,21 +204,153 @@ func coparSystem(H, B, G, DtY *mat.Dense, part core.Partition, c int) {
 	}
 }
 
-// coparUpdateX solves COPAR-X for every class, warm-started from X, the
-// classes in parallel.
+// coparUpdateX solves COPAR-X for every class, warm-started from X, by
+// FISTA on ½tr(XᵀH_cX) − tr(B_cᵀX) + λ‖X‖₁ (coparSystem) for all classes
+// at once: H_cW = GW + P_cGP_cW + (I − P_c)W, so the K×K products GW_c of
+// the classes still iterating are one product G·[W_c …] per iteration
+// (compute-bound) instead of one K×K×n_c product per class (bound by
+// reading G), plus a correction on the rows of P_c. Each class keeps its
+// own step 1/L_c (PowerIter.MaxEig(H_c), as LassoGram) and core.FISTA's
+// stopping test, so the iterates are LassoGram's class by class up to
+// rounding; a class whose FISTA diverges is solved again by LassoGram,
+// which retries with the safe bound ‖H_c‖_∞.
 func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64) error {
 	K := part.Len()
-	var G mat.Dense
+	C := len(X)
+	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
+		return fmt.Errorf("methods: COPAR λ = %v must be finite and non-negative", lambda)
+	}
+	var G, DtY mat.Dense
 	G.Mul(D.T(), D)
-	return forClasses(len(X), func(c int) error {
+	core.MulTrans(&DtY, D, Ys)
+	type class struct {
+		x0, w, g, b, gs *mat.Dense
+		idx             []int // rows of P_c
+		in              []bool
+		L, t            float64
+		done            bool
+	}
+	cl := make([]class, C)
+	const maxIter, tol = 200, 1e-6 // core.FISTA's defaults, as LassoGram
+	err := forClasses(C, func(c int) error {
 		lo, hi := sp.Block(c)
-		var DtY mat.Dense
-		core.MulTrans(&DtY, D, Ys.Slice(0, Ys.RawMatrix().Rows, lo, hi))
 		H := mat.NewDense(K, K, nil)
 		B := mat.NewDense(K, hi-lo, nil)
-		coparSystem(H, B, &G, &DtY, part, c)
-		return core.LassoGram(ctx, X[c], H, B, lambda, core.LassoOptions{})
+		coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
+		var p core.PowerIter
+		_, L := p.MaxEig(H)
+		if math.IsNaN(L) || math.IsInf(L, 0) {
+			return fmt.Errorf("methods: COPAR-X Gram matrix (λmax estimate %v): %w", L, core.ErrNotFinite)
+		}
+		q := &cl[c]
+		q.L, q.t, q.b = L, 1, B
+		if L == 0 {
+			X[c].Zero()
+			q.done = true
+			return nil
+		}
+		if X[c].RawMatrix().Stride != hi-lo { // ProxStep needs contiguous rows
+			q.x0, q.done = mat.DenseCopyOf(X[c]), true
+			return nil
+		}
+		q.x0 = mat.DenseCopyOf(X[c])
+		q.w = mat.DenseCopyOf(X[c])
+		q.g = mat.NewDense(K, hi-lo, nil)
+		a, e := part.Block(c)
+		q.in = make([]bool, K)
+		for i := 0; i < K; i++ {
+			if i >= a && i < e || i >= part[part.Blocks()-1] {
+				q.in[i] = true
+				q.idx = append(q.idx, i)
+			}
+		}
+		q.gs = mat.NewDense(len(q.idx), len(q.idx), nil)
+		for i, gi := range q.idx {
+			for j, gj := range q.idx {
+				q.gs.Set(i, j, G.At(gi, gj))
+			}
+		}
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	_, N := DtY.Dims()
+	W := mat.NewDense(K, max(N, 1), nil)
+	GW := mat.NewDense(K, max(N, 1), nil)
+	var retry []int
+	for c := range cl {
+		if cl[c].done && cl[c].L != 0 {
+			retry = append(retry, c)
+		}
+	}
+	thr := make([]float64, 1)
+	for k := 1; k <= maxIter; k++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// Gather the W_c still iterating, then GW = G·W in one product.
+		n := 0
+		for c := range cl {
+			if q := &cl[c]; !q.done {
+				_, nc := q.w.Dims()
+				W.Slice(0, K, n, n+nc).(*mat.Dense).Copy(q.w)
+				n += nc
+			}
+		}
+		if n == 0 {
+			break
+		}
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, G.RawMatrix(), W.Slice(0, K, 0, n).(*mat.Dense).RawMatrix(),
+			0, GW.Slice(0, K, 0, n).(*mat.Dense).RawMatrix())
+		n = 0
+		for c := range cl {
+			q := &cl[c]
+			if q.done {
+				continue
+			}
+			_, nc := q.w.Dims()
+			// g = GW_c + P_cGP_cW_c + (I − P_c)W_c − B_c.
+			q.g.Copy(GW.Slice(0, K, n, n+nc))
+			n += nc
+			gr, wr := q.g.RawMatrix(), q.w.RawMatrix()
+			for i := 0; i < K; i++ {
+				if !q.in[i] {
+					floats.Add(gr.Data[i*gr.Stride:i*gr.Stride+nc], wr.Data[i*wr.Stride:i*wr.Stride+nc])
+				}
+			}
+			for i, gi := range q.idx {
+				row := gr.Data[gi*gr.Stride : gi*gr.Stride+nc]
+				for j, gj := range q.idx {
+					floats.AddScaled(row, q.gs.At(i, j), wr.Data[gj*wr.Stride:gj*wr.Stride+nc])
+				}
+			}
+			q.g.Sub(q.g, q.b)
+			tn := (1 + math.Sqrt(1+4*q.t*q.t)) / 2
+			thr[0] = lambda / q.L
+			dz2, z2, _ := kernels.ProxStep(X[c].RawMatrix().Data, wr.Data, gr.Data, K, nc, 1/q.L, thr, (q.t-1)/tn)
+			q.t = tn
+			if !(dz2 <= math.MaxFloat64 && z2 <= math.MaxFloat64) { // NaN, or ‖Z‖² overflowed
+				q.done = true
+				retry = append(retry, c)
+				continue
+			}
+			if math.Sqrt(dz2) <= tol*math.Max(1, math.Sqrt(z2)) {
+				q.done = true
+			}
+		}
+	}
+	for _, c := range retry {
+		lo, hi := sp.Block(c)
+		X[c].Copy(cl[c].x0)
+		H := mat.NewDense(K, K, nil)
+		B := mat.NewDense(K, hi-lo, nil)
+		coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
+		if err := core.LassoGram(ctx, X[c], H, B, lambda, core.LassoOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // coparUpdateD updates D_1..D_C and then D_0, each with the others fixed.
