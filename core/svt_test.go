@@ -43,3 +43,45 @@ func TestADMMDictWorkspaceAllocs(t *testing.T) {
 		t.Errorf("ADMMDict with a warm workspace and an allocation-free prox allocates %v times", n)
 	}
 }
+
+// TestADMMDictDualWarmStart checks ADMMOptions.Dual: it holds the
+// unscaled multiplier ρU, so the converged multiplier of a run at ρ = 1
+// makes its minimiser a fixed point of ADMM at ρ = 3, and a warm run from
+// the initial D reaches the same minimiser as the cold run.
+func TestADMMDictDualWarmStart(t *testing.T) {
+	_, E, F := svDictProblem(7, 12, 6, 2)
+	D0 := testutil.RandUnitCols(rand.New(rand.NewPCG(8, 0)), 12, 6)
+	const mu = 0.8 // r(Z) = μ‖Z‖²_F
+	prox := func(z, v *mat.Dense, rho float64) { z.Scale(rho/(2*mu+rho), v) }
+	long := ADMMOptions{Rho: 1, MaxIter: 5000, Tol: 1e-13, Update: UpdateDictOptions{MaxIter: 200, Tol: 1e-14}}
+	ctx := context.Background()
+	var dual mat.Dense
+	want := mat.DenseCopyOf(D0)
+	long.Dual = &dual
+	if err := ADMMDict(ctx, want, E, F, prox, long); err != nil {
+		t.Fatal(err)
+	}
+	if dual.IsEmpty() {
+		t.Fatal("Dual not set")
+	}
+	fixed := mat.DenseCopyOf(want)
+	d1 := mat.DenseCopyOf(&dual)
+	if err := ADMMDict(ctx, fixed, E, F, prox, ADMMOptions{Rho: 3, MaxIter: 1, Tol: -1,
+		Update: UpdateDictOptions{MaxIter: 200, Tol: 1e-14}, Dual: d1}); err != nil {
+		t.Fatal(err)
+	}
+	if e := svRelDiff(want, fixed); e > 1e-7 {
+		t.Errorf("minimiser moved by %g under one ADMM step at ρ = 3 with the converged dual", e)
+	}
+	if e := svRelDiff(&dual, d1); e > 1e-6 {
+		t.Errorf("converged dual moved by %g at ρ = 3", e)
+	}
+	warm := mat.DenseCopyOf(D0)
+	long.Rho, long.Dual = 2, mat.DenseCopyOf(&dual)
+	if err := ADMMDict(ctx, warm, E, F, prox, long); err != nil {
+		t.Fatal(err)
+	}
+	if e := svRelDiff(want, warm); e > 1e-7 {
+		t.Errorf("warm-started run differs from the cold one by %g", e)
+	}
+}
