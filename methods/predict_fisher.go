@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
-	"github.com/lrsdl/lrsdl/kernels"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -17,7 +16,7 @@ import (
 //
 //	x̄ = argmin ½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖² + λ‖x̄‖₁,
 //
-// by FISTA, and returns X (K×n) and X0 (k0×n, nil when k0 = 0); o is a copy
+// by core.LassoADMM, and returns X (K×n) and X0 (k0×n, nil when k0 = 0); o is a copy
 // of the model's options.
 func (f *fisherDL) transform(o fisherOptions, Y mat.Matrix) (X, X0 *mat.Dense, err error) {
 	if err := f.trained(); err != nil {
@@ -61,31 +60,11 @@ func (f *fisherDL) codes(ctx context.Context, p dlParams, Y mat.Matrix) (*mat.De
 			row[j] += l2 * f.m0[i]
 		}
 	}
-	pi := core.PowerIter{MaxIter: 300, Tol: 1e-10}
-	_, L := pi.MaxEig(G)
-	L += l2
-	if L == 0 {
-		return mat.NewDense(kb, n, nil), nil
+	for i := K; i < kb; i++ { // ½λ2‖x0‖² joins the quadratic
+		G.Set(i, i, G.At(i, i)+l2)
 	}
-	gr := G.RawMatrix()
-	fi := core.FISTA{MaxIter: 200, Tol: 1e-6, Restart: true}
 	Xb := mat.NewDense(kb, n, nil)
-	sw := kernels.NewSparseWorkspace(kb, n)
-	br := B.RawMatrix().Data
-	_, err := fi.Solve(ctx, Xb, func(g, w *mat.Dense) {
-		gg, wr := g.RawMatrix(), w.RawMatrix()
-		sw.Mul(gg, gr, wr) // G·W, sparse kernel when W is sparse enough
-		for i, v := range br {
-			gg.Data[i] -= v
-		}
-		for i := K; i < kb; i++ {
-			gi, wi := gg.Data[i*gg.Stride:i*gg.Stride+n], wr.Data[i*wr.Stride:i*wr.Stride+n]
-			for j := range gi {
-				gi[j] += l2 * wi[j]
-			}
-		}
-	}, L, p.lambda, nil)
-	return Xb, err
+	return Xb, core.LassoGram(ctx, Xb, G, B, p.lambda, core.LassoOptions{ADMM: true})
 }
 
 // scores returns e[j*C+c], the class-c score of sample j (smaller is
