@@ -173,8 +173,7 @@ func (r *run) paramsFor(dataset, method string, train split.Set, perClass int) (
 	if g, ok := r.cfg.Grids[dataset][method]; ok {
 		grid = g
 	}
-	folds := r.folds(dataset)
-	if folds >= 2 && len(grid) > 0 {
+	if folds := r.cfg.Folds; folds >= 2 && len(grid) > 0 {
 		tr, err := split.Draw(train, perClass, rand.New(rand.NewPCG(r.seed, 0)))
 		if err != nil {
 			return nil, err
@@ -189,12 +188,4 @@ func (r *run) paramsFor(dataset, method string, train split.Set, perClass int) (
 	}
 	r.chosen[key] = p
 	return p, nil
-}
-
-// folds returns the cross-validation folds on dataset.
-func (r *run) folds(dataset string) int {
-	if f, ok := r.cfg.FoldsBy[dataset]; ok && r.cfg.Folds >= 2 {
-		return f
-	}
-	return r.cfg.Folds
 }

@@ -80,20 +80,6 @@ func (r *run) gridList() string {
 	return " (except " + strings.Join(s, "; ") + ", other options at the defaults)"
 }
 
-// foldList names the data sets with other numbers of folds.
-func (r *run) foldList() string {
-	var s []string
-	for _, ds := range r.datasets {
-		if f := r.folds(ds); f != r.cfg.Folds {
-			s = append(s, fmt.Sprintf("%d-fold on %s", f, ds))
-		}
-	}
-	if len(s) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(s, ", ") + ")"
-}
-
 // budgetList describes the time budgets.
 func (r *run) budgetList() string {
 	var s []string
@@ -127,10 +113,10 @@ func (r *run) protocol() string {
 	fmt.Fprintf(&b, "Protocol of this run: %d random splits for the overall table; a time budget for each method on each data set (%s) "+
 		"for its cross-validation and for its splits of the overall table each, half of it for its training-size curve (runs stopped by it are marked); ", c.Splits, r.budgetList())
 	if c.Folds >= 2 {
-		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation%s over `eval.DefaultGrids`%s on the training samples of split 1 only "+
+		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids`%s on the training samples of split 1 only "+
 			"(the paper cross-validates every split; one CV per method and data set keeps the run within the hour) and reused for all splits and sections; "+
 			"AR gender folds keep each person's 14 images together (Y_train's column order), since its test set holds other people; ",
-			c.Folds, r.foldList(), r.gridList())
+			c.Folds, r.gridList())
 	} else {
 		fmt.Fprintf(&b, "no cross-validation (each method's default options); ")
 	}
