@@ -134,14 +134,8 @@ func Lasso(ctx context.Context, X, D *mat.Dense, Y mat.Matrix, lambda float64, o
 // The step is 1/L with L the upper bound of λmax(G) from PowerIter.MaxEig,
 // or ‖G‖_∞ when FISTA diverges with that bound.
 func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts LassoOptions) error {
-	k, gc := G.Dims()
-	br, n := B.Dims()
-	xr, xc := X.Dims()
-	if gc != k || br != k || xr != k || xc != n {
-		return fmt.Errorf("core: lasso shapes G %d×%d, B %d×%d, X %d×%d do not match", k, gc, br, n, xr, xc)
-	}
-	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
-		return fmt.Errorf("core: lasso λ = %v must be finite and non-negative", lambda)
+	if err := lassoArgs(X, G, B, lambda); err != nil {
+		return err
 	}
 	if opts.ADMM {
 		return LassoADMM(ctx, X, G, B, lambda, opts)
@@ -156,7 +150,7 @@ func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		return nil
 	}
 	x := X
-	if X.RawMatrix().Stride != n { // FISTA needs contiguous rows
+	if _, n := X.Dims(); X.RawMatrix().Stride != n { // FISTA needs contiguous rows
 		x = mat.DenseCopyOf(X)
 	}
 	f := FISTA{MaxIter: opts.MaxIter, Tol: opts.Tol, Restart: opts.Restart}
@@ -172,6 +166,20 @@ func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		X.Copy(x)
 	}
 	return err
+}
+
+// lassoArgs checks the shapes of LassoGram's arguments and λ ≥ 0.
+func lassoArgs(X, G, B *mat.Dense, lambda float64) error {
+	k, gc := G.Dims()
+	br, n := B.Dims()
+	xr, xc := X.Dims()
+	if gc != k || br != k || xr != k || xc != n {
+		return fmt.Errorf("core: lasso shapes G %d×%d, B %d×%d, X %d×%d do not match", k, gc, br, n, xr, xc)
+	}
+	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
+		return fmt.Errorf("core: lasso λ = %v must be finite and non-negative", lambda)
+	}
+	return nil
 }
 
 // lassoGrad sets g = G·W − B, the gradient of ½‖Y − DW‖²_F.

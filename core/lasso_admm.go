@@ -26,15 +26,11 @@ import (
 // max(‖X‖, ‖Z‖) and ‖ρU‖, or after opts.MaxIter (default 200) iterations.
 // Each iteration costs two triangular solves with n right-hand sides.
 func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts LassoOptions) error {
-	k, gc := G.Dims()
-	br, n := B.Dims()
-	xr, xc := X.Dims()
-	if gc != k || br != k || xr != k || xc != n {
-		return fmt.Errorf("core: lasso shapes G %d×%d, B %d×%d, X %d×%d do not match", k, gc, br, n, xr, xc)
+	if err := lassoArgs(X, G, B, lambda); err != nil {
+		return err
 	}
-	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
-		return fmt.Errorf("core: lasso λ = %v must be finite and non-negative", lambda)
-	}
+	k, _ := G.Dims()
+	_, n := B.Dims()
 	if !finiteDense(G) || !finiteDense(B) {
 		return fmt.Errorf("core: lasso Gram matrix or DᵀY: %w", ErrNotFinite)
 	}

@@ -11,41 +11,16 @@ import (
 	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
-// TestLassoADMMKKT checks the optimality conditions Dᵀ(Y − DX) ∈ λ∂‖X‖₁
-// of LassoADMM's solution column by column, and that it agrees with
-// FISTA run to a tight tolerance.
-func TestLassoADMMKKT(t *testing.T) {
+// TestLassoADMMAgrees checks that LassoADMM and FISTA, both run to tight
+// tolerances, find the same minimiser (TestLassoKKT checks its optimality).
+func TestLassoADMMAgrees(t *testing.T) {
 	D, Y := svLassoProblem(31, 20, 12, 40)
 	const lambda = 0.3
 	testutil.Backends(t, func(t *testing.T) {
-		X := mat.NewDense(12, 40, nil)
+		X, F := mat.NewDense(12, 40, nil), mat.NewDense(12, 40, nil)
 		if err := Lasso(context.Background(), X, D, Y, lambda, LassoOptions{ADMM: true, MaxIter: 20000, Tol: 1e-12}); err != nil {
 			t.Fatal(err)
 		}
-		var R, C mat.Dense
-		R.Mul(D, X)
-		R.Sub(Y, &R)
-		C.Mul(D.T(), &R)
-		nz := 0
-		for i := 0; i < 12; i++ {
-			for j := 0; j < 40; j++ {
-				x, c := X.At(i, j), C.At(i, j)
-				if x == 0 {
-					if math.Abs(c) > lambda*(1+1e-6) {
-						t.Errorf("X[%d,%d]=0 but |Dᵀr| = %v > λ", i, j, c)
-					}
-					continue
-				}
-				nz++
-				if math.Abs(c-lambda*math.Copysign(1, x)) > 1e-6*lambda {
-					t.Errorf("X[%d,%d]=%v but Dᵀr = %v ≠ λ·sign", i, j, x, c)
-				}
-			}
-		}
-		if nz == 0 || nz == 12*40 {
-			t.Errorf("degenerate test problem: %d non-zeros", nz)
-		}
-		F := mat.NewDense(12, 40, nil)
 		if err := Lasso(context.Background(), F, D, Y, lambda, LassoOptions{MaxIter: 50000, Tol: 1e-14, Restart: true}); err != nil {
 			t.Fatal(err)
 		}

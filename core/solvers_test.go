@@ -238,17 +238,18 @@ func svLassoProblem(seed uint64, d, k, n int) (D, Y *mat.Dense) {
 	return testutil.RandUnitCols(rng, d, k), testutil.RandDense(rng, d, n)
 }
 
+// TestLassoKKT checks the optimality conditions Dᵀ(Y − DX) ∈ λ∂‖X‖₁ of
+// FISTA (with and without restart) and ADMM.
 func TestLassoKKT(t *testing.T) {
 	D, Y := svLassoProblem(11, 20, 12, 6)
 	const lambda = 0.3
-	for _, restart := range []bool{false, true} {
+	for _, o := range []LassoOptions{{Tol: 1e-13}, {Tol: 1e-13, Restart: true}, {Tol: 1e-12, ADMM: true}} {
+		o.MaxIter = 20000
 		testutil.Backends(t, func(t *testing.T) {
 			X := mat.NewDense(12, 6, nil)
-			err := Lasso(context.Background(), X, D, Y, lambda, LassoOptions{MaxIter: 20000, Tol: 1e-13, Restart: restart})
-			if err != nil {
+			if err := Lasso(context.Background(), X, D, Y, lambda, o); err != nil {
 				t.Fatal(err)
 			}
-			// Dᵀ(Y − DX) ∈ λ∂‖X‖₁
 			var R, C mat.Dense
 			R.Mul(D, X)
 			R.Sub(Y, &R)
@@ -259,13 +260,13 @@ func TestLassoKKT(t *testing.T) {
 					x, c := X.At(i, j), C.At(i, j)
 					if x == 0 {
 						if math.Abs(c) > lambda*(1+1e-7) {
-							t.Errorf("restart=%v: X[%d,%d]=0 but |Dᵀr| = %v > λ", restart, i, j, c)
+							t.Errorf("%+v: X[%d,%d]=0 but |Dᵀr| = %v > λ", o, i, j, c)
 						}
 						continue
 					}
 					nz++
 					if math.Abs(c-lambda*math.Copysign(1, x)) > 1e-7*lambda {
-						t.Errorf("restart=%v: X[%d,%d]=%v but Dᵀr = %v ≠ λ·sign", restart, i, j, x, c)
+						t.Errorf("%+v: X[%d,%d]=%v but Dᵀr = %v ≠ λ·sign", o, i, j, x, c)
 					}
 				}
 			}
