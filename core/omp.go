@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -156,35 +154,16 @@ func BatchOMP(ctx context.Context, dst, G, B *mat.Dense, yy []float64, T int, to
 	if len(work.sub) < procs-1 {
 		work.sub = append(work.sub, make([]OMPWork, procs-1-len(work.sub))...)
 	}
-	errs := make([]error, chunks)
-	var next atomic.Int64
-	run := func(w *OMPWork) {
-		for {
-			c := int(next.Add(1) - 1)
-			if c >= chunks {
-				return
-			}
-			errs[c] = w.chunk(ctx, c, dst, g, B, yy, T, tol, n)
-		}
-	}
-	var wg sync.WaitGroup
 	for p := 1; p < procs; p++ {
-		w := &work.sub[p-1]
-		w.grow(k, T)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run(w)
-		}()
+		work.sub[p-1].grow(k, T)
 	}
-	run(work)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+	return ForEach(chunks, procs, func(w, c int) error {
+		ws := work
+		if w > 0 {
+			ws = &work.sub[w-1]
 		}
-	}
-	return nil
+		return ws.chunk(ctx, c, dst, g, B, yy, T, tol, n)
+	})
 }
 
 // ompParallelWork is the least n·T·k for which BatchOMP codes on several

@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -466,32 +464,5 @@ func dlsiCopyPart(p core.Partition) core.Partition { return append(core.Partitio
 // belongs to class c, so the result does not depend on the number of
 // goroutines.
 func forClasses(C int, f func(c int) error) error {
-	procs := min(runtime.GOMAXPROCS(0), C)
-	errs := make([]error, C)
-	var next atomic.Int64
-	run := func() {
-		for {
-			c := int(next.Add(1) - 1)
-			if c >= C {
-				return
-			}
-			errs[c] = f(c)
-		}
-	}
-	var wg sync.WaitGroup
-	for p := 1; p < procs; p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run()
-		}()
-	}
-	run()
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return core.ForEach(C, runtime.GOMAXPROCS(0), func(_, c int) error { return f(c) })
 }

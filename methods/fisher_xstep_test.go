@@ -28,18 +28,7 @@ func TestLRSDLXGradient(t *testing.T) {
 		p := testParams()
 		p.k0 = k0
 		tr := smallTrain(t, p, 3, 5, c.d, 7)
-		rng := rand.New(rand.NewPCG(3, 3))
-		for _, v := range tr.Xb.RawMatrix().Data {
-			_ = v
-		}
-		raw := tr.Xb.RawMatrix().Data
-		for i := range raw {
-			raw[i] = rng.NormFloat64()
-		}
-		h := func() float64 {
-			c := tr.cost()
-			return c.Term("fidelity") + c.Term("fisher") + c.Term("shared")
-		}
+		h := randomCodes(tr, 3)
 		var s xstep
 		s.setup(tr.Db, tr.Y, tr.sp, tr.ap, p.lambda2)
 		if (s.T != nil) != (c.d == 5) {
@@ -170,15 +159,7 @@ func testLRSDLXSparsePath(t *testing.T, d int) {
 func TestX0StepGradient(t *testing.T) {
 	p := testParams()
 	tr := smallTrain(t, p, 3, 5, 12, 7)
-	rng := rand.New(rand.NewPCG(4, 4))
-	raw := tr.Xb.RawMatrix().Data
-	for i := range raw {
-		raw[i] = rng.NormFloat64()
-	}
-	h := func() float64 {
-		c := tr.cost()
-		return c.Term("fidelity") + c.Term("fisher") + c.Term("shared")
-	}
+	h := randomCodes(tr, 4)
 	tr.gc.update(tr.Db, tr.Y, tr.sp)
 	var s x0step
 	s.setup(tr.gc.G.RawMatrix(), tr.gc.B.RawMatrix(), tr.X().RawMatrix(), tr.sp, tr.ap, p.lambda2)
@@ -204,6 +185,7 @@ func TestX0StepGradient(t *testing.T) {
 	// λmax of W ↦ G(W) − G(0) by power iteration.
 	G0, V, GV := mat.NewDense(k0, N, nil), mat.NewDense(k0, N, nil), mat.NewDense(k0, N, nil)
 	s.grad(G0, mat.NewDense(k0, N, nil))
+	rng := rand.New(rand.NewPCG(5, 5))
 	for i := range V.RawMatrix().Data {
 		V.RawMatrix().Data[i] = rng.NormFloat64()
 	}
@@ -256,5 +238,20 @@ func TestSolveX0Exact(t *testing.T) {
 	}
 	if paper < 10*def {
 		t.Errorf("paperX moves X0 by %.3g, default by %.3g: the exact X0 update should matter here", paper, def)
+	}
+}
+
+// randomCodes fills tr's codes with standard normal values drawn from seed
+// and returns the smooth part h of the X step's cost (fidelity, Fisher and
+// shared terms) at tr's current codes.
+func randomCodes(tr *train, seed uint64) func() float64 {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	raw := tr.Xb.RawMatrix().Data
+	for i := range raw {
+		raw[i] = rng.NormFloat64()
+	}
+	return func() float64 {
+		c := tr.cost()
+		return c.Term("fidelity") + c.Term("fisher") + c.Term("shared")
 	}
 }
