@@ -31,6 +31,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/netlib/blas/netlib"
+
+	"github.com/lrsdl/lrsdl/internal/parallel"
 )
 
 const openBLASLinked = true
@@ -58,7 +60,12 @@ var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}
 // of training the second thread gains little, and its spinning between
 // calls takes the core from the library's goroutines. Threaded OpenBLAS
 // also rounds differently from one thread, so below GemmThreadsMin the
-// result no longer depends on OpenBLAS's thread count.
+// result no longer depends on OpenBLAS's thread count. Instead, products
+// from 2^18 multiply-adds up to GemmThreadsMin are split into fixed chunks
+// of columns (or rows) of C, each computed by one single-threaded OpenBLAS
+// call, which the library's goroutines share between the cores; the
+// chunks depend only on the shape, and the result equals one
+// single-threaded call bit for bit.
 type Level3 struct{ netlib.Implementation }
 
 // GemmThreadsMin is the size m·n·k of a Dgemm from which Level3 runs it on
@@ -68,15 +75,24 @@ type Level3 struct{ netlib.Implementation }
 // methods compares one thread, every product threaded and this policy.
 var GemmThreadsMin = 1 << 25
 
-// Dgemm is netlib's Dgemm under the thread policy of Level3.
+// Dgemm is netlib's Dgemm under the thread policy of Level3: products of
+// at least GemmThreadsMin multiply-adds on all OpenBLAS threads, smaller
+// ones split between the cores by parallel.SplitDgemm.
 func (l Level3) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if float64(m)*float64(n)*float64(k) >= float64(GemmThreadsMin) {
 		l.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
+	parallel.SplitDgemm(oneThread{l.Implementation}, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// oneThread is netlib's Dgemm on one OpenBLAS thread.
+type oneThread struct{ netlib.Implementation }
+
+func (o oneThread) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	acquireOne()
 	defer releaseOne()
-	l.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	o.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // single counts the callers that want OpenBLAS on one thread; saved is the

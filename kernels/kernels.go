@@ -25,7 +25,7 @@ func ProxStep(z, w, g []float64, rows, cols int, step float64, thr []float64, be
 	if rows < 0 || cols < 0 || len(z) < n || len(w) < n || len(g) < n || (len(thr) != 1 && len(thr) != rows) {
 		panic(errShape)
 	}
-	j := proxJobs.get()
+	j := proxJobs.Get()
 	*j = proxJob{z: z, w: w, g: g, thr: thr, rows: rows, cols: cols, step: step, beta: beta}
 	var count int
 	j.size, count = chunks(rows, (proxMinElems+cols-1)/max(cols, 1))
@@ -36,7 +36,7 @@ func ProxStep(z, w, g []float64, rows, cols int, step float64, thr []float64, be
 		restart += p[2]
 	}
 	*j = proxJob{}
-	proxJobs.put(j)
+	proxJobs.Put(j)
 	return dz2, z2, restart
 }
 
@@ -49,7 +49,7 @@ type proxJob struct {
 
 var proxJobs = make(freeList[proxJob], 8)
 
-func (j *proxJob) do(c int) {
+func (j *proxJob) Do(c int) {
 	lo, hi := c*j.size, min((c+1)*j.size, j.rows)
 	var acc [12]float64 // lanes 0-3: ‖zₙ−Z‖², 4-7: ‖zₙ‖², 8-11: restart
 	if len(j.thr) == 1 {

@@ -32,7 +32,7 @@ func MulM(dst, a, x blas64.General, p []int) {
 	if K == 0 || N == 0 {
 		return
 	}
-	buf := mBufs.get()
+	buf := mBufs.Get()
 	if cap(*buf) < K*K {
 		*buf = make([]float64, K*K)
 	}
@@ -42,7 +42,7 @@ func MulM(dst, a, x blas64.General, p []int) {
 	}
 	DoubleDiagBlocks(m, p, p)
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, m, x, 0, dst)
-	mBufs.put(buf)
+	mBufs.Put(buf)
 }
 
 // mBufs holds MulM's buffers for M(A).

@@ -38,7 +38,7 @@ func atb(dst, a blas64.General, ptr, ind []int, val []float64, csr bool) {
 	if K == 0 || N == 0 {
 		return
 	}
-	j := atbJobs.get()
+	j := atbJobs.Get()
 	*j = atbJob{dst: dst, a: a, ptr: ptr, ind: ind, val: val, csr: csr}
 	n, step := N, cscTile
 	if csr {
@@ -47,7 +47,7 @@ func atb(dst, a blas64.General, ptr, ind []int, val []float64, csr bool) {
 	j.size = step
 	parallelFor((n+step-1)/step, j, K*len(val))
 	*j = atbJob{}
-	atbJobs.put(j)
+	atbJobs.Put(j)
 }
 
 type atbJob struct {
@@ -60,7 +60,7 @@ type atbJob struct {
 
 var atbJobs = make(freeList[atbJob], 8)
 
-func (j *atbJob) do(c int) {
+func (j *atbJob) Do(c int) {
 	if j.csr {
 		j.rowsCSR(c*j.size, min((c+1)*j.size, j.dst.Rows))
 	} else {
@@ -281,11 +281,11 @@ func (w *SparseWorkspace) mulCompressed(dst, a blas64.General) {
 			w.at[k*m+i] = v
 		}
 	}
-	j := spmmJobs.get()
+	j := spmmJobs.Get()
 	*j = spmmJob{w: w, dst: dst, m: m}
 	parallelFor((N+spmmCols-1)/spmmCols, j, m*w.ptr[N])
 	*j = spmmJob{}
-	spmmJobs.put(j)
+	spmmJobs.Put(j)
 }
 
 type spmmJob struct {
@@ -300,7 +300,7 @@ const spmmCols = 16 // columns of dst per chunk
 
 // do computes columns [c·spmmCols, (c+1)·spmmCols) of dst, four non-zeros
 // of a column per pass.
-func (j *spmmJob) do(c int) {
+func (j *spmmJob) Do(c int) {
 	w, m, ld := j.w, j.m, j.dst.Stride
 	lo, hi := c*spmmCols, min((c+1)*spmmCols, w.cols)
 	for col := lo; col < hi; col++ {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -155,6 +157,50 @@ func BenchmarkLRSDLTrainARGender700(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkTwoCores trains LRSDL on the 700 AR gender training samples (as
+// BenchmarkGemmThreads) alternately on one core (GOMAXPROCS=1, one OpenBLAS
+// thread) and on two (GOMAXPROCS=2, two OpenBLAS threads under the library's
+// thread policy), and reports the wall time of each (one-s/op, two-s/op)
+// and their ratio (two/one). Alternating within one run keeps a load that
+// drifts during the run from favouring either. The two trainings must give
+// the same dictionary bit for bit.
+func BenchmarkTwoCores(b *testing.B) {
+	ds, err := data.Load(argenderPath(b), data.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	fit := func(procs int) (time.Duration, *mat.Dense) {
+		runtime.GOMAXPROCS(procs)
+		lrsdl.SetOpenBLASThreads(procs)
+		start := time.Now()
+		m := &LRSDL{Options: LRSDLOptions{K0: 10, Eta: 0.1, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01, Lambda2: 0.01, Iters: 30, Tol: Off}}}
+		if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start), m.dl.Db
+	}
+	b.ResetTimer()
+	var one, two time.Duration
+	ratios := make([]float64, b.N)
+	for i := range ratios {
+		t1, d1 := fit(1)
+		t2, d2 := fit(2)
+		one += t1
+		two += t2
+		ratios[i] = t2.Seconds() / t1.Seconds()
+		if !mat.Equal(d1, d2) {
+			b.Fatal("dictionaries differ between one core and two")
+		}
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(one.Seconds()/float64(b.N), "one-s/op")
+	b.ReportMetric(two.Seconds()/float64(b.N), "two-s/op")
+	b.ReportMetric(two.Seconds()/one.Seconds(), "two/one")
+	b.ReportMetric(ratios[b.N/2], "median-two/one")
 }
 
 // xSolveTrain returns the problem of BenchmarkLRSDLXSolve100: C=100, n=20,
