@@ -230,41 +230,103 @@ func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
 }
 
 // compress stores the non-zeros of x by columns, rows increasing; it reports
-// false if there are more than limit.
+// false if there are more than limit. Columns are counted and filled in
+// fixed chunks shared between the cores; when x may have more than limit
+// non-zeros they are counted row by row on one core instead, to stop as
+// soon as limit is passed.
 func (w *SparseWorkspace) compress(x blas64.General, limit int) bool {
 	K, N := w.rows, w.cols
-	cnt := w.next
-	clear(cnt)
+	j := compressJobs.Get()
+	*j = compressJob{w: w, x: x}
+	var count int
+	j.size, count = chunks(N, compressMinCols)
 	n := 0
-	for k := 0; k < K; k++ {
-		for j, v := range x.Data[k*x.Stride : k*x.Stride+N] {
-			if v != 0 {
-				cnt[j]++
-				n++
-			}
+	if limit >= K*N {
+		parallelFor(count, j, K*N)
+		for _, c := range j.part[:count] {
+			n += c
 		}
-		if n > limit {
-			return false
+	} else {
+		cnt := w.next
+		clear(cnt)
+		for k := 0; k < K && n <= limit; k++ {
+			n += countRow(cnt, x.Data[k*x.Stride:k*x.Stride+N])
 		}
+	}
+	if n > limit {
+		*j = compressJob{}
+		compressJobs.Put(j)
+		return false
 	}
 	if len(w.val) < n { // room for limit entries, so a denser X later does not allocate
 		w.ind, w.val = make([]int32, limit), make([]float64, limit)
 	}
 	w.ptr[0] = 0
-	for j, c := range cnt {
-		w.ptr[j+1] = w.ptr[j] + c
+	for c, v := range w.next {
+		w.ptr[c+1] = w.ptr[c] + v
 	}
 	copy(w.next, w.ptr[:N])
-	for k := 0; k < K; k++ {
-		for j, v := range x.Data[k*x.Stride : k*x.Stride+N] {
+	j.fill = true
+	parallelFor(count, j, K*N)
+	*j = compressJob{}
+	compressJobs.Put(j)
+	return true
+}
+
+// compressMinCols is the narrowest chunk of columns of compress.
+const compressMinCols = 32
+
+// compressJob counts (fill false) or stores (fill true) the non-zeros of
+// chunks of size columns of x; the count of chunk c goes to part[c].
+type compressJob struct {
+	w    *SparseWorkspace
+	x    blas64.General
+	size int
+	fill bool
+	part [maxChunks]int
+}
+
+var compressJobs = make(freeList[compressJob], 4)
+
+func (j *compressJob) Do(c int) {
+	w, x := j.w, j.x
+	lo, hi := c*j.size, min((c+1)*j.size, w.cols)
+	if !j.fill {
+		cnt := w.next[lo:hi]
+		clear(cnt)
+		n := 0
+		for k := 0; k < w.rows; k++ {
+			n += countRow(cnt, x.Data[k*x.Stride+lo:k*x.Stride+hi])
+		}
+		j.part[c] = n
+		return
+	}
+	next, ind, val := w.next[lo:hi], w.ind, w.val
+	for k := 0; k < w.rows; k++ {
+		for i, v := range x.Data[k*x.Stride+lo : k*x.Stride+hi] {
 			if v != 0 {
-				q := w.next[j]
-				w.ind[q], w.val[q] = int32(k), v
-				w.next[j] = q + 1
+				q := next[i]
+				ind[q], val[q] = int32(k), v
+				next[i] = q + 1
 			}
 		}
 	}
-	return true
+}
+
+// countRow adds 1 to cnt[i] for every non-zero row[i] and returns their
+// number.
+func countRow(cnt []int, row []float64) int {
+	cnt = cnt[:len(row)]
+	n := 0
+	for i, v := range row {
+		b := 0
+		if v != 0 {
+			b = 1
+		}
+		cnt[i] += b
+		n += b
+	}
+	return n
 }
 
 // mulCompressed sets dst = A·X from the compressed copy of X.
