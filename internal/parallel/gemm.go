@@ -27,12 +27,12 @@ const SplitMin = 1 << 18
 // NoTrans×NoTrans and Trans×NoTrans cases). SplitDgemm does not allocate
 // once warm.
 func SplitDgemm(d Dgemmer, tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	rows := n < 2*gemmMinSize
-	size, count := gemmChunks(n)
-	if rows {
-		size, count = gemmChunks(m)
-	}
 	work := float64(m) * float64(n) * float64(k)
+	rows := n < 2*gemmMinSize
+	size, count := gemmChunks(n, work)
+	if rows {
+		size, count = gemmChunks(m, work)
+	}
 	if count < 2 || work < SplitMin || m == 0 || n == 0 || k == 0 {
 		d.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
@@ -62,16 +62,25 @@ func fits(t blas.Transpose, r, c int, s []float64, ld int) bool {
 }
 
 // gemmChunks returns the size and number of SplitDgemm's chunks of n
-// columns (or rows): up to gemmMaxChunks chunks of a multiple of 8, at
-// least gemmMinSize.
-func gemmChunks(n int) (size, count int) {
-	size = max(gemmMinSize, ((n+gemmMaxChunks-1)/gemmMaxChunks+7)&^7)
+// columns (or rows) of a product of work multiply-adds: 2 chunks, 4 or 8
+// when each still gets at least gemmChunkWork, of a multiple of 8 and at
+// least gemmMinSize. Narrow chunks cost single-threaded OpenBLAS more in
+// total than one call (at 50×700×50, 8 chunks of 88 columns take 1.6 times
+// the CPU time of one call, 2 chunks 1.1 times), so products are split in
+// as few chunks as keep two cores busy.
+func gemmChunks(n int, work float64) (size, count int) {
+	count = 2
+	for count < gemmMaxChunks && work/float64(2*count) >= gemmChunkWork {
+		count *= 2
+	}
+	size = max(gemmMinSize, ((n+count-1)/count+7)&^7)
 	return size, (n + size - 1) / size
 }
 
 const (
 	gemmMaxChunks = 8
 	gemmMinSize   = 32
+	gemmChunkWork = 1 << 22
 )
 
 type gemmJob struct {

@@ -86,9 +86,10 @@ func TestSplitDgemm(t *testing.T) {
 					if !slices.Equal(got, want) {
 						t.Errorf("%v %c%c GOMAXPROCS=%d: result differs from one Dgemm", sz, tA, tB, procs)
 					}
-					_, count := gemmChunks(n)
+					work := float64(m) * float64(n) * float64(k)
+					_, count := gemmChunks(n, work)
 					if n < 2*gemmMinSize {
-						_, count = gemmChunks(m)
+						_, count = gemmChunks(m, work)
 					}
 					if count < 2 {
 						split = false
@@ -102,13 +103,19 @@ func TestSplitDgemm(t *testing.T) {
 	}
 }
 
-// TestGemmChunks checks that the chunks cover the columns without overlap
-// and are multiples of 8 wide except the last.
+// TestGemmChunks checks that the chunks cover the columns without overlap,
+// are multiples of 8 wide except the last, and number 2 for products up to
+// 2·gemmChunkWork and more for larger ones.
 func TestGemmChunks(t *testing.T) {
 	for n := 1; n < 3000; n++ {
-		size, count := gemmChunks(n)
-		if count < 1 || count > gemmMaxChunks || size%8 != 0 || size < gemmMinSize || (count-1)*size >= n || count*size < n {
-			t.Fatalf("gemmChunks(%d) = %d, %d", n, size, count)
+		for _, work := range []float64{SplitMin, 2 * gemmChunkWork, 4 * gemmChunkWork, 1e12} {
+			size, count := gemmChunks(n, work)
+			if count < 1 || count > gemmMaxChunks || size%8 != 0 || size < gemmMinSize || (count-1)*size >= n || count*size < n {
+				t.Fatalf("gemmChunks(%d, %g) = %d, %d", n, work, size, count)
+			}
+			if n >= 1000 && (work <= 2*gemmChunkWork && count != 2 || work >= 4*gemmChunkWork && count < 4 || work == 1e12 && count != gemmMaxChunks) {
+				t.Fatalf("gemmChunks(%d, %g) = %d chunks", n, work, count)
+			}
 		}
 	}
 }
