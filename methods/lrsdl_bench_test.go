@@ -203,6 +203,32 @@ func BenchmarkTwoCores(b *testing.B) {
 	b.ReportMetric(ratios[b.N/2], "median-two/one")
 }
 
+// TestTwoCoresSameModel trains LRSDL at the size of AR gender training (2
+// classes of 350 samples, d=300, k=20, k0=10), where the X step's products
+// are split between the cores, at GOMAXPROCS=1 and 2 (two OpenBLAS threads
+// in the openblas build), and checks the dictionaries are identical.
+func TestTwoCoresSameModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains at AR-gender size")
+	}
+	Y, labels, _ := lrsdlSynth(2, 350, 300, 21)
+	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var dicts []*mat.Dense
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		lrsdl.SetOpenBLASThreads(procs)
+		m := &LRSDL{Options: LRSDLOptions{K0: 10, FDDLOptions: FDDLOptions{K: 20, Iters: 3, Tol: Off}}}
+		if err := m.Fit(context.Background(), Y, labels); err != nil {
+			t.Fatal(err)
+		}
+		dicts = append(dicts, m.dl.Db)
+	}
+	if !mat.Equal(dicts[0], dicts[1]) {
+		t.Error("GOMAXPROCS=1 and 2 gave different dictionaries")
+	}
+}
+
 // xSolveTrain returns the problem of BenchmarkLRSDLXSolve100: C=100, n=20,
 // k=10, k0=10, d=500, Y = D̄X̄ + noise with 5 random atoms per sample.
 func xSolveTrain() *train {
