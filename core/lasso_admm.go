@@ -12,19 +12,27 @@ import (
 )
 
 // LassoADMM sets X (k×n) to argmin_X ½tr(XᵀGX) − tr(BᵀX) + λ‖X‖₁, the
-// lasso of LassoGram, by ADMM on the split X = Z (Boyd et al., §6.4):
+// lasso of LassoGram, by over-relaxed ADMM on the split X = Z (Boyd et al.,
+// §3.4.3 and §6.4), with α = 1.8:
 //
 //	X ← (G + ρI)⁻¹(B + ρ(Z − U))
-//	Z ← S_{λ/ρ}(X + U)
-//	U ← U + X − Z
+//	X̂ ← αX + (1 − α)Z
+//	Z ← S_{λ/ρ}(X̂ + U)
+//	U ← U + X̂ − Z
 //
 // starting from Z = X (warm start) and U = 0, and returns Z, whose zeros
-// are exact. ρ starts at the mean eigenvalue of G, tr(G)/k, and is
-// balanced (×2 or ÷2, U rescaled, G + ρI refactored) whenever the primal
-// residual ‖X − Z‖ and the dual residual ρ‖Z − Z_prev‖ differ by more than
-// 10×. It stops when both are below opts.Tol (default 1e-3) relative to
-// max(‖X‖, ‖Z‖) and ‖ρU‖, or after opts.MaxIter (default 200) iterations.
-// Each iteration costs two triangular solves with n right-hand sides.
+// are exact. ρ starts at a tenth of the mean eigenvalue of G, tr(G)/(10k),
+// and is balanced (×2 or ÷2, U rescaled, G + ρI refactored) whenever the
+// primal residual ‖X − Z‖ and the dual residual ρ‖Z − Z_prev‖ differ by
+// more than 10×. It stops when both are below opts.Tol (default 1e-3)
+// relative to max(‖X‖, ‖Z‖) and ‖ρU‖, or after opts.MaxIter (default 100)
+// iterations. Each iteration costs two triangular solves with n
+// right-hand sides.
+//
+// The start of ρ and α were chosen by the gap to the minimum after 25–200
+// iterations on training samples of AR gender, Oxford Flower and COIL-100
+// (TestLassoADMMStart): against ρ = tr(G)/k without relaxation the gap
+// after 100 iterations is 5–30× smaller on all three.
 func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts LassoOptions) error {
 	if err := lassoArgs(X, G, B, lambda); err != nil {
 		return err
@@ -36,7 +44,7 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 	}
 	maxIter, tol := opts.MaxIter, opts.Tol
 	if maxIter <= 0 {
-		maxIter = 200
+		maxIter = 100
 	}
 	if tol == 0 {
 		tol = 1e-3
@@ -49,7 +57,7 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		X.Zero()
 		return nil
 	}
-	rho := tr / float64(k)
+	rho := tr / float64(10*k)
 	var F mat.Dense
 	chol := func() (blas64.Triangular, error) {
 		F.CloneFrom(G)
@@ -86,7 +94,7 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		thr := lambda / rho
 		var r2, s2, x2, z2, u2 float64
 		for i, xv := range xd {
-			v := xv + ud[i]
+			v := admmRelax*xv + (1-admmRelax)*zd[i] + ud[i]
 			zn := 0.0
 			if v > thr {
 				zn = v - thr
@@ -129,3 +137,6 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 	X.Copy(z)
 	return nil
 }
+
+// admmRelax is LassoADMM's over-relaxation α.
+const admmRelax = 1.8

@@ -99,30 +99,49 @@ func TestLassoFlowerSparse(t *testing.T) {
 	}
 }
 
-// TestLassoADMMCOIL: coding 20 COIL-100 views by 1000 others (10 per
-// object, strongly correlated atoms, SRC's λ = 0.001 and 200 iterations),
-// ADMM at its defaults comes far closer to the minimum than FISTA.
-func TestLassoADMMCOIL(t *testing.T) {
-	ds := loadReal(t, "coil100-32x32.mat")
-	tr, rest, err := split.Split(ds.Train, 10, 1, split.Rand(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	D, Y := mat.DenseCopyOf(tr.Y), mat.DenseCopyOf(split.Subset(rest, firstN(20)).Y)
-	_, k := D.Dims()
-	_, n := Y.Dims()
-	const lambda = 1e-3
-	solve := func(o core.LassoOptions) float64 {
-		X := mat.NewDense(k, n, nil)
-		if err := core.Lasso(context.Background(), X, D, Y, lambda, o); err != nil {
-			t.Fatal(err)
+// TestLassoADMMStart: coding held-out training samples of AR gender,
+// Oxford Flower and COIL-100 by the others (SRC's λ = 0.001), ADMM at its
+// defaults (ρ from tr(G)/(10k), α = 1.8) is within 1e-3 of the minimum
+// after 100 iterations, and far closer than FISTA after 200. With the
+// previous start (ρ = tr(G)/k, no relaxation) the gaps were 1.3e-2 on AR
+// gender and COIL-100.
+func TestLassoADMMStart(t *testing.T) {
+	for _, name := range []string{"argender.mat", "flower17-split1.mat", "coil100-32x32.mat"} {
+		ds := loadReal(t, name)
+		var D, Y *mat.Dense
+		if name == "coil100-32x32.mat" {
+			tr, rest, err := split.Split(ds.Train, 10, 1, split.Rand(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			D, Y = mat.DenseCopyOf(tr.Y), mat.DenseCopyOf(split.Subset(rest, firstN(40)).Y)
+		} else {
+			_, N := ds.Train.Y.Dims()
+			var atoms, held []int
+			for j := 0; j < N; j++ {
+				if j%2 == 0 {
+					atoms = append(atoms, j)
+				} else if j%(N/80+1) == 1 {
+					held = append(held, j)
+				}
+			}
+			D, Y = mat.DenseCopyOf(split.Subset(ds.Train, atoms).Y), mat.DenseCopyOf(split.Subset(ds.Train, held).Y)
 		}
-		return lassoCost(D, X, Y, lambda)
-	}
-	opt := solve(core.LassoOptions{ADMM: true, MaxIter: 1000, Tol: 1e-9})
-	admm := solve(core.LassoOptions{ADMM: true, MaxIter: 200})
-	fista := solve(core.LassoOptions{MaxIter: 200, Restart: true})
-	if ga, gf := admm-opt, fista-opt; !(ga < gf/10) || ga < -1e-9 {
-		t.Errorf("gap to the minimum %v: ADMM %v, FISTA %v", opt, ga, gf)
+		_, k := D.Dims()
+		_, n := Y.Dims()
+		const lambda = 1e-3
+		solve := func(o core.LassoOptions) float64 {
+			X := mat.NewDense(k, n, nil)
+			if err := core.Lasso(context.Background(), X, D, Y, lambda, o); err != nil {
+				t.Fatal(err)
+			}
+			return lassoCost(D, X, Y, lambda)
+		}
+		opt := solve(core.LassoOptions{ADMM: true, MaxIter: 2000, Tol: 1e-10})
+		admm := (solve(core.LassoOptions{ADMM: true, MaxIter: 100, Tol: 1e-12}) - opt) / opt
+		fista := (solve(core.LassoOptions{MaxIter: 200, Restart: true}) - opt) / opt
+		if !(admm < 1e-3) || admm < -1e-9 || !(admm < fista/10 || fista < 1e-6) {
+			t.Errorf("%s: relative gap to the minimum %.6g: ADMM (100 iterations) %.3g, FISTA (200) %.3g", name, opt, admm, fista)
+		}
 	}
 }

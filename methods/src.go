@@ -21,14 +21,14 @@ func init() {
 // SRCOptions configures SRC. The zero value means the defaults.
 type SRCOptions struct {
 	Lambda float64 `json:"lambda"` // sparsity weight λ; zero means 0.001
-	Iters  int     `json:"iters"`  // iteration limit of the coding (ADMM); zero means 200
+	Iters  int     `json:"iters"`  // iteration limit of the coding (ADMM); zero means 100
 	Seed   uint64  `json:"seed"`   // unused: SRC is deterministic
 }
 
 func (o *SRCOptions) spec() optSpec {
 	return optSpec{method: "SRC", opts: []opt{
 		{name: "lambda", doc: "sparsity weight λ of the lasso", f: &o.Lambda, def: 0.001, minOpen: true},
-		{name: "iters", doc: "iteration limit of the coding (ADMM)", i: &o.Iters, def: 200, min: 1},
+		{name: "iters", doc: "iteration limit of the coding (ADMM)", i: &o.Iters, def: 100, min: 1},
 		{name: "seed", doc: "unused: SRC is deterministic", u: &o.Seed},
 	}}
 }
