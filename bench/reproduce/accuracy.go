@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -246,6 +247,7 @@ func (r *run) overall() error {
 		order = append(append([]string{"LRSDL"}, order[:i]...), order[i+1:]...)
 	}
 	rows := map[string]string{}
+	means := map[string]map[string]scored{}
 	render := func() string {
 		t := b.String()
 		for _, m := range r.methods {
@@ -266,6 +268,10 @@ func (r *run) overall() error {
 				cell = "– (" + err.Error() + ")"
 			} else {
 				cell = fmt.Sprintf("%.2f ± %.2f", 100*s.MeanAcc, 100*s.StdAcc)
+				if means[ds] == nil {
+					means[ds] = map[string]scored{}
+				}
+				means[ds][m] = scored{100 * s.MeanAcc, len(s.Runs)}
 				if note != "" {
 					cell += " (" + note + ")"
 				}
@@ -297,8 +303,67 @@ func (r *run) overall() error {
 			return err
 		}
 	}
-	r.md["overall"] = render()
+	r.md["overall"] = render() + "\n" + standing(sets, means, r.cfg.Splits)
 	return nil
+}
+
+// scored is a cell of the overall table: mean accuracy (%) over splits.
+type scored struct {
+	acc    float64
+	splits int
+}
+
+// standing says, for each data set, whether LRSDL is the most accurate
+// method of the table and otherwise which methods lead it and by how much.
+func standing(sets []string, means map[string]map[string]scored, splits int) string {
+	var b strings.Builder
+	b.WriteString("Where LRSDL stands in this table:\n\n")
+	for _, ds := range sets {
+		fmt.Fprintf(&b, "- %s: ", titles[ds])
+		l, ok := means[ds]["LRSDL"]
+		if !ok {
+			b.WriteString("no LRSDL result.\n")
+			continue
+		}
+		var ahead []string
+		best, second := "LRSDL", ""
+		for m, s := range means[ds] {
+			if m == "LRSDL" {
+				continue
+			}
+			if s.acc > l.acc {
+				ahead = append(ahead, m)
+			} else if second == "" || s.acc > means[ds][second].acc || s.acc == means[ds][second].acc && m < second {
+				second = m
+			}
+		}
+		slices.SortFunc(ahead, func(a, c string) int {
+			if d := cmp.Compare(means[ds][c].acc, means[ds][a].acc); d != 0 {
+				return d
+			}
+			return strings.Compare(a, c)
+		})
+		partial := func(m string) string {
+			if n := means[ds][m].splits; n < splits {
+				return fmt.Sprintf(", %d of %d splits", n, splits)
+			}
+			return ""
+		}
+		if len(ahead) == 0 {
+			fmt.Fprintf(&b, "LRSDL is the most accurate (%.2f%s)", l.acc, partial(best))
+			if second != "" {
+				fmt.Fprintf(&b, ", %.2f points ahead of %s (%.2f%s)", l.acc-means[ds][second].acc, second, means[ds][second].acc, partial(second))
+			}
+			b.WriteString(".\n")
+			continue
+		}
+		var parts []string
+		for _, m := range ahead {
+			parts = append(parts, fmt.Sprintf("%s by %.2f points (%.2f%s)", m, means[ds][m].acc-l.acc, means[ds][m].acc, partial(m)))
+		}
+		fmt.Fprintf(&b, "LRSDL (%.2f%s) is not the most accurate; ahead of it: %s.\n", l.acc, partial("LRSDL"), strings.Join(parts, ", "))
+	}
+	return b.String()
 }
 
 // testSize describes the test set of dataset.
