@@ -6,6 +6,10 @@
 //	go run ./bench/benchresults                       # both backends
 //	go run ./bench/benchresults -backends gonum -benchtime 1x
 //
+// Backend "openblas1" is OpenBLAS on one core (OPENBLAS_NUM_THREADS=1,
+// go test -cpu 1); with it the table gets a column of one-core over
+// two-core time, below 1 where the second core makes a problem slower.
+//
 // Expected benchmarks that no package defines are listed as missing.
 package main
 
@@ -19,6 +23,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,7 +62,7 @@ var lineRE = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
 
 func main() {
 	out := flag.String("out", "bench/RESULTS.md", "output `file`")
-	backends := flag.String("backends", "gonum,openblas", "comma-separated backends")
+	backends := flag.String("backends", "gonum,openblas,openblas1", "comma-separated backends (openblas1: OpenBLAS on one core)")
 	benchtime := flag.String("benchtime", "1x", "go test -benchtime")
 	bench := flag.String("bench", ".", "go test -bench pattern")
 	pkgs := flag.String("pkgs", "./kernels/,./core/,./methods/", "comma-separated packages")
@@ -77,7 +82,7 @@ func main() {
 		}
 		results, cmds = parseLog(string(b))
 		bes = nil
-		for _, be := range []string{"gonum", "openblas"} {
+		for _, be := range []string{"gonum", "openblas", "openblas1"} {
 			if len(results[be]) > 0 {
 				bes = append(bes, be)
 			}
@@ -93,16 +98,22 @@ func main() {
 		// keeps the results of the others.
 		for _, pkg := range strings.Split(*pkgs, ",") {
 			args := []string{"test", "-run", "^$", "-bench", *bench, "-benchtime", *benchtime, "-count", "1", "-benchmem", "-timeout", *timeout}
-			env := "CGO_ENABLED=0"
-			if be == "openblas" {
+			envs := []string{"CGO_ENABLED=0"}
+			switch be {
+			case "gonum":
+			case "openblas":
 				args = append(args, "-tags", "openblas")
-				env = "CGO_ENABLED=1"
-			} else if be != "gonum" {
+				envs = []string{"CGO_ENABLED=1"}
+			case "openblas1":
+				args = append(args, "-tags", "openblas", "-cpu", "1")
+				envs = []string{"CGO_ENABLED=1", "OPENBLAS_NUM_THREADS=1"}
+			default:
 				fatalf("unknown backend %q", be)
 			}
 			args = append(args, pkg)
 			cmd := exec.Command("go", args...)
-			cmd.Env = append(os.Environ(), env)
+			cmd.Env = append(os.Environ(), envs...)
+			env := strings.Join(envs, " ")
 			var buf bytes.Buffer
 			cmd.Stdout, cmd.Stderr = io.MultiWriter(&buf, os.Stdout), os.Stderr
 			line := strings.Join(append([]string{env, "go"}, quote(args)...), " ")
@@ -151,9 +162,10 @@ func quote(args []string) []string {
 }
 
 // parseLog splits a saved log at its command lines ("CGO_ENABLED=… go test
-// …", with -tags openblas for that backend) and parses each part.
+// …", with -tags openblas for that backend and -cpu 1 for openblas1) and
+// parses each part.
 func parseLog(log string) (map[string]map[string]result, []string) {
-	res := map[string]map[string]result{"gonum": {}, "openblas": {}}
+	res := map[string]map[string]result{"gonum": {}, "openblas": {}, "openblas1": {}}
 	var cmds []string
 	be := "gonum"
 	var part strings.Builder
@@ -170,6 +182,9 @@ func parseLog(log string) (map[string]map[string]result, []string) {
 			be = "gonum"
 			if strings.Contains(l, "-tags openblas") {
 				be = "openblas"
+				if strings.Contains(l, "-cpu 1") {
+					be = "openblas1"
+				}
 			}
 			continue
 		}
@@ -272,23 +287,24 @@ func render(results map[string]map[string]result, bes, cmds, failures []string, 
 	for _, be := range bes {
 		fmt.Fprintf(&b, " %s time/op | %s GFLOP/s | %s allocs/op |", be, be, be)
 	}
-	if len(bes) == 2 {
-		fmt.Fprintf(&b, " %s/%s time |", bes[0], bes[1])
+	// Ratio columns: pure Go over OpenBLAS, one core over two.
+	var ratios [][2]string
+	for _, p := range [][2]string{{"gonum", "openblas"}, {"openblas1", "openblas"}} {
+		if slices.Contains(bes, p[0]) && slices.Contains(bes, p[1]) {
+			ratios = append(ratios, p)
+			fmt.Fprintf(&b, " %s/%s time |", p[0], p[1])
+		}
 	}
-	b.WriteString("\n|---|---|" + strings.Repeat("---:|", 3*len(bes)))
-	if len(bes) == 2 {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
+	b.WriteString("\n|---|---|" + strings.Repeat("---:|", 3*len(bes)+len(ratios)) + "\n")
 	for _, n := range order {
 		fmt.Fprintf(&b, "| %s | %s |", names[n].Pkg, strings.TrimPrefix(n, "Benchmark"))
 		for _, be := range bes {
 			r, ok := results[be][n]
 			fmt.Fprintf(&b, " %s | %s | %s |", fmtNs(r.NsPerOp), metric(r, ok, "GFLOP/s"), metric(r, ok, "allocs/op"))
 		}
-		if len(bes) == 2 {
-			r0, ok0 := results[bes[0]][n]
-			r1, ok1 := results[bes[1]][n]
+		for _, p := range ratios {
+			r0, ok0 := results[p[0]][n]
+			r1, ok1 := results[p[1]][n]
 			if ok0 && ok1 && r1.NsPerOp > 0 {
 				fmt.Fprintf(&b, " %.2f |", r0.NsPerOp/r1.NsPerOp)
 			} else {

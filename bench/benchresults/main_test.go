@@ -60,3 +60,23 @@ func TestParseLog(t *testing.T) {
 		t.Errorf("openblas DLSI efficient parsed as %+v", r)
 	}
 }
+
+func TestOneCoreColumn(t *testing.T) {
+	log := "CGO_ENABLED=1 go test -run '^$' -bench . -tags openblas ./methods/\n" +
+		"pkg: github.com/lrsdl/lrsdl/methods\nBenchmarkDLSIUpdateD_Efficient-2\t1\t500000 ns/op\n" +
+		"CGO_ENABLED=1 OPENBLAS_NUM_THREADS=1 go test -run '^$' -bench . -tags openblas -cpu 1 ./methods/\n" +
+		"pkg: github.com/lrsdl/lrsdl/methods\nBenchmarkDLSIUpdateD_Efficient\t1\t400000 ns/op\n"
+	res, cmds := parseLog(log)
+	if len(cmds) != 2 || len(res["openblas"]) != 1 || len(res["openblas1"]) != 1 {
+		t.Fatalf("got %d commands, %d openblas and %d openblas1 results", len(cmds), len(res["openblas"]), len(res["openblas1"]))
+	}
+	md := render(res, []string{"openblas", "openblas1"}, cmds, nil, "1x", 0, "abc")
+	for _, want := range []string{" openblas1/openblas time |", "| methods | DLSIUpdateD_Efficient | 500 µs |  |  | 400 µs |  |  | 0.80 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("output lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "gonum/openblas") {
+		t.Errorf("gonum ratio column without gonum results:\n%s", md)
+	}
+}
