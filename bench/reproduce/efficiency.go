@@ -64,6 +64,10 @@ func (r *run) efficiency() error {
 		{Name: "O-COPAR", Method: "COPAR", Params: with("original_d", true, "k0", float64(c.EffK))},
 		{Name: "E-COPAR", Method: "COPAR", Params: with("k0", float64(c.EffK))},
 		{Name: "LRSDL", Method: "LRSDL", Params: with("k0", float64(c.EffK))},
+		// Equal inner work: every X step runs all x_iters FISTA iterations
+		// (x_tol 0), the q of the paper's complexity tables.
+		{Name: "E-FDDL (q=50)", Method: "FDDL", Params: with("x_tol", 0.0)},
+		{Name: "LRSDL (q=50)", Method: "LRSDL", Params: with("k0", float64(c.EffK), "x_tol", 0.0)},
 	}
 	budget := c.EffBudget
 	for _, v := range r.variants {
@@ -108,6 +112,25 @@ func (r *run) efficiency() error {
 		fmt.Fprintf(&b, "| %s | %d | %.6g | %.3g | %.3g |\n", v.Name, len(v.Trace), last.Cost.Total, last.Elapsed.Seconds(), v.perIter().Seconds())
 	}
 	b.WriteString("\n")
+	byName := map[string]*variant{}
+	for _, v := range r.variants {
+		if v.Err == nil && len(v.Trace) > 1 {
+			byName[v.Name] = v
+		}
+	}
+	var ratios []string
+	for _, q := range []struct{ lr, fd, what string }{
+		{"LRSDL", "E-FDDL", "default tolerances (FISTA and ODL stop on their own tests; E-FDDL's X step after about one FISTA iteration)"},
+		{"LRSDL (q=50)", "E-FDDL (q=50)", "equal inner work (50 FISTA iterations in every X step, as the paper's complexity counts)"},
+	} {
+		l, f := byName[q.lr], byName[q.fd]
+		if l != nil && f != nil && f.perIter() > 0 {
+			ratios = append(ratios, fmt.Sprintf("%.2f× at %s", l.perIter().Seconds()/f.perIter().Seconds(), q.what))
+		}
+	}
+	if len(ratios) > 0 {
+		fmt.Fprintf(&b, "LRSDL's time per outer iteration over E-FDDL's: %s.\n\n", strings.Join(ratios, "; "))
+	}
 	for _, g := range []struct{ file, title, method string }{
 		{"efficiency_fddl.png", "FDDL", "FDDL"},
 		{"efficiency_dlsi.png", "DLSI", "DLSI"},
