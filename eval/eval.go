@@ -87,7 +87,8 @@ type Run struct {
 	TrainTime time.Duration // Fit
 	TestTime  time.Duration // Predict, all test samples
 	NTest     int
-	Params    Params // options chosen by cross-validation, if any
+	Params    Params    // options chosen by cross-validation, if any
+	CV        []CVScore // the cross-validation scores behind Params, if any
 }
 
 // FitPredict trains c on train, predicts test and times both.
@@ -205,16 +206,17 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 			return Run{}, err
 		}
 		var best Params
+		var scores []CVScore
 		if opts.Folds > 1 && len(opts.Grid) > 0 {
 			cctx := ctx
 			if opts.Fit != nil {
 				cctx = context.WithValue(ctx, stageKey{}, stageHook{opts.Fit, Stage{Split: i + 1, Splits: splits, Folds: opts.Folds}})
 			}
-			cv, err := CrossValidate(cctx, newClassifier, tr.Y, tr.Labels, opts.Folds, opts.Grid, rng.Uint64())
+			cv, err := CrossValidateSet(cctx, newClassifier, tr, opts.Folds, opts.Grid, rng.Uint64())
 			if err != nil {
 				return Run{}, err
 			}
-			best = cv.Best
+			best, scores = cv.Best, cv.Scores
 		}
 		c, err := newClassifier()
 		if err != nil {
@@ -227,7 +229,7 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 			opts.Fit(c, Stage{Split: i + 1, Splits: splits, Folds: opts.Folds, Params: best})
 		}
 		r, _, err := FitPredict(ctx, c, tr, te)
-		r.Params = best
+		r.Params, r.CV = best, scores
 		return r, err
 	}
 	workers := min(max(opts.Parallel, 1), splits)

@@ -397,3 +397,30 @@ func TestCrossValidateSetGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomSplitsGroups: the cross-validation inside RandomSplits keeps
+// the training set's groups apart and reports its scores.
+func TestRandomSplitsGroups(t *testing.T) {
+	var s split.Set
+	Y := mat.NewDense(2, 48, nil)
+	for j := range 48 {
+		g := j % 16
+		Y.Set(0, j, float64(g))
+		Y.Set(1, j, float64(j))
+		s.Labels = append(s.Labels, g%2)
+		s.Groups = append(s.Groups, g)
+	}
+	s.Y = Y
+	newMemo := func() (lrsdl.Classifier, error) { return &memo{}, nil }
+	sum, err := RandomSplits(context.Background(), newMemo, s, s, SplitOptions{Splits: 1, Folds: 4, Grid: Grid{"x": {1, 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := sum.Runs[0].CV
+	if len(cv) != 2 || cv[0].Params.String() != "x=1" || cv[1].Params.String() != "x=2" {
+		t.Fatalf("scores %+v, want one per grid point in order", cv)
+	}
+	if cv[0].Accuracy != 0 {
+		t.Errorf("accuracy %v, want 0 (folds grouped)", cv[0].Accuracy)
+	}
+}

@@ -29,6 +29,15 @@ type evalResult struct {
 	CVFolds              int           `json:"cv_folds,omitempty"`
 	CVGrid               eval.Grid     `json:"cv_grid,omitempty"`
 	CVChosen             []eval.Params `json:"cv_chosen,omitempty"`
+	CVScores             [][]cvScore   `json:"cv_scores,omitempty"` // per split, in the order of the grid's points
+}
+
+// cvScore is the mean validation accuracy of one grid point, measured at
+// iters outer iterations (fewer for points successive halving dropped).
+type cvScore struct {
+	Params   eval.Params `json:"params"`
+	Accuracy float64     `json:"accuracy"`
+	Iters    int         `json:"iters,omitempty"`
 }
 
 func runEval(ctx context.Context, e *env, args []string) error {
@@ -119,6 +128,13 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			if r.Params != nil {
 				chosen = ", chose " + r.Params.String()
 			}
+			for _, sc := range r.CV {
+				at := ""
+				if sc.Iters > 0 {
+					at = fmt.Sprintf(" at %d iterations", sc.Iters)
+				}
+				e.rep.event("%s: split %d/%d cross-validation %s: %.2f%%%s", c.Name(), i+1, *splits, sc.Params, 100*sc.Accuracy, at)
+			}
 			e.rep.event("%s: split %d/%d accuracy %.2f%%, training %.3gs%s", c.Name(), i+1, *splits, 100*r.Accuracy, r.TrainTime.Seconds(), chosen)
 		}
 		opts.Fit = tr.fit
@@ -143,6 +159,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			res.CVFolds, res.CVGrid = opts.Folds, opts.Grid
 			for _, r := range s.Runs {
 				res.CVChosen = append(res.CVChosen, r.Params)
+				var sc []cvScore
+				for _, v := range r.CV {
+					sc = append(sc, cvScore{v.Params, v.Accuracy, v.Iters})
+				}
+				res.CVScores = append(res.CVScores, sc)
 			}
 		}
 		if *asJSON {

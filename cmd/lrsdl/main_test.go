@@ -247,9 +247,23 @@ func TestEvalJSON(t *testing.T) {
 	if r.CVFolds != 3 || len(r.CVChosen) != 3 {
 		t.Fatalf("cross-validation %+v", r)
 	}
-	for _, p := range r.CVChosen {
+	for i, p := range r.CVChosen {
 		if p["lambda"] != 0.1 {
 			t.Errorf("cross-validation chose %v, want lambda=0.1", p)
+		}
+		// The chosen point has the highest score of its split.
+		sc := r.CVScores[i]
+		if len(sc) != len(r.CVGrid.Points()) {
+			t.Fatalf("split %d: %d scores for %d grid points", i+1, len(sc), len(r.CVGrid.Points()))
+		}
+		for _, s := range sc {
+			if s.Params.String() == p.String() {
+				for _, o := range sc {
+					if o.Accuracy > s.Accuracy {
+						t.Errorf("split %d: chose %v (%v) below %v (%v)", i+1, p, s.Accuracy, o.Params, o.Accuracy)
+					}
+				}
+			}
 		}
 	}
 	if res[1].Method != "OTHER" || res[1].CVFolds != 0 {
