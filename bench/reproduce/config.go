@@ -19,6 +19,7 @@ type config struct {
 	Budget      time.Duration                   // time budget of one method on one data set (CV, splits, curve each)
 	Budgets     map[string]time.Duration        // Budget by data set or "data set/method"
 	Splits      int                             // random splits of the overall table
+	CoSplits    int                             // random splits of COIL-100 in the overall table; 0: Splits
 	Parallel    int                             // splits of the overall table trained at once
 	Folds       int                             // cross-validation folds (on split 1's training data); <2: no CV
 	Iters       int                             // outer iterations of every method; 0: method defaults
@@ -62,7 +63,7 @@ func full() config {
 	}
 	return config{Mode: "full",
 		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: time.Minute,
-		Budget: time.Minute, Splits: 10, Parallel: 2, Folds: 3, ArPerClass: 250, FlPerClass: 60, FlTest: 20, CoPerClass: 10,
+		Budget: time.Minute, Splits: 10, CoSplits: 3, Parallel: 2, Folds: 3, ArPerClass: 250, FlPerClass: 60, FlTest: 20, CoPerClass: 10,
 		ArSizes: []int{50, 150, 250, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
 		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 2,
 		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},

@@ -87,7 +87,7 @@ func main() {
 		r.deadline = r.start.Add(r.cfg.Deadline)
 	}
 	if *splits > 0 {
-		r.cfg.Splits = *splits
+		r.cfg.Splits, r.cfg.CoSplits = *splits, 0
 	}
 	if *folds >= 0 {
 		r.cfg.Folds = *folds
