@@ -68,7 +68,8 @@ func (o *DLRDOptions) spec() optSpec {
 //
 // A D step that does not lower J (ADMM stopped early) is discarded, so J
 // never increases. The ℓ1 error lives in the data space, so training does
-// not reduce the data to its span.
+// not reduce the data to its span; the D step instead runs in span([D E])
+// (at most 2K dimensions; see dlrdTrain.stepD).
 //
 // Prediction follows SRC, as Ma et al. do: y is coded on D by the lasso
 // (½‖y − Dx‖² + λ‖x‖₁) and assigned to the class c of the smallest
@@ -126,7 +127,7 @@ func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 			if err := t.stepX(ctx); err != nil {
 				return lrsdl.Cost{}, err
 			}
-			if err := t.stepD(ctx); err != nil {
+			if err := s.stepD(ctx); err != nil {
 				return lrsdl.Cost{}, err
 			}
 			s.stepE()

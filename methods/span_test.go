@@ -61,6 +61,50 @@ func TestReduceSpan(t *testing.T) {
 	}
 }
 
+// TestGramSpan checks gramSpan against its definition, QᵀQ = I and
+// Q·C = B with r the rank of B, for B of full rank, of rank 3, and with a
+// zero column and a column scaled by 10⁶.
+func TestGramSpan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	full := mat.NewDense(40, 12, nil)
+	for i := range full.RawMatrix().Data {
+		full.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	low := mat.NewDense(40, 12, nil)
+	low.Mul(full.Slice(0, 40, 0, 3), full.Slice(0, 3, 0, 12))
+	odd := mat.DenseCopyOf(full)
+	odd.Slice(0, 40, 4, 5).(*mat.Dense).Zero()
+	v := odd.ColView(7).(*mat.VecDense)
+	v.ScaleVec(1e6, v)
+	for _, tc := range []struct {
+		name string
+		B    *mat.Dense
+		rank int
+	}{{"full rank", full, 12}, {"rank 3", low, 3}, {"zero and large columns", odd, 11}} {
+		Q, C, ok := gramSpan(tc.B)
+		if !ok {
+			t.Fatalf("%s: gramSpan failed", tc.name)
+		}
+		d, r := Q.Dims()
+		if cr, cc := C.Dims(); d != 40 || r != tc.rank || cr != r || cc != 12 {
+			t.Fatalf("%s: Q %d×%d, C %d×%d; want 40×%d, %d×12", tc.name, d, r, cr, cc, tc.rank, tc.rank)
+		}
+		var QtQ mat.Dense
+		QtQ.Mul(Q.T(), Q)
+		if !mat.EqualApprox(&QtQ, eye(r), 1e-12) {
+			t.Errorf("%s: QᵀQ ≠ I", tc.name)
+		}
+		for j := 0; j < 12; j++ {
+			var qc mat.VecDense
+			qc.MulVec(Q, C.ColView(j))
+			qc.SubVec(&qc, tc.B.ColView(j))
+			if e, n := mat.Norm(&qc, 2), mat.Norm(tc.B.ColView(j), 2); e > 1e-12*math.Max(n, 1) {
+				t.Errorf("%s: column %d: ‖Q·c − b‖ = %g, ‖b‖ = %g", tc.name, j, e, n)
+			}
+		}
+	}
+}
+
 func eye(n int) *mat.Dense {
 	I := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {

@@ -1,0 +1,82 @@
+package methods
+
+import (
+	"context"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/core"
+)
+
+// dlrdSpanOff disables the reduced D step of DLRD (tests compare the two).
+var dlrdSpanOff bool
+
+// dictSpan returns an orthonormal basis Q (d×r) of span([D E]) for the d×k
+// matrices D and E (gramSpan), with the coordinates Dr = QᵀD and Er = QᵀE
+// (r×k), or ok false when 2k is not below d/spanRatio (no gain) or the
+// factorisation fails.
+func dictSpan(D, E *mat.Dense) (Q, Dr, Er *mat.Dense, ok bool) {
+	d, k := D.Dims()
+	if float64(d) <= spanRatio*float64(2*k) {
+		return nil, nil, nil, false
+	}
+	B := mat.NewDense(d, 2*k, nil)
+	B.Slice(0, d, 0, k).(*mat.Dense).Copy(D)
+	B.Slice(0, d, k, 2*k).(*mat.Dense).Copy(E)
+	Q, C, ok := gramSpan(B)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	r, _ := C.Dims()
+	return Q, mat.DenseCopyOf(C.Slice(0, r, 0, k)), mat.DenseCopyOf(C.Slice(0, r, k, 2*k)), true
+}
+
+// stepD is the D step of DLRD, train.stepD's ADMM with singular value
+// thresholding of each class dictionary (D2L2R2's step), run in span([D E])
+// when that is well below the data dimension. Every iterate of the ADMM
+// (D, its split Z and the scaled dual U, which starts at 0) stays in
+// span([D E]): the ODL sweeps combine columns of E and of the iterates,
+// and the thresholding of a block keeps its column space. The objective
+// −2tr(EDᵀ) + tr(F·DᵀD) + αΣ‖D_c‖_* and the constraints ‖dᵢ‖ ≤ 1 depend on
+// D only through inner products, which the orthonormal basis Q of
+// dictSpan preserves; so the ADMM runs on Dr = QᵀD, Er = QᵀE, r ≤ 2K rows
+// instead of d, the result is D = Q·Dr, and the keep-if-lower test
+// compares the reduced objective.
+func (s *dlrdTrain) stepD(ctx context.Context) error {
+	t := s.t
+	if dlrdSpanOff || t.p.alpha <= 0 || t.p.origD || t.k0 > 0 {
+		return t.stepD(ctx)
+	}
+	E, F := t.dProblem()
+	D := t.D()
+	Q, Dr, Er, ok := dictSpan(D, E)
+	if !ok {
+		return t.stepD(ctx)
+	}
+	r, _ := Dr.Dims()
+	rho := rhoFor(F)
+	prox := func(z, v *mat.Dense, rho float64) {
+		for c := 0; c < t.ap.Blocks(); c++ {
+			a0, a1 := t.ap.Block(c)
+			zc := z.Slice(0, r, a0, a1).(*mat.Dense)
+			core.SVT(zc, v.Slice(0, r, a0, a1).(*mat.Dense), t.p.alpha/rho)
+		}
+	}
+	Dn := mat.DenseCopyOf(Dr)
+	if err := t.admm.Update(ctx, Dn, Er, F, prox, t.p.admmOpts(rho, t.p.updateOpts())); err != nil {
+		return err
+	}
+	if !(t.phiD(Dn, Er, F) <= t.phiD(Dr, Er, F)) {
+		return nil
+	}
+	D.Mul(Q, Dn)
+	// Q is orthonormal to rounding: keep ‖dᵢ‖ ≤ 1 exact.
+	for j := 0; j < t.K; j++ {
+		col := D.ColView(j).(*mat.VecDense)
+		if nrm := mat.Norm(col, 2); nrm > 1 {
+			col.ScaleVec(1/nrm, col)
+		}
+	}
+	t.curOK = false
+	return nil
+}

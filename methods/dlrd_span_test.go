@@ -1,0 +1,118 @@
+package methods
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestDictSpan checks dictSpan's basis against its definition: QᵀQ = I,
+// Q·Dr = D and Q·Er = E, with r the rank of [D E], for [D E] of full rank
+// and with E inside span(D) plus one direction.
+func TestDictSpan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	randn := func(r, c int) *mat.Dense {
+		m := mat.NewDense(r, c, nil)
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+		return m
+	}
+	const d, k = 50, 6
+	D := randn(d, k)
+	low := mat.NewDense(d, k, nil)
+	low.Mul(D, randn(k, k))
+	low.Slice(0, d, 0, 1).(*mat.Dense).Copy(randn(d, 1))
+	low.Slice(0, d, 1, 2).(*mat.Dense).Zero()
+	for _, tc := range []struct {
+		name string
+		E    *mat.Dense
+		rank int
+	}{{"full rank", randn(d, k), 2 * k}, {"rank k+1", low, k + 1}} {
+		Q, Dr, Er, ok := dictSpan(D, tc.E)
+		if !ok {
+			t.Fatalf("%s: not reduced", tc.name)
+		}
+		if _, r := Q.Dims(); r != tc.rank {
+			t.Errorf("%s: rank %d, want %d", tc.name, r, tc.rank)
+		}
+		_, r := Q.Dims()
+		var QtQ, P mat.Dense
+		QtQ.Mul(Q.T(), Q)
+		if !mat.EqualApprox(&QtQ, eye(r), 1e-12) {
+			t.Errorf("%s: QᵀQ ≠ I", tc.name)
+		}
+		P.Mul(Q, Dr)
+		if !mat.EqualApprox(&P, D, 1e-12) {
+			t.Errorf("%s: Q·Dr ≠ D", tc.name)
+		}
+		P.Reset()
+		P.Mul(Q, Er)
+		if !mat.EqualApprox(&P, tc.E, 1e-12) {
+			t.Errorf("%s: Q·Er ≠ E", tc.name)
+		}
+	}
+	if _, _, _, ok := dictSpan(D.Slice(0, 14, 0, k).(*mat.Dense), D.Slice(0, 14, 0, k).(*mat.Dense)); ok {
+		t.Error("14×12 [D E] reduced, want not (d ≤ 1.2·2k)")
+	}
+}
+
+// TestDLRDReducedStepD checks that DLRD's D step in span([D E]) gives the
+// D step in the data space (train.stepD) up to rounding, and lowers J.
+func TestDLRDReducedStepD(t *testing.T) {
+	Ys, sp, _, _ := dlsiToyProblem(1, 3, 60, 15, 3)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for n := 0; n < 40; n++ {
+		i, j := rng.IntN(60), rng.IntN(45)
+		Ys.Set(i, j, Ys.At(i, j)+3*rng.NormFloat64())
+	}
+	o := DLRDOptions{K: 3, Lambda1: 0.05, Alpha: 0.1, Beta: 0.5}
+	if err := o.spec().resolve(nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	run := func(off bool) (*mat.Dense, []float64) {
+		dlrdSpanOff = off
+		defer func() { dlrdSpanOff = false }()
+		tr, err := newTrain(ctx, dlrdParams(o), mat.DenseCopyOf(Ys), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, N := Ys.Dims()
+		s := &dlrdTrain{t: tr, Y0: Ys, beta: o.Beta, E: mat.NewDense(d, N, nil)}
+		var costs []float64
+		for it := 0; it < 3; it++ {
+			if err := tr.stepX(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s.stepE()
+			before := s.cost().Total
+			if err := s.stepD(ctx); err != nil {
+				t.Fatal(err)
+			}
+			after := s.cost().Total
+			if after > before*(1+1e-12) {
+				t.Errorf("off=%v iteration %d: D step raised J from %v to %v", off, it, before, after)
+			}
+			costs = append(costs, before, after)
+		}
+		return mat.DenseCopyOf(tr.D()), costs
+	}
+	Dfull, cfull := run(true)
+	Dred, cred := run(false)
+	if !mat.EqualApprox(Dfull, Dred, 1e-8) {
+		var diff mat.Dense
+		diff.Sub(Dfull, Dred)
+		t.Errorf("reduced D step differs from the full one by %g (Frobenius)", mat.Norm(&diff, 2))
+	}
+	for i := range cfull {
+		if d := cfull[i] - cred[i]; d > 1e-9*cfull[i] || -d > 1e-9*cfull[i] {
+			t.Errorf("cost %d: %v reduced, %v full", i, cred[i], cfull[i])
+		}
+	}
+	if !(cfull[len(cfull)-1] < cfull[1]) {
+		t.Errorf("costs %v: D steps did not lower J", cfull)
+	}
+}
