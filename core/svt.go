@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -60,7 +63,9 @@ func SVT(dst, a *mat.Dense, tau float64) (int, error) {
 }
 
 // NuclearNorm returns ‖A‖_*, the sum of the singular values of a, or NaN
-// when the SVD fails (a not finite).
+// when the SVD fails (a not finite). A dense a with at least twice as many
+// rows as columns is first reduced to its n×n triangular factor R (A = QR,
+// same singular values) by tallR.
 func NuclearNorm(a mat.Matrix) float64 {
 	if d, ok := a.(*mat.Dense); !ok || !finiteDense(d) {
 		r, c := a.Dims()
@@ -71,6 +76,8 @@ func NuclearNorm(a mat.Matrix) float64 {
 				}
 			}
 		}
+	} else if R, ok := tallR(d); ok {
+		a = R
 	}
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDNone) {
@@ -81,6 +88,54 @@ func NuclearNorm(a mat.Matrix) float64 {
 		s += x
 	}
 	return s
+}
+
+// tallMinPivot is the least ratio min_i U_ii / max_i U_ii of a Cholesky
+// factor that tallR accepts: κ(A) below about 10⁶, well inside
+// CholeskyQR2's range κ ≲ ε^(−½).
+const tallMinPivot = 1e-6
+
+// tallR returns the upper triangular n×n R of A = QR for the m×n matrix a,
+// m ≥ 2n, by CholeskyQR2 (Fukaya et al. 2014): AᵀA = R₁ᵀR₁ (Cholesky),
+// Q₁ = AR₁⁻¹, Q₁ᵀQ₁ = R₂ᵀR₂, R = R₂R₁; the second pass makes R as
+// accurate as Householder's for κ(A) ≲ ε^(−½). About 2mn² flops, level-3
+// BLAS, against the slower column-by-column Householder QR of the SVD.
+// ok is false for short a or when a Cholesky pivot ratio falls below
+// tallMinPivot (A rank deficient or ill conditioned).
+func tallR(a *mat.Dense) (R *mat.Dense, ok bool) {
+	m, n := a.Dims()
+	if n == 0 || m < 2*n {
+		return nil, false
+	}
+	q := mat.DenseCopyOf(a)
+	qr := q.RawMatrix()
+	g := blas64.Symmetric{N: n, Stride: n, Data: make([]float64, n*n), Uplo: blas.Upper}
+	R = mat.NewDense(n, n, nil)
+	rr := R.RawMatrix()
+	for pass := 0; pass < 2; pass++ {
+		blas64.Syrk(blas.Trans, 1, qr, 0, g)
+		u, ok := lapack64.Potrf(g)
+		if !ok {
+			return nil, false
+		}
+		lo, hi := math.Inf(1), 0.0
+		for i := 0; i < n; i++ {
+			v := u.Data[i*u.Stride+i]
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		if !(lo >= tallMinPivot*hi) {
+			return nil, false
+		}
+		if pass == 0 {
+			blas64.Trsm(blas.Right, blas.NoTrans, 1, u, qr)
+			for i := 0; i < n; i++ {
+				copy(rr.Data[i*rr.Stride+i:i*rr.Stride+n], u.Data[i*u.Stride+i:i*u.Stride+n])
+			}
+			continue
+		}
+		blas64.Trmm(blas.Left, blas.NoTrans, 1, u, rr)
+	}
+	return R, true
 }
 
 // ProxFunc sets z = argmin_z r(z) + ρ/2‖z − v‖²_F.

@@ -2,9 +2,11 @@ package core
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/internal/testutil"
@@ -83,5 +85,61 @@ func TestADMMDictDualWarmStart(t *testing.T) {
 	}
 	if e := svRelDiff(want, warm); e > 1e-7 {
 		t.Errorf("warm-started run differs from the cold one by %g", e)
+	}
+}
+
+// TestNuclearNormTall checks NuclearNorm on tall matrices, where it goes
+// through tallR, against the sum of the singular values of gonum's SVD of
+// the matrix itself: well conditioned, ill conditioned (κ about 10⁵), and
+// rank deficient (tallR refuses; the SVD of A is used).
+func TestNuclearNormTall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	randn := func(r, c int) *mat.Dense {
+		m := mat.NewDense(r, c, nil)
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+		return m
+	}
+	// Singular values spread over 10⁻⁵..1, the columns mixed (column
+	// scaling alone would leave the Gram matrix well conditioned).
+	graded := randn(200, 8)
+	for j := 0; j < 8; j++ {
+		v := graded.ColView(j).(*mat.VecDense)
+		v.ScaleVec(math.Pow(10, -5*float64(j)/7), v)
+	}
+	graded.Mul(graded, randn(8, 8))
+	low := mat.NewDense(200, 8, nil)
+	low.Mul(randn(200, 3), randn(3, 8))
+	for _, tc := range []struct {
+		name  string
+		a     *mat.Dense
+		tallR bool
+	}{{"gaussian", randn(200, 8), true}, {"graded", graded, true}, {"rank 3", low, false}} {
+		R, ok := tallR(tc.a)
+		if ok != tc.tallR {
+			t.Errorf("%s: tallR ok = %v, want %v", tc.name, ok, tc.tallR)
+		}
+		if ok {
+			var rtr, ata mat.Dense
+			rtr.Mul(R.T(), R)
+			ata.Mul(tc.a.T(), tc.a)
+			if !mat.EqualApprox(&rtr, &ata, 1e-12*mat.Norm(&ata, 2)) {
+				t.Errorf("%s: RᵀR ≠ AᵀA", tc.name)
+			}
+			for i := 1; i < 8; i++ {
+				for j := 0; j < i; j++ {
+					if R.At(i, j) != 0 {
+						t.Fatalf("%s: R(%d,%d) = %v below the diagonal", tc.name, i, j, R.At(i, j))
+					}
+				}
+			}
+		}
+		var svd mat.SVD
+		svd.Factorize(tc.a, mat.SVDNone)
+		want := floats.Sum(svd.Values(nil))
+		if got := NuclearNorm(tc.a); math.Abs(got-want) > 1e-13*want {
+			t.Errorf("%s: NuclearNorm %v, want %v", tc.name, got, want)
+		}
 	}
 }

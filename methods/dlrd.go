@@ -151,23 +151,20 @@ type dlrdTrain struct {
 	R, P mat.Dense
 }
 
-// residuals sets s.R = ½(R + R̂), R = Y0 − DX, R̂_c = Y0_c − D_cX_c^c.
+// residuals sets s.R = ½(R + R̂), R = Y0 − DX, R̂_c = Y0_c − D_cX_c^c, as
+// Y0 − ½D·M(X): on the samples of class c, DX + D_cX_c^c is D times X with
+// its diagonal block doubled (one d×K×N product).
 func (s *dlrdTrain) residuals() {
 	t := s.t
-	d, _ := s.Y0.Dims()
 	s.R.Reset()
-	s.R.Mul(t.D(), t.X())
-	s.R.Scale(-0.5, &s.R)
-	for c := 0; c < t.sp.Blocks(); c++ {
-		s0, s1 := t.sp.Block(c)
-		a0, a1 := t.ap.Block(c)
-		s.P.Reset()
-		s.P.Mul(t.Db.Slice(0, d, a0, a1), t.Xb.Slice(a0, a1, s0, s1))
-		Rc := s.R.Slice(0, d, s0, s1).(*mat.Dense)
-		s.P.Scale(0.5, &s.P)
-		Rc.Sub(Rc, &s.P)
+	s.R.Mul(t.D(), t.mx())
+	r, y := s.R.RawMatrix(), s.Y0.RawMatrix()
+	for i := 0; i < r.Rows; i++ {
+		ri, yi := r.Data[i*r.Stride:i*r.Stride+r.Cols], y.Data[i*y.Stride:i*y.Stride+r.Cols]
+		for j, v := range ri {
+			ri[j] = yi[j] - 0.5*v
+		}
 	}
-	s.R.Add(&s.R, s.Y0)
 }
 
 // stepE sets E = S_{β/2}(½(R + R̂)) and the training data to Y0 − E.
