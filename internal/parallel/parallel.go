@@ -16,12 +16,20 @@ import (
 // memory.
 type Task interface{ Do(chunk int) }
 
-// batch tracks one For call.
+// batch tracks one For call. Chunks are claimed from next; done counts
+// the finished ones, and whoever finishes the last signals fin. refs
+// counts the goroutines holding the batch (the caller and the helpers
+// handed it); the last to let go recycles it. The caller waits only for
+// chunks that were claimed, never for a helper that has not run yet: on a
+// loaded machine a woken helper may wait milliseconds for a CPU, and the
+// caller then computes every chunk itself.
 type batch struct {
 	t    Task
 	n    int64
 	next atomic.Int64
-	wg   sync.WaitGroup
+	done atomic.Int64
+	refs atomic.Int32
+	fin  chan struct{}
 }
 
 func (b *batch) drain() {
@@ -31,6 +39,17 @@ func (b *batch) drain() {
 			return
 		}
 		b.t.Do(int(c))
+		if b.done.Add(1) == b.n {
+			b.fin <- struct{}{}
+		}
+	}
+}
+
+// release drops one reference to b and recycles it after the last.
+func (b *batch) release() {
+	if b.refs.Add(-1) == 0 {
+		b.t = nil
+		batches.Put(b)
 	}
 }
 
@@ -43,7 +62,7 @@ var (
 func helper() {
 	for b := range helpers {
 		b.drain()
-		b.wg.Done()
+		b.release()
 	}
 }
 
@@ -52,8 +71,8 @@ func helper() {
 const MinWork = 1 << 16
 
 // For runs t.Do(c) for c in [0, n), on the calling goroutine and, if work
-// is at least MinWork, on whichever helper goroutines are idle. It does not
-// allocate once warm.
+// is at least MinWork, on whichever helper goroutines are idle. It returns
+// when every chunk is done. It does not allocate once warm.
 func For(n int, t Task, work int) {
 	procs := runtime.GOMAXPROCS(0)
 	if n <= 1 || procs < 2 || work < MinWork {
@@ -68,22 +87,26 @@ func For(n int, t Task, work int) {
 		}
 	})
 	b := batches.Get()
+	if b.fin == nil {
+		b.fin = make(chan struct{}, 1)
+	}
 	b.t, b.n = t, int64(n)
 	b.next.Store(0)
+	b.done.Store(0)
+	b.refs.Store(int32(min(procs, n))) // the caller and at most procs−1 helpers
 	for h := 1; h < min(procs, n); h++ {
-		b.wg.Add(1)
 		select {
 		case helpers <- b:
 			continue
 		default:
-			b.wg.Done()
+			// No idle helper: drop the references of those not handed b.
+			b.refs.Add(int32(h - min(procs, n)))
 		}
 		break
 	}
 	b.drain()
-	b.wg.Wait()
-	b.t = nil
-	batches.Put(b)
+	<-b.fin
+	b.release()
 }
 
 // FreeList recycles values without allocating: Get returns a recycled

@@ -1,0 +1,50 @@
+package parallel
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// counter is a Task that counts the runs of each chunk.
+type counter struct{ runs []int }
+
+func (c *counter) Do(chunk int) { c.runs[chunk]++ }
+
+// TestFor checks that every chunk runs exactly once and is done when For
+// returns, over many calls from several goroutines at once, so that
+// batches are recycled while helpers woken for an earlier call may still
+// be on their way (run it with -race).
+func TestFor(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 2000 {
+				n := 1 + (i+g)%9
+				c := &counter{runs: make([]int, n)}
+				For(n, c, MinWork)
+				for chunk, r := range c.runs {
+					if r != 1 {
+						t.Errorf("chunk %d of %d ran %d times", chunk, n, r)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestForAllocs checks that For does not allocate once warm.
+func TestForAllocs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	c := &counter{runs: make([]int, 8)}
+	f := func() { For(8, c, MinWork) }
+	f()
+	if a := testing.AllocsPerRun(100, f); a > 0 {
+		t.Errorf("%v allocations per For", a)
+	}
+}
