@@ -17,13 +17,18 @@ import (
 //	D_τ(A) = U·diag(max(σᵢ − τ, 0))·Vᵀ,
 //
 // the proximal operator of τ‖·‖_*, argmin_Z τ‖Z‖_* + ½‖Z − A‖²_F (Cai,
-// Candès and Shen), computed from LAPACK's thin SVD. It returns the rank of
+// Candès and Shen), computed from LAPACK's thin SVD, or for a with at least
+// twice as many rows as columns from that of its triangular factor
+// (svtTall). It returns the rank of
 // the result. dst may be a; an empty dst is resized. When a is not finite
 // it returns an error wrapping ErrNotFinite and leaves dst unset.
 func SVT(dst, a *mat.Dense, tau float64) (int, error) {
 	r, c := a.Dims()
 	if !finiteDense(a) { // gonum's SVD panics on infinite entries
 		return 0, fmt.Errorf("core: SVT: %w", ErrNotFinite)
+	}
+	if R, ok := tallR(a); ok {
+		return svtTall(dst, a, R, tau)
 	}
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDThin) {
@@ -59,6 +64,56 @@ func SVT(dst, a *mat.Dense, tau float64) (int, error) {
 		}
 	}
 	dst.Mul(u.Slice(0, r, 0, rank), v.Slice(0, c, 0, rank).T())
+	return rank, nil
+}
+
+// svtTall is SVT for a = QR, R from tallR: with R = U_RΣVᵀ (the SVD of the
+// n×n R), A = (QU_R)ΣVᵀ, so D_τ(A) = QU_R·Σ_τVᵀ = A·V·diag(max(σᵢ−τ, 0)/σᵢ)·Vᵀ
+// (Q = AR⁻¹ and R⁻¹U_R = VΣ⁻¹), one m×n×n product without Q. Directions
+// with σᵢ ≤ τ get a factor 0, so their rounding in A·vᵢ does not matter;
+// the others are scaled by at most 1.
+func svtTall(dst, a, R *mat.Dense, tau float64) (int, error) {
+	r, c := a.Dims()
+	var svd mat.SVD
+	if !svd.Factorize(R, mat.SVDThinV) {
+		return 0, fmt.Errorf("core: SVT: the SVD did not converge: %w", ErrNotFinite)
+	}
+	s := svd.Values(nil)
+	if !finite(s) {
+		return 0, fmt.Errorf("core: SVT: singular values %w", ErrNotFinite)
+	}
+	rank := 0
+	for i, x := range s {
+		if x > tau {
+			s[i] = (x - tau) / x
+			rank++
+		} else {
+			s[i] = 0
+		}
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, c)
+	}
+	if rank == 0 {
+		dst.Zero()
+		return 0, nil
+	}
+	var v, vs, w mat.Dense
+	svd.VTo(&v)
+	vk := v.Slice(0, c, 0, rank).(*mat.Dense)
+	vs.CloneFrom(vk)
+	for j := 0; j < rank; j++ {
+		col := vs.ColView(j).(*mat.VecDense)
+		col.ScaleVec(s[j], col)
+	}
+	w.Mul(&vs, vk.T())
+	if dst == a {
+		var t mat.Dense
+		t.Mul(a, &w)
+		dst.Copy(&t)
+		return rank, nil
+	}
+	dst.Mul(a, &w)
 	return rank, nil
 }
 

@@ -143,3 +143,59 @@ func TestNuclearNormTall(t *testing.T) {
 		}
 	}
 }
+
+// TestSVTTall checks SVT on tall matrices (svtTall, or the SVD of A when
+// tallR refuses) against U·diag(max(σᵢ − τ, 0))·Vᵀ from gonum's SVD of A,
+// for thresholds between the singular values, into a new matrix and in
+// place.
+func TestSVTTall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	randn := func(r, c int) *mat.Dense {
+		m := mat.NewDense(r, c, nil)
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+		return m
+	}
+	graded := randn(60, 6)
+	for j := 0; j < 6; j++ {
+		v := graded.ColView(j).(*mat.VecDense)
+		v.ScaleVec(math.Pow(10, -float64(j)), v)
+	}
+	graded.Mul(graded, randn(6, 6))
+	low := mat.NewDense(60, 6, nil)
+	low.Mul(randn(60, 2), randn(2, 6))
+	for name, a := range map[string]*mat.Dense{"gaussian": randn(60, 6), "graded": graded, "rank 2": low} {
+		var svd mat.SVD
+		svd.Factorize(a, mat.SVDThin)
+		sv := svd.Values(nil)
+		var u, v mat.Dense
+		svd.UTo(&u)
+		svd.VTo(&v)
+		for k := 0; k <= 2; k++ {
+			tau := sv[k] * 0.999
+			if k == 2 {
+				tau = sv[0] * 1.01 // everything thresholded
+			}
+			want := mat.NewDense(60, 6, nil)
+			rank := 0
+			for i, x := range sv {
+				if x > tau {
+					rank++
+					var o mat.Dense
+					o.Outer(x-tau, u.ColView(i), v.ColView(i))
+					want.Add(want, &o)
+				}
+			}
+			var got mat.Dense
+			r, err := SVT(&got, a, tau)
+			if err != nil || r != rank || !mat.EqualApprox(&got, want, 1e-12*sv[0]) {
+				t.Errorf("%s, τ=%g: rank %d (%v), want %d; equal %v", name, tau, r, err, rank, mat.EqualApprox(&got, want, 1e-12*sv[0]))
+			}
+			in := mat.DenseCopyOf(a)
+			if _, err := SVT(in, in, tau); err != nil || !mat.EqualApprox(in, want, 1e-12*sv[0]) {
+				t.Errorf("%s, τ=%g: in place differs", name, tau)
+			}
+		}
+	}
+}
