@@ -96,7 +96,7 @@ func MulBT(dst *mat.Dense, y mat.Matrix, x *mat.Dense) {
 // LassoOptions controls Lasso. The zero value means the defaults.
 type LassoOptions struct {
 	MaxIter int     // iteration limit; zero means 200 (FISTA) or 100 (ADMM)
-	Tol     float64 // relative tolerance; zero means 1e-6 (FISTA) or 1e-3 (ADMM)
+	Tol     float64 // relative tolerance; zero means 1e-6
 	Restart bool    // adaptive restart of FISTA's momentum
 	// ADMM solves by LassoADMM instead of FISTA: one Cholesky factor of
 	// G + ρI serves every column, and ill-conditioned G (many correlated

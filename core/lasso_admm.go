@@ -24,7 +24,7 @@ import (
 // are exact. ρ starts at a tenth of the mean eigenvalue of G, tr(G)/(10k),
 // and is balanced (×2 or ÷2, U rescaled, G + ρI refactored) whenever the
 // primal residual ‖X − Z‖ and the dual residual ρ‖Z − Z_prev‖ differ by
-// more than 10×. It stops when both are below opts.Tol (default 1e-3)
+// more than 10×. It stops when both are below opts.Tol (default 1e-6)
 // relative to max(‖X‖, ‖Z‖) and ‖ρU‖, or after opts.MaxIter (default 100)
 // iterations. Each iteration costs two triangular solves with n
 // right-hand sides.
@@ -47,7 +47,7 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		maxIter = 100
 	}
 	if tol == 0 {
-		tol = 1e-3
+		tol = 1e-6
 	}
 	var tr float64
 	for i := 0; i < k; i++ {

@@ -191,9 +191,7 @@ func TestSRCKnownAnswer(t *testing.T) {
 	lam := 0.001
 	wantL1 := lam * ((1 - lam) + (0.1 - lam) + (1 - lam) + (0.2 - lam))
 	wantF := 0.5 * 4 * lam * lam
-	// ADMM stops at a relative residual of 1e-3: the codes (about 1) are
-	// within 1e-5, which moves the fidelity (2e-6) by 1e-8.
-	if math.Abs(c.Term("l1")-wantL1) > 1e-5*wantL1 || math.Abs(c.Term("fidelity")-wantF) > 5e-8 {
+	if math.Abs(c.Term("l1")-wantL1) > 1e-8 || math.Abs(c.Term("fidelity")-wantF) > 1e-8 {
 		t.Errorf("cost %+v, want l1 %g fidelity %g", c, wantL1, wantF)
 	}
 }
