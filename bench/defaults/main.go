@@ -44,6 +44,7 @@ func main() {
 	dir := flag.String("data", "testdata", "`directory` of the data sets")
 	out := flag.String("out", "bench/defaults.md", "output `file`")
 	meths := flag.String("methods", "", "comma-separated methods (default: all with a grid)")
+	gridFlag := flag.String("grid", "", "the `grid` of every method instead of its own, e.g. 'k={20,40} lambda1={0.001,0.01}'")
 	sets := flag.String("datasets", "argender,flower17-split1,digits8x8,coil100-32x32", "comma-separated data sets")
 	folds := flag.Int("folds", 3, "cross-validation folds")
 	budget := flag.Duration("budget", 10*time.Minute, "time budget of one method on one data set")
@@ -51,6 +52,14 @@ func main() {
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 
+	var custom eval.Grid
+	if *gridFlag != "" {
+		g, err := eval.ParseGrid(*gridFlag)
+		if err != nil {
+			log.Fatal(err)
+		}
+		custom = g
+	}
 	start := time.Now()
 	var ds []dataset
 	for _, n := range strings.Split(*sets, ",") {
@@ -78,6 +87,9 @@ func main() {
 			log.Fatal(err)
 		}
 		grid := eval.DefaultGrid(c)
+		if *gridFlag != "" {
+			grid = custom
+		}
 		if grid == nil {
 			continue
 		}
