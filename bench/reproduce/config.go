@@ -70,10 +70,10 @@ func full() config {
 		ScaleC:      []int{10, 25, 50, 100, 200}, ScaleDim: 300, ScaleDims: []int{300, 1000, 3000, 10000}, ScaleClasses: 20,
 		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 40 * time.Second,
 		SimTrain: 200, SimTest: 800,
-		Deadline: 42 * time.Minute,
+		Deadline: 45 * time.Minute,
 		Budgets: map[string]time.Duration{flower: time.Minute, coil: time.Minute,
 			flower + "/FDDL": 2 * time.Minute, flower + "/LRSDL": 2 * time.Minute,
-			coil + "/FDDL": 150 * time.Second, coil + "/LRSDL": 150 * time.Second},
+			coil + "/FDDL": 150 * time.Second, coil + "/LRSDL": 240 * time.Second},
 		Grids: map[string]map[string]eval.Grid{flower: small, coil: none},
 	}
 }
