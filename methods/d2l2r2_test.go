@@ -76,3 +76,57 @@ func TestD2L2R2AlphaLowRank(t *testing.T) {
 		t.Errorf("Σ‖D_c‖_* for α = 0, 0.05, 0.5: %v, want decreasing", nuc)
 	}
 }
+
+// TestD2L2R2ReducedStepD checks that D2L2R2's D step in span([D E])
+// (train.stepDSpan) gives the D step in the data space up to rounding, with
+// the same costs, and lowers J.
+func TestD2L2R2ReducedStepD(t *testing.T) {
+	Ys, sp, _, _ := dlsiToyProblem(1, 3, 60, 15, 3)
+	p := mustParams(t, &D2L2R2Options{Alpha: 0.05, FDDLOptions: FDDLOptions{K: 3, Lambda2: 0.05, InitIters: 2}})
+	ctx := context.Background()
+	run := func(off bool) (*mat.Dense, []float64) {
+		dSpanOff = off
+		defer func() { dSpanOff = false }()
+		tr, err := newTrain(ctx, p, mat.DenseCopyOf(Ys), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var costs []float64
+		for it := 0; it < 3; it++ {
+			if err := tr.stepX(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if !off {
+				E, _ := tr.dProblem()
+				if _, _, _, ok := dictSpan(tr.D(), E); !ok {
+					t.Fatal("D step not reduced")
+				}
+			}
+			before := tr.cost().Total
+			if err := tr.stepD(ctx); err != nil {
+				t.Fatal(err)
+			}
+			after := tr.cost().Total
+			if after > before*(1+1e-12) {
+				t.Errorf("off=%v iteration %d: D step raised J from %v to %v", off, it, before, after)
+			}
+			costs = append(costs, before, after)
+		}
+		return mat.DenseCopyOf(tr.D()), costs
+	}
+	Dfull, cfull := run(true)
+	Dred, cred := run(false)
+	if !mat.EqualApprox(Dfull, Dred, 1e-8) {
+		var diff mat.Dense
+		diff.Sub(Dfull, Dred)
+		t.Errorf("reduced D step differs from the full one by %g (Frobenius)", mat.Norm(&diff, 2))
+	}
+	for i := range cfull {
+		if d := cfull[i] - cred[i]; d > 1e-9*cfull[i] || -d > 1e-9*cfull[i] {
+			t.Errorf("cost %d: %v reduced, %v full", i, cred[i], cfull[i])
+		}
+	}
+	if !(cfull[len(cfull)-1] < cfull[1]) {
+		t.Errorf("costs %v: D steps did not lower J", cfull)
+	}
+}

@@ -8,8 +8,9 @@ import (
 	"github.com/lrsdl/lrsdl/core"
 )
 
-// dlrdSpanOff disables the reduced D step of DLRD (tests compare the two).
-var dlrdSpanOff bool
+// dSpanOff disables the reduced D step train.stepDSpan of D2L2R2 and DLRD
+// (tests compare the two).
+var dSpanOff bool
 
 // dictSpan returns an orthonormal basis Q (d×r) of span([D E]) for the d×k
 // matrices D and E (gramSpan), with the coordinates Dr = QᵀD and Er = QᵀE
@@ -31,27 +32,34 @@ func dictSpan(D, E *mat.Dense) (Q, Dr, Er *mat.Dense, ok bool) {
 	return Q, mat.DenseCopyOf(C.Slice(0, r, 0, k)), mat.DenseCopyOf(C.Slice(0, r, k, 2*k)), true
 }
 
-// stepD is the D step of DLRD, train.stepD's ADMM with singular value
+// stepD is the D step of DLRD, train.stepD: ADMM with singular value
 // thresholding of each class dictionary (D2L2R2's step), run in span([D E])
-// when that is well below the data dimension. Every iterate of the ADMM
-// (D, its split Z and the scaled dual U, which starts at 0) stays in
-// span([D E]): the ODL sweeps combine columns of E and of the iterates,
-// and the thresholding of a block keeps its column space. The objective
-// −2tr(EDᵀ) + tr(F·DᵀD) + αΣ‖D_c‖_* and the constraints ‖dᵢ‖ ≤ 1 depend on
-// D only through inner products, which the orthonormal basis Q of
-// dictSpan preserves; so the ADMM runs on Dr = QᵀD, Er = QᵀE, r ≤ 2K rows
-// instead of d, the result is D = Q·Dr, and the keep-if-lower test
-// compares the reduced objective.
-func (s *dlrdTrain) stepD(ctx context.Context) error {
-	t := s.t
-	if dlrdSpanOff || t.p.alpha <= 0 || t.p.origD || t.k0 > 0 {
-		return t.stepD(ctx)
+// by train.stepDSpan when that is well below the data dimension.
+func (s *dlrdTrain) stepD(ctx context.Context) error { return s.t.stepD(ctx) }
+
+// stepDSpan is the nuclear-norm D step of train.stepD (D2L2R2, DLRD),
+//
+//	D = argmin −2tr(EDᵀ) + tr(F·DᵀD) + α Σ_c ‖D_c‖_*  s.t. ‖dᵢ‖ ≤ 1,
+//
+// by ADMM + SVT run in span([D E]), and reports whether it ran; it does
+// not (false, nil) when that span is not well below the data dimension
+// (dictSpan). Every iterate of the ADMM (D, its split Z and the scaled
+// dual U, which starts at 0) stays in span([D E]): the ODL sweeps combine
+// columns of E and of the iterates, and the thresholding of a block keeps
+// its column space. With Q the orthonormal basis of dictSpan (QᵀQ = I)
+// and D = Q·Dr, E = Q·Er: tr(EDᵀ) = tr(Er·Drᵀ), DᵀD = DrᵀDr, ‖dᵢ‖ = ‖Qᵀdᵢ‖,
+// and ‖Q·A‖_* = ‖A‖_* since Q·A = Q·UΣVᵀ is an SVD with the same singular
+// values; so SVT_τ(Q·A) = Q·SVT_τ(A) and the ADMM on Dr = QᵀD, Er = QᵀE,
+// r ≤ 2K rows instead of d, gives D = Q·Dr up to rounding. The
+// keep-if-lower test compares the reduced objective.
+func (t *train) stepDSpan(ctx context.Context, E, F *mat.Dense) (bool, error) {
+	if dSpanOff || t.p.alpha <= 0 || t.p.origD || t.k0 > 0 {
+		return false, nil
 	}
-	E, F := t.dProblem()
 	D := t.D()
 	Q, Dr, Er, ok := dictSpan(D, E)
 	if !ok {
-		return t.stepD(ctx)
+		return false, nil
 	}
 	r, _ := Dr.Dims()
 	rho := rhoFor(F)
@@ -64,10 +72,10 @@ func (s *dlrdTrain) stepD(ctx context.Context) error {
 	}
 	Dn := mat.DenseCopyOf(Dr)
 	if err := t.admm.Update(ctx, Dn, Er, F, prox, t.p.admmOpts(rho, t.p.updateOpts())); err != nil {
-		return err
+		return true, err
 	}
 	if !(t.phiD(Dn, Er, F) <= t.phiD(Dr, Er, F)) {
-		return nil
+		return true, nil
 	}
 	D.Mul(Q, Dn)
 	// Q is orthonormal to rounding: keep ‖dᵢ‖ ≤ 1 exact.
@@ -78,5 +86,5 @@ func (s *dlrdTrain) stepD(ctx context.Context) error {
 		}
 	}
 	t.curOK = false
-	return nil
+	return true, nil
 }

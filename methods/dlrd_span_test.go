@@ -74,8 +74,8 @@ func TestDLRDReducedStepD(t *testing.T) {
 	}
 	ctx := context.Background()
 	run := func(off bool) (*mat.Dense, []float64) {
-		dlrdSpanOff = off
-		defer func() { dlrdSpanOff = false }()
+		dSpanOff = off
+		defer func() { dSpanOff = false }()
 		tr, err := newTrain(ctx, dlrdParams(o), mat.DenseCopyOf(Ys), sp)
 		if err != nil {
 			t.Fatal(err)

@@ -301,7 +301,8 @@ func (t *train) mx() *mat.Dense {
 
 // stepD updates D by E-FDDL-D: D = argmin −2tr(EDᵀ) + tr(F·DᵀD) with
 // E = Ȳ·M(X)ᵀ, F = M(XXᵀ), by ODL (with α > 0, ADMM + SVT per class
-// dictionary: D2L2R2); or, with origD, by O-FDDL-D class by class.
+// dictionary: D2L2R2, in span([D E]) by stepDSpan when that is well below
+// the data dimension); or, with origD, by O-FDDL-D class by class.
 func (t *train) stepD(ctx context.Context) error {
 	D, X := t.D(), t.X()
 	uo := t.p.updateOpts()
@@ -336,6 +337,9 @@ func (t *train) stepD(ctx context.Context) error {
 		return nil
 	}
 	E, F := t.dProblem()
+	if done, err := t.stepDSpan(ctx, E, F); done || err != nil {
+		return err
+	}
 	Dn := mat.DenseCopyOf(D)
 	if t.p.alpha > 0 {
 		d, _ := t.Y.Dims()
