@@ -60,9 +60,9 @@ var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}
 // of training the second thread gains little, and its spinning between
 // calls takes the core from the library's goroutines. Threaded OpenBLAS
 // also rounds differently from one thread, so below GemmThreadsMin the
-// result no longer depends on OpenBLAS's thread count. Instead, products
-// from 2^18 multiply-adds up to GemmThreadsMin are split into fixed chunks
-// of columns (or rows) of C, each computed by one single-threaded OpenBLAS
+// result no longer depends on OpenBLAS's thread count. Products from
+// GemmSplitMin up to GemmThreadsMin can be split into fixed chunks of
+// columns (or rows) of C, each computed by one single-threaded OpenBLAS
 // call, which the library's goroutines share between the cores; the
 // chunks depend only on the shape, and the result equals one
 // single-threaded call bit for bit.
@@ -75,15 +75,28 @@ type Level3 struct{ netlib.Implementation }
 // methods compares one thread, every product threaded and this policy.
 var GemmThreadsMin = 1 << 25
 
+// GemmSplitMin is the size m·n·k from which Level3 splits a product below
+// GemmThreadsMin between the cores (parallel.SplitDgemm). It is off (equal
+// to GemmThreadsMin) by default: on the 2-core machine of bench/results,
+// AR-gender training with its 50×700×50 products split took 1.27–1.29× the
+// one-core time, against 0.97–0.98× unsplit (BenchmarkTwoCores, idle
+// machine, one run each of two test binaries in turn).
+var GemmSplitMin = 1 << 25
+
 // Dgemm is netlib's Dgemm under the thread policy of Level3: products of
 // at least GemmThreadsMin multiply-adds on all OpenBLAS threads, smaller
-// ones split between the cores by parallel.SplitDgemm.
+// ones on one, split between the cores by parallel.SplitDgemm from
+// GemmSplitMin.
 func (l Level3) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if float64(m)*float64(n)*float64(k) >= float64(GemmThreadsMin) {
+	work := float64(m) * float64(n) * float64(k)
+	switch {
+	case work >= float64(GemmThreadsMin):
 		l.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
+	case work >= float64(GemmSplitMin):
+		parallel.SplitDgemm(oneThread{l.Implementation}, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	default:
+		oneThread{l.Implementation}.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
-	parallel.SplitDgemm(oneThread{l.Implementation}, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // oneThread is netlib's Dgemm on one OpenBLAS thread.

@@ -80,6 +80,8 @@ func TestOneBLASThread(t *testing.T) {
 func TestSplitGemmSameResult(t *testing.T) {
 	defer SetOpenBLASThreads(SetOpenBLASThreads(0))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	defer func(m int) { GemmSplitMin = m }(GemmSplitMin)
+	GemmSplitMin = parallel.SplitMin
 	SetOpenBLASThreads(2)
 	rnd := rand.New(rand.NewPCG(5, 6))
 	for _, sz := range [][3]int{{50, 700, 50}, {50, 700, 300}, {300, 700, 50}, {60, 350, 40}, {10, 1000, 300}, {300, 10, 700}, {300, 50, 700}, {700, 50, 300}} {

@@ -207,9 +207,9 @@ func BenchmarkTwoCores(b *testing.B) {
 }
 
 // TestTwoCoresSameModel trains LRSDL at the size of AR gender training (2
-// classes of 350 samples, d=300, k=20, k0=10), where the X step's products
-// are split between the cores, at GOMAXPROCS=1 and 2 (two OpenBLAS threads
-// in the openblas build), and checks the dictionaries are identical.
+// classes of 350 samples, d=300, k=20, k0=10), where kernels split their
+// work between the cores, at GOMAXPROCS=1 and 2 (two OpenBLAS threads in
+// the openblas build), and checks the dictionaries are identical.
 func TestTwoCoresSameModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains at AR-gender size")
