@@ -60,8 +60,10 @@ type DictUpdater struct {
 // so row s of P is D·fᵢ for i = B[s]) is computed at the block's start and,
 // after each atom i of B changes by δ, later rows t gain F_ti·δ; the
 // iterates are those of the column-by-column sweep up to rounding. Blocks
-// are single atoms (no Gemm) when k < 2·odlBlock and, on the gonum
-// backend, while d·k ≤ odlResident; odlProducts replaces the Gemm there.
+// are single atoms (no Gemm) when k < 2·odlBlock, when at most a fraction
+// odlSparseMax of F is non-zero, and, on the gonum backend, while
+// d·k ≤ odlResident; odlProducts replaces the Gemm there, skipping the
+// zeros of F (d·nnz(F) multiply-adds per sweep instead of d·k²).
 func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 	_ = w.UpdateContext(context.Background(), D, E, F, opts)
 }
@@ -94,8 +96,9 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 	}
 	pureGo := kernels.PureGo()
 	bs := min(odlBlock, k)
-	if k < 2*odlBlock || pureGo && d*k <= odlResident {
-		bs = 1 // the plain sweep: faster for few atoms, and in pure Go while D stays in cache
+	if k < 2*odlBlock || pureGo && d*k <= odlResident ||
+		float64(kernels.NonZeros(F.RawMatrix())) <= odlSparseMax*float64(k)*float64(k) {
+		bs = 1 // the plain sweep: faster for few atoms, sparse F, and in pure Go while D stays in cache
 	}
 	if cap(w.p) < bs*d {
 		w.p = make([]float64, bs*d)
@@ -170,6 +173,13 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 // odlResident is the size d·k up to which pure Go sweeps atom by atom
 // (a variable for the tests).
 var odlResident = 1 << 20
+
+// odlSparseMax is the density of F up to which the sweep goes atom by atom
+// over F's non-zeros, as for M(XXᵀ) with sparse codes (1 % at C=100,
+// n=k=7; 1 to 12 % on COIL-100). Measured on OpenBLAS at d = k = 1000,
+// three sweeps: 0.38 of the blocked sweep's time at 5 % non-zeros, 0.53 at
+// 18 %, 1.18 at 55 %. A variable for the tests.
+var odlSparseMax = 0.25
 
 // odlChunk is the length of the pieces of the atoms odlProducts works on,
 // so that a nb×odlChunk block of products stays in cache.

@@ -74,12 +74,17 @@ func odlProblem(seed uint64, d, k, n int, unused ...int) (D, E, F *mat.Dense) {
 	return testutil.RandUnitCols(rng, d, k), E, F
 }
 
-// svOdlPaths runs fn on each backend, in pure Go both atom by atom and
-// in blocks.
+// svOdlPaths runs fn on each backend with dense F in blocks, on each
+// backend sweeping atom by atom over F's non-zeros (odlSparseMax = 1), and
+// in pure Go in blocks.
 func svOdlPaths(t *testing.T, fn func(t *testing.T)) {
+	orig, res, sp := blas64.Implementation(), odlResident, odlSparseMax
+	defer func() { blas64.Use(orig); odlResident, odlSparseMax = res, sp }()
+	odlSparseMax = -1
 	testutil.Backends(t, fn)
-	orig, res := blas64.Implementation(), odlResident
-	defer func() { blas64.Use(orig); odlResident = res }()
+	odlSparseMax = 1
+	t.Run("sparse-F", func(t *testing.T) { testutil.Backends(t, fn) })
+	odlSparseMax = -1
 	blas64.Use(lrsdl.Implementations()["gonum"])
 	odlResident = 0
 	t.Run("gonum-blocked", fn)

@@ -114,19 +114,5 @@ func TestD2L2R2ReducedStepD(t *testing.T) {
 		}
 		return mat.DenseCopyOf(tr.D()), costs
 	}
-	Dfull, cfull := run(true)
-	Dred, cred := run(false)
-	if !mat.EqualApprox(Dfull, Dred, 1e-8) {
-		var diff mat.Dense
-		diff.Sub(Dfull, Dred)
-		t.Errorf("reduced D step differs from the full one by %g (Frobenius)", mat.Norm(&diff, 2))
-	}
-	for i := range cfull {
-		if d := cfull[i] - cred[i]; d > 1e-9*cfull[i] || -d > 1e-9*cfull[i] {
-			t.Errorf("cost %d: %v reduced, %v full", i, cred[i], cfull[i])
-		}
-	}
-	if !(cfull[len(cfull)-1] < cfull[1]) {
-		t.Errorf("costs %v: D steps did not lower J", cfull)
-	}
+	sameReducedStep(t, run)
 }

@@ -357,7 +357,7 @@ func (t *train) stepD(ctx context.Context) error {
 		t.keepIfLowerIn(D, Dn, func(D *mat.Dense) float64 { return t.phiD(D, E, F) })
 		return nil
 	}
-	if err := t.dw.update(ctx, &t.du, Dn, E, F, uo); err != nil {
+	if err := t.du.UpdateContext(ctx, Dn, E, F, uo); err != nil {
 		return err
 	}
 	D.Copy(Dn)
@@ -441,13 +441,10 @@ func (t *train) dProblem() (E, F *mat.Dense) {
 }
 
 // dWork holds the workspaces of the D update: Bᵀ and its compressed copy
-// for the products of dProblem, and the rows of Dᵀ and Eᵀ of the sparse
-// ODL sweep.
+// for the products of dProblem.
 type dWork struct {
-	bt     mat.Dense
-	sw     *kernels.SparseWorkspace
-	dt, et []float64
-	p      []float64
+	bt mat.Dense
+	sw *kernels.SparseWorkspace
 }
 
 // mulT sets dst = A·Bᵀ for A m×N and B K×N (dst m×K) through
@@ -462,98 +459,6 @@ func (w *dWork) mulT(dst, a, b *mat.Dense) {
 	}
 	w.bt.Copy(b.T())
 	w.sw.Mul(dst.RawMatrix(), a.RawMatrix(), w.bt.RawMatrix())
-}
-
-// odlSparseMax is the density of F up to which dWork.update sweeps by
-// sparseSweeps on OpenBLAS (a variable for the tests). Measured at d = k =
-// 1000, three sweeps: 0.38 of the blocked sweep's time at 5 %, 0.53 at
-// 18 %, 1.18 at 55 %.
-var odlSparseMax = 0.25
-
-// update runs the ODL update of core.DictUpdater on D (d×k) for E and F:
-// by u's blocked sweep, unless the BLAS is not gonum's and at most a
-// fraction odlSparseMax of F is non-zero, as M(XXᵀ) is with sparse codes
-// (1 % at C=100, n=k=7; 1 to 12 % on COIL-100). Then it runs sparseSweeps.
-// On gonum u already skips the zeros of F (odlProducts).
-func (w *dWork) update(ctx context.Context, u *core.DictUpdater, D, E, F *mat.Dense, o core.UpdateDictOptions) error {
-	d, k := D.Dims()
-	if kernels.PureGo() || d == 0 || k == 0 || float64(kernels.NonZeros(F.RawMatrix())) > odlSparseMax*float64(k)*float64(k) {
-		return u.UpdateContext(ctx, D, E, F, o)
-	}
-	return w.sparseSweeps(ctx, D, E, F, o)
-}
-
-// sparseSweeps is core.DictUpdater's update (same options, same stopping
-// rule) sweeping atom by atom, the products D·fᵢ over the non-zeros of fᵢ
-// only (kernels.AddCombination): d·nnz(F) multiply-adds per sweep instead
-// of the d·k² of the blocked Gemms. Its iterates are those of the
-// column-by-column sweep, rounded as u's atom-by-atom sweep (k < 96).
-// ctx is checked before every sweep.
-func (w *dWork) sparseSweeps(ctx context.Context, D, E, F *mat.Dense, o core.UpdateDictOptions) error {
-	d, k := D.Dims()
-	fr := F.RawMatrix()
-	maxIter, tol := o.MaxIter, o.Tol
-	if maxIter <= 0 {
-		maxIter = 50
-	}
-	if tol == 0 {
-		tol = 1e-6
-	}
-	if cap(w.dt) < d*k {
-		w.dt, w.et = make([]float64, d*k), make([]float64, d*k)
-	}
-	if cap(w.p) < d {
-		w.p = make([]float64, d)
-	}
-	dt, et, p := w.dt[:d*k], w.et[:d*k], w.p[:d]
-	dr, er := D.RawMatrix(), E.RawMatrix()
-	for i := 0; i < d; i++ {
-		for j := 0; j < k; j++ {
-			dt[j*d+i] = dr.Data[i*dr.Stride+j]
-			et[j*d+i] = er.Data[i*er.Stride+j]
-		}
-	}
-	var err error
-	for it := 0; it < maxIter; it++ {
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		var change, norm float64
-		for i := 0; i < k; i++ {
-			fii := fr.Data[i*fr.Stride+i]
-			if !(fii > 0) || math.IsInf(fii, 1) {
-				continue
-			}
-			clear(p)
-			kernels.AddCombination(p, k, fr.Data[i*fr.Stride:], 1, dt, d)
-			di, ei := dt[i*d:(i+1)*d], et[i*d:(i+1)*d]
-			var u2 float64
-			for r, x := range di {
-				v := (ei[r]-p[r])/fii + x
-				p[r] = v
-				u2 += v * v
-			}
-			if math.IsNaN(u2) || math.IsInf(u2, 0) {
-				continue
-			}
-			sc := 1 / math.Max(1, math.Sqrt(u2))
-			for r, x := range di {
-				v := p[r] * sc
-				change += (v - x) * (v - x)
-				norm += v * v
-				di[r] = v
-			}
-		}
-		if math.Sqrt(change) <= tol*math.Sqrt(norm) {
-			break
-		}
-	}
-	for i := 0; i < d; i++ {
-		for j := 0; j < k; j++ {
-			dr.Data[i*dr.Stride+j] = dt[j*d+i]
-		}
-	}
-	return err
 }
 
 // d0Problem returns E = V·X0ᵀ, V = Y − ½D·M(X), and F = X0X0ᵀ of the D0

@@ -177,62 +177,6 @@ func TestPhiMatchesCost(t *testing.T) {
 	}
 }
 
-// TestSparseSweepsMatchCore checks dWork.sparseSweeps against
-// core.DictUpdater on sparse F = M(XXᵀ)-like matrices: identical iterates
-// below 96 atoms (both sweep atom by atom over the non-zeros of F), equal
-// up to rounding above (core's blocked Gemms), with and without the
-// tolerance; every sweep keeps the atoms in the unit ball and does not
-// raise the objective.
-func TestSparseSweepsMatchCore(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, k := range []int{40, 150} {
-		d, n := 30, 3*k
-		X := mat.NewDense(k, n, nil)
-		for i := range X.RawMatrix().Data {
-			if rng.Float64() < 0.05 {
-				X.RawMatrix().Data[i] = rng.NormFloat64()
-			}
-		}
-		F := mat.NewDense(k, k, nil)
-		F.Mul(X, X.T())
-		E, D := mat.NewDense(d, k, nil), mat.NewDense(d, k, nil)
-		for i := range E.RawMatrix().Data {
-			E.RawMatrix().Data[i] = rng.NormFloat64()
-			D.RawMatrix().Data[i] = rng.NormFloat64() / 10
-		}
-		for _, o := range []core.UpdateDictOptions{{MaxIter: 4, Tol: -1}, {MaxIter: 200}} {
-			want, got := mat.DenseCopyOf(D), mat.DenseCopyOf(D)
-			var u core.DictUpdater
-			u.Update(want, E, F, o)
-			var w dWork
-			if err := w.sparseSweeps(context.Background(), got, E, F, o); err != nil {
-				t.Fatal(err)
-			}
-			if k < 96 && !mat.Equal(got, want) || !mat.EqualApprox(got, want, 1e-9) {
-				t.Errorf("k=%d %+v: sparseSweeps differs from core.DictUpdater by %g", k, o, maxDiff(got, want))
-			}
-		}
-		prev := core.DictObjective(D, E, F)
-		cur := mat.DenseCopyOf(D)
-		var w dWork
-		for s := 0; s < 5; s++ {
-			if err := w.sparseSweeps(context.Background(), cur, E, F, core.UpdateDictOptions{MaxIter: 1, Tol: -1}); err != nil {
-				t.Fatal(err)
-			}
-			obj := core.DictObjective(cur, E, F)
-			if obj > prev+1e-12*math.Abs(prev) {
-				t.Errorf("k=%d sweep %d raised the objective from %v to %v", k, s, prev, obj)
-			}
-			prev = obj
-			for j := 0; j < k; j++ {
-				if nj := mat.Norm(cur.ColView(j), 2); nj > 1+1e-12 {
-					t.Errorf("k=%d sweep %d: atom %d has norm %v", k, s, j, nj)
-				}
-			}
-		}
-	}
-}
-
 // TestDProblemProducts checks E = Ȳ·M(X)ᵀ and F = M(XXᵀ) of dProblem (the
 // sparse kernel's products) against the dense formulas, at the sparse codes
 // of the initialisation and at dense codes (the Gemm path).
