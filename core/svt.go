@@ -31,12 +31,9 @@ func SVT(dst, a *mat.Dense, tau float64) (int, error) {
 		return svtTall(dst, a, R, tau)
 	}
 	var svd mat.SVD
-	if !svd.Factorize(a, mat.SVDThin) {
-		return 0, fmt.Errorf("core: SVT: the SVD did not converge: %w", ErrNotFinite)
-	}
-	s := svd.Values(nil)
-	if !finite(s) {
-		return 0, fmt.Errorf("core: SVT: singular values %w", ErrNotFinite)
+	s, err := svtFactorize(&svd, a, mat.SVDThin)
+	if err != nil {
+		return 0, err
 	}
 	rank := 0
 	for i, x := range s {
@@ -67,6 +64,19 @@ func SVT(dst, a *mat.Dense, tau float64) (int, error) {
 	return rank, nil
 }
 
+// svtFactorize factorizes a into svd and returns its singular values, or
+// an error if the SVD fails or they are not finite.
+func svtFactorize(svd *mat.SVD, a mat.Matrix, kind mat.SVDKind) ([]float64, error) {
+	if !svd.Factorize(a, kind) {
+		return nil, fmt.Errorf("core: SVT: the SVD did not converge: %w", ErrNotFinite)
+	}
+	s := svd.Values(nil)
+	if !finite(s) {
+		return nil, fmt.Errorf("core: SVT: singular values %w", ErrNotFinite)
+	}
+	return s, nil
+}
+
 // svtTall is SVT for a = QR, R from tallR: with R = U_RΣVᵀ (the SVD of the
 // n×n R), A = (QU_R)ΣVᵀ, so D_τ(A) = QU_R·Σ_τVᵀ = A·V·diag(max(σᵢ−τ, 0)/σᵢ)·Vᵀ
 // (Q = AR⁻¹ and R⁻¹U_R = VΣ⁻¹), one m×n×n product without Q. Directions
@@ -75,12 +85,9 @@ func SVT(dst, a *mat.Dense, tau float64) (int, error) {
 func svtTall(dst, a, R *mat.Dense, tau float64) (int, error) {
 	r, c := a.Dims()
 	var svd mat.SVD
-	if !svd.Factorize(R, mat.SVDThinV) {
-		return 0, fmt.Errorf("core: SVT: the SVD did not converge: %w", ErrNotFinite)
-	}
-	s := svd.Values(nil)
-	if !finite(s) {
-		return 0, fmt.Errorf("core: SVT: singular values %w", ErrNotFinite)
+	s, err := svtFactorize(&svd, R, mat.SVDThinV)
+	if err != nil {
+		return 0, err
 	}
 	rank := 0
 	for i, x := range s {

@@ -356,8 +356,9 @@ func (m *memo) Predict(Y mat.Matrix) ([]int, error) {
 	return out, nil
 }
 
-func TestCrossValidateSetGroups(t *testing.T) {
-	// 8 groups per class of 3 samples each; feature 0 holds the group.
+// groupedSet has 8 groups per class of 3 samples each; feature 0 holds
+// the group, so a memorising classifier is right only on groups it saw.
+func groupedSet() split.Set {
 	var s split.Set
 	Y := mat.NewDense(2, 48, nil)
 	for j := range 48 {
@@ -368,6 +369,11 @@ func TestCrossValidateSetGroups(t *testing.T) {
 		s.Groups = append(s.Groups, g)
 	}
 	s.Y = Y
+	return s
+}
+
+func TestCrossValidateSetGroups(t *testing.T) {
+	s := groupedSet()
 	newMemo := func() (lrsdl.Classifier, error) { return &memo{}, nil }
 	res, err := CrossValidateSet(context.Background(), newMemo, s, 4, Grid{"x": {1}}, 3)
 	if err != nil {
@@ -401,16 +407,7 @@ func TestCrossValidateSetGroups(t *testing.T) {
 // TestRandomSplitsGroups: the cross-validation inside RandomSplits keeps
 // the training set's groups apart and reports its scores.
 func TestRandomSplitsGroups(t *testing.T) {
-	var s split.Set
-	Y := mat.NewDense(2, 48, nil)
-	for j := range 48 {
-		g := j % 16
-		Y.Set(0, j, float64(g))
-		Y.Set(1, j, float64(j))
-		s.Labels = append(s.Labels, g%2)
-		s.Groups = append(s.Groups, g)
-	}
-	s.Y = Y
+	s := groupedSet()
 	newMemo := func() (lrsdl.Classifier, error) { return &memo{}, nil }
 	sum, err := RandomSplits(context.Background(), newMemo, s, s, SplitOptions{Splits: 1, Folds: 4, Grid: Grid{"x": {1, 2}}})
 	if err != nil {
