@@ -78,9 +78,9 @@ var GemmThreadsMin = 1 << 25
 // GemmSplitMin is the size m·n·k from which Level3 splits a product below
 // GemmThreadsMin between the cores (parallel.SplitDgemm). It is off (equal
 // to GemmThreadsMin) by default: on the 2-core machine of bench/results,
-// AR-gender training with its 50×700×50 products split took 1.27–1.29× the
-// one-core time, against 0.97–0.98× unsplit (BenchmarkTwoCores, idle
-// machine, one run each of two test binaries in turn).
+// AR-gender training with its 50×700×50 products split took 1.23× the
+// one-core time, against 1.01× unsplit (BenchmarkTwoCoresSplit and
+// BenchmarkTwoCores of package methods, one run, idle machine).
 var GemmSplitMin = 1 << 25
 
 // Dgemm is netlib's Dgemm under the thread policy of Level3: products of
