@@ -200,6 +200,33 @@ func Folds(labels []int, k int, rng *rand.Rand) ([]int, error) {
 	return fold, nil
 }
 
+// RunGroups returns a group for every sample in which each run of n
+// consecutive samples of one class, in the order given, is one group: sample
+// i is in group (labels[i], ⌊r/n⌋), r the number of earlier samples of its
+// class, numbered in order of first appearance. It fits files that list
+// each subject's n samples together, such as the 14 images of each person
+// in AR gender's Y_train. It is an error if n < 1.
+func RunGroups(labels []int, n int) ([]int, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("split: group size %d, want at least 1", n)
+	}
+	type key struct{ label, run int }
+	seen := map[int]int{} // samples so far by label
+	id := map[key]int{}
+	groups := make([]int, len(labels))
+	for i, l := range labels {
+		k := key{l, seen[l] / n}
+		seen[l]++
+		g, ok := id[k]
+		if !ok {
+			g = len(id)
+			id[k] = g
+		}
+		groups[i] = g
+	}
+	return groups, nil
+}
+
 // GroupFolds assigns each sample to one of k folds without splitting a
 // group: samples i and j with groups[i] == groups[j] share a fold (for
 // example the images of one person, so that validation measures

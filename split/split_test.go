@@ -289,3 +289,32 @@ func TestFold(t *testing.T) {
 		t.Errorf("Fold = %v %v", tr, va)
 	}
 }
+
+func TestRunGroups(t *testing.T) {
+	// Two classes interleaved, runs of 2 per class.
+	labels := []int{5, 5, 7, 5, 7, 7, 5, 7}
+	got, err := RunGroups(labels, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int{0, 0, 1, 2, 1, 3, 2, 3}
+	if !slices.Equal(got, want) {
+		t.Errorf("RunGroups = %v, want %v", got, want)
+	}
+	// Sorted by class with 14 per person, as AR gender's Y_train: i/14.
+	ar := make([]int, 700)
+	for i := range ar {
+		ar[i] = 1 + i/350
+	}
+	got, _ = RunGroups(ar, 14)
+	for i, g := range got {
+		if g != i/14 {
+			t.Fatalf("AR-like sample %d in group %d, want %d", i, g, i/14)
+		}
+	}
+	for _, n := range []int{0, -3} {
+		if _, err := RunGroups(labels, n); err == nil || !strings.Contains(err.Error(), "group size") {
+			t.Errorf("RunGroups(n=%d) error %v, want one naming the group size", n, err)
+		}
+	}
+}

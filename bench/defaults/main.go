@@ -217,9 +217,8 @@ func load(dir, name string, seed uint64) (dataset, error) {
 	switch name {
 	case "argender":
 		// 14 consecutive images per person: folds keep a person together.
-		train.Groups = make([]int, train.Len())
-		for i := range train.Groups {
-			train.Groups[i] = i / 14
+		if train.Groups, err = split.RunGroups(train.Labels, 14); err != nil {
+			return dataset{}, err
 		}
 	case "digits8x8":
 		_, idx := split.ByClass(train.Labels)

@@ -70,9 +70,8 @@ func (r *run) dataset(name string) (train, test split.Set, err error) {
 	if name == arGender {
 		// Y_train holds 14 consecutive images per person; folds keep a
 		// person together so cross-validation measures gender, not identity.
-		train.Groups = make([]int, train.Len())
-		for i := range train.Groups {
-			train.Groups[i] = i / 14
+		if train.Groups, err = split.RunGroups(train.Labels, 14); err != nil {
+			return train, test, err
 		}
 	}
 	if name == flower {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/split"
 )
 
 // evalResult is one line of 'lrsdl eval -json'.
@@ -27,6 +28,7 @@ type evalResult struct {
 	ItersRun             []int         `json:"iters_run,omitempty"`   // per split
 	StopReason           []string      `json:"stop_reason,omitempty"` // per split
 	CVFolds              int           `json:"cv_folds,omitempty"`
+	CVGroupSize          int           `json:"cv_group_size,omitempty"`
 	CVGrid               eval.Grid     `json:"cv_grid,omitempty"`
 	CVChosen             []eval.Params `json:"cv_chosen,omitempty"`
 	CVScores             [][]cvScore   `json:"cv_scores,omitempty"` // per split, in the order of the grid's points
@@ -52,6 +54,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	testPerClass := fs.Int("test-per-class", 0, "without a test set: test samples per class taken from the rest (0: all the rest)")
 	splits := fs.Int("splits", 1, "number of random splits")
 	cv := fs.Int("cv", 0, "choose options per split by `K`-fold cross-validation on the split's training data, over the method's grid:\n"+gridDoc())
+	groupSize := fs.Int("group-size", 0, "with -cv: every `N` consecutive training samples of a class (in file order) come from one subject, e.g. 14 images per person in AR gender's Y_train; folds keep them together, so validation measures generalisation to new subjects (0: folds are drawn sample by sample)")
 	gridFlag := fs.String("grid", "", "with -cv: the `grid` to search instead of the method's, e.g. 'lambda1={0.001,0.01} k={20,40}'")
 	asJSON := fs.Bool("json", false, "print one JSON object per method")
 	if err := parse(e, fs, args); err != nil {
@@ -76,6 +79,10 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		return usagef("-train-per-class and -test-per-class must not be negative")
 	case *cv == 1 || *cv < 0:
 		return usagef("-cv %d: want K ≥ 2 folds", *cv)
+	case *groupSize < 0:
+		return usagef("-group-size %d: want N ≥ 1 samples per subject", *groupSize)
+	case *groupSize > 0 && *cv == 0:
+		return usagef("-group-size needs -cv K")
 	}
 	list := strings.Split(*names, ",")
 	if *names == "all" {
@@ -103,6 +110,19 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	if test.Y == nil && *perClass == 0 {
 		return usagef("%s has no test set: give -train-per-class N to split one off", df.path)
+	}
+	if *groupSize > 0 {
+		if train.Groups, err = split.RunGroups(train.Labels, *groupSize); err != nil {
+			return usagef("-group-size: %v", err)
+		}
+		classes, idx := split.ByClass(train.Labels)
+		for c, ix := range idx {
+			if g := (len(ix) + *groupSize - 1) / *groupSize; g < *cv {
+				return usagef("-group-size %d makes %d subjects of class %d, fewer than the %d folds: every fold would miss the class in training", *groupSize, g, classes[c], *cv)
+			}
+		}
+	} else if *cv > 0 {
+		e.rep.event("cross-validation folds are drawn sample by sample: if several samples come from one subject (e.g. images of one person), give -group-size N, or validation accuracy overstates")
 	}
 	if !*asJSON {
 		fmt.Fprintf(e.stdout, "%s; %s\n", df.path, normalizeNote(df.normalize))
@@ -156,7 +176,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		if opts.Folds > 0 {
-			res.CVFolds, res.CVGrid = opts.Folds, opts.Grid
+			res.CVFolds, res.CVGrid, res.CVGroupSize = opts.Folds, opts.Grid, *groupSize
 			for _, r := range s.Runs {
 				res.CVChosen = append(res.CVChosen, r.Params)
 				var sc []cvScore
