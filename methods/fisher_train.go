@@ -436,7 +436,15 @@ func (t *train) dProblem() (E, F *mat.Dense) {
 	}
 	F = mat.NewDense(t.K, t.K, nil)
 	t.dw.mulT(F, X, X)
-	kernels.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
+	// Gemm need not round X·Xᵀ symmetrically (OpenBLAS's AVX-512 kernels
+	// do not); the ODL sweeps over F's rows take it as symmetric.
+	f := F.RawMatrix()
+	for i := 0; i < t.K; i++ {
+		for j := i + 1; j < t.K; j++ {
+			f.Data[j*f.Stride+i] = f.Data[i*f.Stride+j]
+		}
+	}
+	kernels.DoubleDiagBlocks(f, t.ap, t.ap)
 	return E, F
 }
 
