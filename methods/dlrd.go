@@ -10,6 +10,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 func init() { register("DLRD", func() lrsdl.Classifier { return &DLRD{} }) }
@@ -124,7 +125,7 @@ func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	s := &dlrdTrain{t: t, Y0: Ys, beta: o.Beta, E: mat.NewDense(d, N, nil)}
 	fi, err := runOuter(ctx, loop{iters: o.Iters, tol: lit(o.Tol), progress: o.Progress, start: start},
 		func(int, bool) (lrsdl.Cost, error) {
-			if err := t.stepX(ctx); err != nil {
+			if err := s.stepX(ctx); err != nil {
 				return lrsdl.Cost{}, err
 			}
 			if err := s.stepD(ctx); err != nil {
@@ -148,16 +149,68 @@ type dlrdTrain struct {
 	Y0   *mat.Dense // the samples, by class
 	E    *mat.Dense // sparse error, d×N
 	beta float64
-	R, P mat.Dense
+	R    mat.Dense
+	sw   *kernels.SparseWorkspace // D·M(X) for sparse X
+	// fit holds the fidelity and ℓ1 terms at the current point when fitOK,
+	// nuc the nuclear term αΣ_c‖D_c‖_* at the current D when nucOK.
+	fit          lrsdl.Cost
+	nuc          float64
+	fitOK, nucOK bool
+}
+
+// stepX is train.stepX comparing only the terms the X step changes, the
+// fidelity and ℓ1 (fitCost): the nuclear and error terms stay as they are.
+func (s *dlrdTrain) stepX(ctx context.Context) error {
+	t := s.t
+	before := mat.DenseCopyOf(t.Xb)
+	old := s.fitCost()
+	if err := t.solveX(ctx, t.Xb); err != nil {
+		return err
+	}
+	s.fitOK, t.curOK = false, false
+	if s.fitCost().Total > old.Total { // FISTA is not monotone
+		t.Xb.Copy(before)
+		s.fit = old
+	}
+	return nil
+}
+
+// stepD is the D step of DLRD, train.stepD: ADMM with singular value
+// thresholding of each class dictionary (D2L2R2's step), run in span([D E])
+// by train.stepDSpan when that is well below the data dimension, which
+// also gives the new nuclear term.
+func (s *dlrdTrain) stepD(ctx context.Context) error {
+	t := s.t
+	E, F := t.dProblem()
+	done, nuc, err := t.spanStepD(ctx, E, F)
+	if err != nil {
+		return err
+	}
+	if !done {
+		if err := t.stepD(ctx); err != nil {
+			return err
+		}
+		s.fitOK, s.nucOK = false, false
+		return nil
+	}
+	if nuc >= 0 { // D changed
+		s.fitOK, s.nuc, s.nucOK = false, nuc, true
+	}
+	return nil
 }
 
 // residuals sets s.R = ½(R + R̂), R = Y0 − DX, R̂_c = Y0_c − D_cX_c^c, as
 // Y0 − ½D·M(X): on the samples of class c, DX + D_cX_c^c is D times X with
-// its diagonal block doubled (one d×K×N product).
+// its diagonal block doubled (one d×K×N product, sparse in X).
 func (s *dlrdTrain) residuals() {
 	t := s.t
+	d, N := s.Y0.Dims()
 	s.R.Reset()
-	s.R.Mul(t.D(), t.mx())
+	s.R.ReuseAs(d, N)
+	if s.sw == nil {
+		s.sw = kernels.NewSparseWorkspace(t.K, N)
+	}
+	s.sw.Mul(s.R.RawMatrix(), t.D().RawMatrix(), t.mx().RawMatrix())
 	r, y := s.R.RawMatrix(), s.Y0.RawMatrix()
 	for i := 0; i < r.Rows; i++ {
 		ri, yi := r.Data[i*r.Stride:i*r.Stride+r.Cols], y.Data[i*y.Stride:i*y.Stride+r.Cols]
@@ -177,16 +230,39 @@ func (s *dlrdTrain) stepE() {
 	}
 	s.t.Y.Sub(s.Y0, s.E)
 	s.t.gc = gramCache{} // Y changed in place
-	s.t.curOK = false
+	s.t.curOK, s.fitOK = false, false
+}
+
+// fitCost returns the terms of J that D, X and E change through Y0 − E
+// only: the Fisher model's terms with α = 0 ("nuclear" zero), cached.
+func (s *dlrdTrain) fitCost() lrsdl.Cost {
+	if !s.fitOK {
+		t := s.t
+		t.gc.update(t.Db, t.Y, t.sp)
+		p := t.p
+		p.alpha = 0
+		s.fit, s.fitOK = lrsdlCost(p, t.sp, t.ap, t.Db, t.Xb, &t.gc), true
+	}
+	return s.fit
 }
 
 // cost returns J: the terms of the Fisher model on Y0 − E ("fidelity",
 // "l1", "nuclear"; "fisher" and "shared" are zero) and "error" β‖E‖₁.
 func (s *dlrdTrain) cost() lrsdl.Cost {
-	c := s.t.current()
+	if !s.nucOK {
+		s.nuc, s.nucOK = s.t.nuclear(s.t.D()), true
+	}
+	f := s.fitCost()
+	terms := append([]lrsdl.Term(nil), f.Terms...)
+	var tot float64
+	for i := range terms {
+		if terms[i].Name == "nuclear" {
+			terms[i].Value = s.nuc
+		}
+		tot += terms[i].Value
+	}
 	e := s.beta * core.L1(s.E)
-	terms := append([]lrsdl.Term(nil), c.Terms...)
-	return lrsdl.Cost{Total: c.Total + e, Terms: append(terms, lrsdl.Term{Name: "error", Value: e})}
+	return lrsdl.Cost{Total: tot + e, Terms: append(terms, lrsdl.Term{Name: "error", Value: e})}
 }
 
 // FitInfo describes the last call of Fit.

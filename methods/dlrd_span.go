@@ -32,11 +32,6 @@ func dictSpan(D, E *mat.Dense) (Q, Dr, Er *mat.Dense, ok bool) {
 	return Q, mat.DenseCopyOf(C.Slice(0, r, 0, k)), mat.DenseCopyOf(C.Slice(0, r, k, 2*k)), true
 }
 
-// stepD is the D step of DLRD, train.stepD: ADMM with singular value
-// thresholding of each class dictionary (D2L2R2's step), run in span([D E])
-// by train.stepDSpan when that is well below the data dimension.
-func (s *dlrdTrain) stepD(ctx context.Context) error { return s.t.stepD(ctx) }
-
 // stepDSpan is the nuclear-norm D step of train.stepD (D2L2R2, DLRD),
 //
 //	D = argmin −2tr(EDᵀ) + tr(F·DᵀD) + α Σ_c ‖D_c‖_*  s.t. ‖dᵢ‖ ≤ 1,
@@ -53,13 +48,21 @@ func (s *dlrdTrain) stepD(ctx context.Context) error { return s.t.stepD(ctx) }
 // r ≤ 2K rows instead of d, gives D = Q·Dr up to rounding. The
 // keep-if-lower test compares the reduced objective.
 func (t *train) stepDSpan(ctx context.Context, E, F *mat.Dense) (bool, error) {
+	done, _, err := t.spanStepD(ctx, E, F)
+	return done, err
+}
+
+// spanStepD is stepDSpan, also returning the nuclear term αΣ_c‖D_c‖_* of
+// the new D (from its coordinates, ‖Q·A‖_* = ‖A‖_*), or −1 when D was
+// kept.
+func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc float64, err error) {
 	if dSpanOff || t.p.alpha <= 0 || t.p.origD || t.k0 > 0 {
-		return false, nil
+		return false, -1, nil
 	}
 	D := t.D()
 	Q, Dr, Er, ok := dictSpan(D, E)
 	if !ok {
-		return false, nil
+		return false, -1, nil
 	}
 	r, _ := Dr.Dims()
 	rho := rhoFor(F)
@@ -72,10 +75,11 @@ func (t *train) stepDSpan(ctx context.Context, E, F *mat.Dense) (bool, error) {
 	}
 	Dn := mat.DenseCopyOf(Dr)
 	if err := t.admm.Update(ctx, Dn, Er, F, prox, t.p.admmOpts(rho, t.p.updateOpts())); err != nil {
-		return true, err
+		return true, -1, err
 	}
-	if !(t.phiD(Dn, Er, F) <= t.phiD(Dr, Er, F)) {
-		return true, nil
+	nuc = t.nuclear(Dn)
+	if !(core.DictObjective(Dn, Er, F)/2+nuc <= t.phiD(Dr, Er, F)) {
+		return true, -1, nil
 	}
 	D.Mul(Q, Dn)
 	// Q is orthonormal to rounding: keep ‖dᵢ‖ ≤ 1 exact.
@@ -86,5 +90,16 @@ func (t *train) stepDSpan(ctx context.Context, E, F *mat.Dense) (bool, error) {
 		}
 	}
 	t.curOK = false
-	return true, nil
+	return true, nuc, nil
+}
+
+// nuclear returns αΣ_c‖D_c‖_* for the class blocks D_c of D.
+func (t *train) nuclear(D *mat.Dense) float64 {
+	d, _ := D.Dims()
+	var v float64
+	for c := 0; c < t.ap.Blocks(); c++ {
+		a0, a1 := t.ap.Block(c)
+		v += t.p.alpha * core.NuclearNorm(D.Slice(0, d, a0, a1))
+	}
+	return v
 }

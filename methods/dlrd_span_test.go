@@ -84,7 +84,7 @@ func TestDLRDReducedStepD(t *testing.T) {
 		s := &dlrdTrain{t: tr, Y0: Ys, beta: o.Beta, E: mat.NewDense(d, N, nil)}
 		var costs []float64
 		for it := 0; it < 3; it++ {
-			if err := tr.stepX(ctx); err != nil {
+			if err := s.stepX(ctx); err != nil {
 				t.Fatal(err)
 			}
 			s.stepE()
