@@ -2,7 +2,11 @@ package methods
 
 import (
 	"context"
+	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
@@ -13,23 +17,99 @@ import (
 var dSpanOff bool
 
 // dictSpan returns an orthonormal basis Q (d×r) of span([D E]) for the d×k
-// matrices D and E (gramSpan), with the coordinates Dr = QᵀD and Er = QᵀE
-// (r×k), or ok false when 2k is not below d/spanRatio (no gain) or the
-// factorisation fails.
+// matrices D and E (dictBasis, Q = Q₁V⁻¹), with the coordinates Dr = QᵀD
+// and Er = QᵀE (r×k), or ok false when 2k is not below d/spanRatio (no
+// gain) or the factorisation fails.
 func dictSpan(D, E *mat.Dense) (Q, Dr, Er *mat.Dense, ok bool) {
-	d, k := D.Dims()
-	if float64(d) <= spanRatio*float64(2*k) {
-		return nil, nil, nil, false
-	}
-	B := mat.NewDense(d, 2*k, nil)
-	B.Slice(0, d, 0, k).(*mat.Dense).Copy(D)
-	B.Slice(0, d, k, 2*k).(*mat.Dense).Copy(E)
-	Q, C, ok := gramSpan(B)
+	_, k := D.Dims()
+	var G, H mat.Dense
+	G.Mul(D.T(), D)
+	H.Mul(D.T(), E)
+	Q, V, C, ok := dictBasis(D, E, &G, &H)
 	if !ok {
 		return nil, nil, nil, false
 	}
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, V, Q.RawMatrix())
 	r, _ := C.Dims()
 	return Q, mat.DenseCopyOf(C.Slice(0, r, 0, k)), mat.DenseCopyOf(C.Slice(0, r, k, 2*k)), true
+}
+
+// dictBasis is gramSpan for B = [D E] (d×2k), given G = DᵀD and H = DᵀE
+// (k×k), and leaves the basis factored: Q = Q₁V⁻¹ with Q₁ (d×r) and the
+// upper triangular V (r×r) of CholeskyQR2's second pass, so that a
+// product Q·A costs one d×r×m product, Q₁·(V⁻¹A), and Q itself is never
+// formed. BᵀB is assembled from G, H and EᵀE, one d×k² product instead
+// of d×(2k)². C = QᵀB (r×2k). ok is false when 2k is not below
+// d/spanRatio or the factorisation fails.
+func dictBasis(D, E, G, H *mat.Dense) (Q1 *mat.Dense, V blas64.Triangular, C *mat.Dense, ok bool) {
+	d, k := D.Dims()
+	n := 2 * k
+	if float64(d) <= spanRatio*float64(n) {
+		return nil, V, nil, false
+	}
+	g := blas64.Symmetric{N: n, Stride: n, Data: make([]float64, n*n), Uplo: blas.Upper}
+	blas64.Syrk(blas.Trans, 1, E.RawMatrix(), 0, blas64.Symmetric{N: k, Stride: n, Data: g.Data[k*n+k:], Uplo: blas.Upper})
+	for i := 0; i < k; i++ {
+		copy(g.Data[i*n+i:i*n+k], G.RawRowView(i)[i:])
+		copy(g.Data[i*n+k:i*n+n], H.RawRowView(i))
+	}
+	scale := make([]float64, n)
+	for j := range scale {
+		if v := g.Data[j*n+j]; v > 0 {
+			scale[j] = math.Sqrt(v)
+		}
+	}
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			if scale[i] > 0 && scale[j] > 0 {
+				g.Data[i*n+j] /= scale[i] * scale[j]
+			}
+		}
+	}
+	piv := make([]int, n)
+	u, r, _ := lapack64.Pstrf(g, piv, gramSpanTol, make([]float64, 2*n))
+	if r == 0 || r > d {
+		return nil, V, nil, false
+	}
+	Q1 = mat.NewDense(d, r, nil)
+	q := Q1.RawMatrix()
+	dr, er := D.RawMatrix(), E.RawMatrix()
+	inv := make([]float64, r)
+	for c, p := range piv[:r] {
+		inv[c] = 1 / scale[p]
+	}
+	for i := 0; i < d; i++ {
+		drow, erow, qrow := dr.Data[i*dr.Stride:i*dr.Stride+k], er.Data[i*er.Stride:i*er.Stride+k], q.Data[i*q.Stride:i*q.Stride+r]
+		for c, p := range piv[:r] {
+			if p < k {
+				qrow[c] = drow[p] * inv[c]
+			} else {
+				qrow[c] = erow[p-k] * inv[c]
+			}
+		}
+	}
+	u11 := blas64.Triangular{N: r, Stride: u.Stride, Data: u.Data, Uplo: blas.Upper, Diag: blas.NonUnit}
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, u11, q)
+	g2 := blas64.Symmetric{N: r, Stride: r, Data: make([]float64, r*r), Uplo: blas.Upper}
+	blas64.Syrk(blas.Trans, 1, q, 0, g2)
+	V, ok = lapack64.Potrf(g2)
+	if !ok {
+		return nil, V, nil, false
+	}
+	// W = V·U (r×n, pivoted order), then C = W·S_P unpermuted.
+	W := blas64.General{Rows: r, Cols: n, Stride: n, Data: make([]float64, r*n)}
+	for i := 0; i < r; i++ {
+		copy(W.Data[i*n+i:(i+1)*n], u.Data[i*u.Stride+i:i*u.Stride+n])
+	}
+	blas64.Trmm(blas.Left, blas.NoTrans, 1, V, W)
+	C = mat.NewDense(r, n, nil)
+	c := C.RawMatrix()
+	for i := 0; i < r; i++ {
+		for p, j := range piv {
+			c.Data[i*c.Stride+j] = W.Data[i*n+p] * scale[j]
+		}
+	}
+	return Q1, V, C, true
 }
 
 // stepDSpan is the nuclear-norm D step of train.stepD (D2L2R2, DLRD),
@@ -38,15 +118,16 @@ func dictSpan(D, E *mat.Dense) (Q, Dr, Er *mat.Dense, ok bool) {
 //
 // by ADMM + SVT run in span([D E]), and reports whether it ran; it does
 // not (false, nil) when that span is not well below the data dimension
-// (dictSpan). Every iterate of the ADMM (D, its split Z and the scaled
+// (dictBasis). Every iterate of the ADMM (D, its split Z and the scaled
 // dual U, which starts at 0) stays in span([D E]): the ODL sweeps combine
 // columns of E and of the iterates, and the thresholding of a block keeps
-// its column space. With Q the orthonormal basis of dictSpan (QᵀQ = I)
+// its column space. With Q the orthonormal basis of dictBasis (QᵀQ = I)
 // and D = Q·Dr, E = Q·Er: tr(EDᵀ) = tr(Er·Drᵀ), DᵀD = DrᵀDr, ‖dᵢ‖ = ‖Qᵀdᵢ‖,
 // and ‖Q·A‖_* = ‖A‖_* since Q·A = Q·UΣVᵀ is an SVD with the same singular
 // values; so SVT_τ(Q·A) = Q·SVT_τ(A) and the ADMM on Dr = QᵀD, Er = QᵀE,
 // r ≤ 2K rows instead of d, gives D = Q·Dr up to rounding. The
-// keep-if-lower test compares the reduced objective.
+// keep-if-lower test compares the reduced objective. The Gram matrix of
+// [D E] reuses the cost's DᵀD and DᵀY (train.gc): DᵀE = DᵀY·M(X)ᵀ.
 func (t *train) stepDSpan(ctx context.Context, E, F *mat.Dense) (bool, error) {
 	done, _, err := t.spanStepD(ctx, E, F)
 	return done, err
@@ -60,11 +141,18 @@ func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc 
 		return false, -1, nil
 	}
 	D := t.D()
-	Q, Dr, Er, ok := dictSpan(D, E)
+	// G = DᵀD and H = DᵀE = (DᵀY)·M(X)ᵀ from the cost's products.
+	t.gc.update(t.Db, t.Y, t.sp)
+	H := mat.NewDense(t.K, t.K, nil)
+	_, N := t.Y.Dims()
+	t.dw.mulT(H, t.gc.B.Slice(0, t.K, 0, N).(*mat.Dense), t.mx())
+	Q1, V, C, ok := dictBasis(D, E, t.gc.G.Slice(0, t.K, 0, t.K).(*mat.Dense), H)
 	if !ok {
 		return false, -1, nil
 	}
-	r, _ := Dr.Dims()
+	r, _ := C.Dims()
+	Dr := mat.DenseCopyOf(C.Slice(0, r, 0, t.K))
+	Er := mat.DenseCopyOf(C.Slice(0, r, t.K, 2*t.K))
 	rho := rhoFor(F)
 	prox := func(z, v *mat.Dense, rho float64) {
 		for c := 0; c < t.ap.Blocks(); c++ {
@@ -81,7 +169,8 @@ func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc 
 	if !(core.DictObjective(Dn, Er, F)/2+nuc <= t.phiD(Dr, Er, F)) {
 		return true, -1, nil
 	}
-	D.Mul(Q, Dn)
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, V, Dn.RawMatrix())
+	D.Mul(Q1, Dn) // Q·Dn
 	// Q is orthonormal to rounding: keep ‖dᵢ‖ ≤ 1 exact.
 	for j := 0; j < t.K; j++ {
 		col := D.ColView(j).(*mat.VecDense)
