@@ -93,10 +93,15 @@ func (s *srrsTrain) fisher(Q *mat.Dense) float64 {
 }
 
 // stepPAt sets P̂ to the eigenvectors of the p smallest eigenvalues of
-// Q·M·Qᵀ.
+// Q·M·Qᵀ (symEigLow; mat.EigenSym if that fails).
 func (s *srrsTrain) stepPAt(Q *mat.Dense) {
+	W := s.quadM(Q)
+	if _, V, ok := symEigLow(W, s.p); ok {
+		s.Ph = V
+		return
+	}
 	var eig mat.EigenSym
-	if !eig.Factorize(s.quadM(Q), true) {
+	if !eig.Factorize(W, true) {
 		panic("methods: SRRS eigendecomposition did not converge")
 	}
 	var V mat.Dense
@@ -197,7 +202,9 @@ func (s *srrsTrain) step() error {
 	s.T.Reset()
 	s.T.Scale(1/s.mu, s.Y2)
 	s.T.Add(&s.T, s.Z)
-	core.SVT(s.J, &s.T, 1/s.mu)
+	if !svtGram(s.J, &s.T, 1/s.mu) {
+		core.SVT(s.J, &s.T, 1/s.mu)
+	}
 	if err := s.stepZ(); err != nil {
 		return err
 	}

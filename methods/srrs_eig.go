@@ -1,0 +1,225 @@
+package methods
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// symEigLow returns the k smallest eigenvalues of the symmetric n×n a, in
+// ascending order, and their orthonormal eigenvectors (n×k), or ok false
+// when the iteration fails (symEig).
+func symEigLow(a *mat.SymDense, k int) (vals []float64, vecs *mat.Dense, ok bool) {
+	vals, vecs, ok = symEig(a, func([]float64) (int, int) { return 0, min(k, a.SymmetricDim()) })
+	if !ok {
+		return nil, nil, false
+	}
+	return vals[:min(k, len(vals))], vecs, true
+}
+
+// symEig returns all eigenvalues of the symmetric n×n a in ascending order
+// and the orthonormal eigenvectors (n×(hi−lo)) of those with index lo to
+// hi−1, the range chosen by want from the eigenvalues; or ok false when
+// the iteration fails; vecs is nil when lo = hi. It tridiagonalises a (Qᵀ·a·Q = T, Dsytrd),
+// takes T's eigenvalues by the root-free QR of Dsterf and each wanted
+// eigenvector by inverse iteration on T (LAPACK's dstein: a few solves of
+// (T − λI)x = b from a fixed random start, re-orthogonalised within
+// clusters of eigenvalues closer than 10⁻³‖T‖), then applies Q. That is
+// O(n³) for Dsytrd only, against the rotations Dsteqr accumulates into all
+// n eigenvectors (mat.EigenSym) when k ≪ n. The largest entry of each
+// eigenvector is positive.
+func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []float64, vecs *mat.Dense, ok bool) {
+	n := a.SymmetricDim()
+	var impl gonum.Implementation
+	raw := a.RawSymmetric()
+	A := make([]float64, n*n)
+	// Row-major lower triangle: the upper triangle of a transposed.
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			if raw.Uplo == blas.Upper {
+				A[j*n+i] = raw.Data[i*raw.Stride+j]
+			} else {
+				A[j*n+i] = raw.Data[j*raw.Stride+i]
+			}
+		}
+	}
+	d := make([]float64, n)
+	e := make([]float64, max(n-1, 1))
+	tau := make([]float64, max(n-1, 1))
+	work := make([]float64, 1)
+	impl.Dsytrd(blas.Lower, n, A, n, d, e, tau, work, -1)
+	work = make([]float64, int(work[0]))
+	impl.Dsytrd(blas.Lower, n, A, n, d, e, tau, work, len(work))
+	lam := append([]float64(nil), d...)
+	if !impl.Dsterf(n, lam, append([]float64(nil), e[:n-1]...)) {
+		return nil, nil, false
+	}
+	vals = lam
+	lo, hi := want(vals)
+	k := hi - lo
+	if k == 0 {
+		return vals, nil, true
+	}
+	tnorm := 0.0
+	for i := 0; i < n; i++ {
+		s := math.Abs(d[i])
+		if i > 0 {
+			s += math.Abs(e[i-1])
+		}
+		if i < n-1 {
+			s += math.Abs(e[i])
+		}
+		tnorm = math.Max(tnorm, s)
+	}
+	X := mat.NewDense(n, k, nil)
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float64, n)
+	dl, dd, du := make([]float64, n), make([]float64, n), make([]float64, n)
+	eps := math.Nextafter(1, 2) - 1
+	cluster := 0 // first vector of the current cluster
+	prev := math.Inf(-1)
+	for j := 0; j < k; j++ {
+		lj := vals[lo+j]
+		if j > 0 && lj-vals[lo+j-1] > 1e-3*tnorm {
+			cluster = j
+		}
+		if lj <= prev+10*eps*tnorm { // separate equal shifts
+			lj = prev + 10*eps*tnorm
+		}
+		prev = lj
+		for i := range x {
+			x[i] = rng.Float64()*2 - 1
+		}
+		for it := 0; it < 5; it++ {
+			copy(dl, e[:n-1])
+			copy(du, e[:n-1])
+			for i := range dd {
+				dd[i] = d[i] - lj
+			}
+			if !impl.Dgtsv(n, 1, dl[:n-1], dd, du[:n-1], x, 1) {
+				lj += 10 * eps * tnorm // exactly singular: shift off the eigenvalue
+				continue
+			}
+			for c := cluster; c < j; c++ {
+				col := X.ColView(c).(*mat.VecDense).RawVector()
+				var s float64
+				for i, v := range x {
+					s += v * col.Data[i*col.Inc]
+				}
+				for i := range x {
+					x[i] -= s * col.Data[i*col.Inc]
+				}
+			}
+			nrm := floats.Norm(x, 2)
+			if !(nrm > 0) || math.IsInf(nrm, 0) {
+				return nil, nil, false
+			}
+			floats.Scale(1/nrm, x)
+			if it >= 2 && nrm*eps*tnorm > 1e-3 { // converged: large growth
+				break
+			}
+		}
+		X.SetCol(j, x)
+	}
+	// X = Q·X, Q = H_0·H_1·…·H_{n−2}: the reflectors of a QR of the
+	// (n−1)×(n−1) block A[1:n, 0:n−1], applied to the rows 1:n of X.
+	if n > 1 && k > 0 {
+		xr := X.RawMatrix()
+		work = make([]float64, 1)
+		impl.Dormqr(blas.Left, blas.NoTrans, n-1, k, n-1, A[n:], n, tau, xr.Data[xr.Stride:], xr.Stride, work, -1)
+		work = make([]float64, int(work[0]))
+		impl.Dormqr(blas.Left, blas.NoTrans, n-1, k, n-1, A[n:], n, tau, xr.Data[xr.Stride:], xr.Stride, work, len(work))
+	}
+	// Fix the sign: the largest entry of each vector is positive.
+	for j := 0; j < k; j++ {
+		col := X.ColView(j).(*mat.VecDense)
+		big := 0.0
+		for i := 0; i < n; i++ {
+			if v := col.AtVec(i); math.Abs(v) > math.Abs(big) {
+				big = v
+			}
+		}
+		if big < 0 {
+			col.ScaleVec(-1, col)
+		}
+	}
+	return vals, X, true
+}
+
+// svtGramMin is the least τ/σ_max for which svtGram thresholds through the
+// Gram matrix: its eigenvalues carry errors of about ε·σ_max², so a kept
+// singular value σ > τ is off by ε·σ_max²/(2τ) ≤ 10⁻¹⁰·σ_max.
+const svtGramMin = 1e-6
+
+// svtGram sets dst (r×N, resized when empty) to the singular value
+// thresholding D_τ(a) of core.SVT through the eigenvectors of the Gram
+// matrix aᵀa (or aaᵀ when r < N) whose eigenvalues exceed τ²: with
+// aᵀa = VΛVᵀ and σ = √λ, D_τ(a) = a·V_k·diag(1 − τ/σ)·V_kᵀ. Only the k
+// kept vectors are formed (symEig). It reports false, leaving dst alone,
+// when τ is below svtGramMin·‖a‖₂, a is not finite or the
+// eigendecomposition fails; core.SVT is then the way.
+func svtGram(dst, a *mat.Dense, tau float64) bool {
+	r, N := a.Dims()
+	if !(tau > 0) || r == 0 || N == 0 {
+		return false
+	}
+	for i := 0; i < r; i++ {
+		for _, v := range a.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	wide := r < N
+	var G mat.SymDense
+	if wide {
+		G.SymOuterK(1, a)
+	} else {
+		G.SymOuterK(1, a.T())
+	}
+	lo := 0
+	vals, V, ok := symEig(&G, func(v []float64) (int, int) {
+		n := len(v)
+		if v[n-1] <= 0 || tau < svtGramMin*math.Sqrt(v[n-1]) {
+			return n, n
+		}
+		lo = sort.SearchFloat64s(v, tau*tau)
+		for lo < n && v[lo] <= tau*tau {
+			lo++
+		}
+		return lo, n
+	})
+	if !ok || len(vals) == 0 || vals[len(vals)-1] <= 0 || tau < svtGramMin*math.Sqrt(vals[len(vals)-1]) {
+		return false
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, N)
+	}
+	if V == nil {
+		dst.Zero()
+		return true
+	}
+	_, k := V.Dims()
+	f := make([]float64, k)
+	for j := range f {
+		f[j] = 1 - tau/math.Sqrt(vals[lo+j])
+	}
+	var W, Vf mat.Dense
+	Vf.CloneFrom(V)
+	for i := 0; i < Vf.RawMatrix().Rows; i++ {
+		floats.Mul(Vf.RawRowView(i), f)
+	}
+	if wide { // D_τ(a) = U_k·diag(f)·U_kᵀ·a
+		W.Mul(V.T(), a)
+		dst.Mul(&Vf, &W)
+		return true
+	}
+	W.Mul(a, &Vf)
+	dst.Mul(&W, V.T())
+	return true
+}

@@ -1,0 +1,123 @@
+package methods
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/core"
+)
+
+// TestSymEigLow checks symEigLow against mat.EigenSym: the k smallest
+// eigenvalues, orthonormal vectors with residuals ‖Av − λv‖ at rounding
+// level, and the same invariant subspace, for a random matrix and one with
+// repeated and clustered eigenvalues.
+func TestSymEigLow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n, k = 60, 8
+	random := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			random.SetSym(i, j, rng.NormFloat64())
+		}
+	}
+	// Q·diag(λ)·Qᵀ with λ = −3, −3, −3, −2, −2+1e-9, −1, 0, 0, … .
+	var qr mat.QR
+	g := mat.NewDense(n, n, nil)
+	for i := range g.RawMatrix().Data {
+		g.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	qr.Factorize(g)
+	var Q mat.Dense
+	qr.QTo(&Q)
+	lam := make([]float64, n)
+	copy(lam, []float64{-3, -3, -3, -2, -2 + 1e-9, -1})
+	for i := 6; i < n; i++ {
+		lam[i] = float64(i-6) / 10
+	}
+	var QL mat.Dense
+	QL.Mul(&Q, mat.NewDiagDense(n, lam))
+	var c mat.Dense
+	c.Mul(&QL, Q.T())
+	clustered := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			clustered.SetSym(i, j, (c.At(i, j)+c.At(j, i))/2)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		a    *mat.SymDense
+	}{{"random", random}, {"clustered", clustered}} {
+		vals, V, ok := symEigLow(tc.a, k)
+		if !ok {
+			t.Fatalf("%s: failed", tc.name)
+		}
+		var eig mat.EigenSym
+		if !eig.Factorize(tc.a, true) {
+			t.Fatal("EigenSym failed")
+		}
+		want := eig.Values(nil)
+		var W mat.Dense
+		eig.VectorsTo(&W)
+		for j := 0; j < k; j++ {
+			if math.Abs(vals[j]-want[j]) > 1e-12 {
+				t.Errorf("%s: λ%d = %v, want %v", tc.name, j, vals[j], want[j])
+			}
+			var r mat.VecDense
+			r.MulVec(tc.a, V.ColView(j))
+			r.AddScaledVec(&r, -vals[j], V.ColView(j))
+			if nr := r.Norm(2); nr > 1e-11 {
+				t.Errorf("%s: ‖Av − λv‖ = %v for λ%d", tc.name, nr, j)
+			}
+		}
+		var VtV mat.Dense
+		VtV.Mul(V.T(), V)
+		if !mat.EqualApprox(&VtV, eye(k), 1e-10) {
+			t.Errorf("%s: VᵀV ≠ I", tc.name)
+		}
+		// Same subspace as EigenSym's first k vectors (λ_k < λ_{k+1} here):
+		// ‖WᵀV‖_F² = k.
+		var P mat.Dense
+		P.Mul(W.Slice(0, n, 0, k).T(), V)
+		if f := mat.Norm(&P, 2); math.Abs(f*f-k) > 1e-9 {
+			t.Errorf("%s: ‖WᵀV‖² = %v, want %d", tc.name, f*f, k)
+		}
+	}
+}
+
+// TestSVTGram checks svtGram against core.SVT (the thin SVD) on tall, wide
+// and square matrices with fast-decaying singular values, at thresholds
+// keeping all, some and none of them, and that it declines a τ below
+// svtGramMin·‖a‖₂.
+func TestSVTGram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, sz := range [][2]int{{30, 30}, {40, 25}, {25, 40}} {
+		r, c := sz[0], sz[1]
+		a := mat.NewDense(r, c, nil)
+		for i := range a.RawMatrix().Data {
+			a.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+		var svd mat.SVD
+		svd.Factorize(a, mat.SVDThin)
+		s := svd.Values(nil)
+		for _, tau := range []float64{s[len(s)-1] / 2, s[len(s)/2], 2 * s[0]} {
+			var got, want mat.Dense
+			if !svtGram(&got, a, tau) {
+				t.Fatalf("%d×%d τ=%v: declined", r, c, tau)
+			}
+			if _, err := core.SVT(&want, a, tau); err != nil {
+				t.Fatal(err)
+			}
+			if !mat.EqualApprox(&got, &want, 1e-10) {
+				t.Errorf("%d×%d τ=%v: differs from core.SVT", r, c, tau)
+			}
+		}
+		var dst mat.Dense
+		if svtGram(&dst, a, 1e-8*s[0]) {
+			t.Errorf("%d×%d: accepted τ = 1e-8·σ_max", r, c)
+		}
+	}
+}
