@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
@@ -76,7 +77,8 @@ func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []flo
 		}
 		tnorm = math.Max(tnorm, s)
 	}
-	X := mat.NewDense(n, k, nil)
+	Xt := make([]float64, k*n) // the eigenvectors by rows
+	sc := make([]float64, k)
 	rng := rand.New(rand.NewPCG(1, 2))
 	x := make([]float64, n)
 	dl, dd, du := make([]float64, n), make([]float64, n), make([]float64, n)
@@ -105,14 +107,13 @@ func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []flo
 				lj += 10 * eps * tnorm // exactly singular: shift off the eigenvalue
 				continue
 			}
-			for c := cluster; c < j; c++ {
-				col := X.ColView(c).(*mat.VecDense).RawVector()
-				var s float64
-				for i, v := range x {
-					s += v * col.Data[i*col.Inc]
-				}
-				for i := range x {
-					x[i] -= s * col.Data[i*col.Inc]
+			if j > cluster { // x −= BᵀBx twice, B the cluster's vectors
+				B := blas64.General{Rows: j - cluster, Cols: n, Stride: n, Data: Xt[cluster*n : j*n]}
+				xv := blas64.Vector{N: n, Inc: 1, Data: x}
+				sv := blas64.Vector{N: j - cluster, Inc: 1, Data: sc}
+				for pass := 0; pass < 2; pass++ {
+					blas64.Gemv(blas.NoTrans, 1, B, xv, 0, sv)
+					blas64.Gemv(blas.Trans, -1, B, sv, 1, xv)
 				}
 			}
 			nrm := floats.Norm(x, 2)
@@ -120,12 +121,14 @@ func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []flo
 				return nil, nil, false
 			}
 			floats.Scale(1/nrm, x)
-			if it >= 2 && nrm*eps*tnorm > 1e-3 { // converged: large growth
+			if it >= 1 && nrm*eps*tnorm > 1e-3 { // converged: large growth
 				break
 			}
 		}
-		X.SetCol(j, x)
+		copy(Xt[j*n:(j+1)*n], x)
 	}
+	X := mat.NewDense(n, k, nil)
+	X.Copy(mat.NewDense(k, n, Xt).T())
 	// X = Q·X, Q = H_0·H_1·…·H_{n−2}: the reflectors of a QR of the
 	// (n−1)×(n−1) block A[1:n, 0:n−1], applied to the rows 1:n of X.
 	if n > 1 && k > 0 {
