@@ -34,7 +34,7 @@ func BenchmarkCOILFit(b *testing.B) {
 }
 
 func benchBaselines(b *testing.B, ds *data.Dataset) {
-	for _, name := range []string{"SRC", "ODL", "LCKSVD1", "LCKSVD2", "DLSI", "COPAR", "DLRD", "D2L2R2"} {
+	for _, name := range []string{"SRC", "ODL", "LCKSVD1", "LCKSVD2", "DLSI", "COPAR", "DLRD", "D2L2R2", "SRRS"} {
 		b.Run(name, func(b *testing.B) {
 			var m lrsdl.Classifier
 			done := cpuMetric(b)
