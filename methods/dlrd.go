@@ -177,8 +177,8 @@ func (s *dlrdTrain) stepX(ctx context.Context) error {
 
 // stepD is the D step of DLRD, train.stepD: ADMM with singular value
 // thresholding of each class dictionary (D2L2R2's step), run in span([D E])
-// by train.stepDSpan when that is well below the data dimension, which
-// also gives the new nuclear term.
+// by train.spanStepD when that is well below the data dimension, which
+// also gives the new nuclear term; otherwise train.stepD in the data space.
 func (s *dlrdTrain) stepD(ctx context.Context) error {
 	t := s.t
 	E, F := t.dProblem()
@@ -233,8 +233,9 @@ func (s *dlrdTrain) stepE() {
 	s.t.curOK, s.fitOK = false, false
 }
 
-// fitCost returns the terms of J that D, X and E change through Y0 − E
-// only: the Fisher model's terms with α = 0 ("nuclear" zero), cached.
+// fitCost returns the fidelity and ℓ1 terms of J at the current point:
+// the Fisher model's cost with α = 0 (its "nuclear" term zero), evaluated
+// once per change of D, X or Y.
 func (s *dlrdTrain) fitCost() lrsdl.Cost {
 	if !s.fitOK {
 		t := s.t
