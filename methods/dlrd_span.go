@@ -137,14 +137,14 @@ func (t *train) stepDSpan(ctx context.Context, E, F *mat.Dense) (bool, error) {
 // the new D (from its coordinates, ‖Q·A‖_* = ‖A‖_*), or −1 when D was
 // kept.
 func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc float64, err error) {
-	if dSpanOff || t.p.alpha <= 0 || t.p.origD || t.k0 > 0 {
+	d, N := t.Y.Dims()
+	if dSpanOff || t.p.alpha <= 0 || t.p.origD || t.k0 > 0 || float64(d) <= spanRatio*float64(2*t.K) {
 		return false, -1, nil
 	}
 	D := t.D()
 	// G = DᵀD and H = DᵀE = (DᵀY)·M(X)ᵀ from the cost's products.
 	t.gc.update(t.Db, t.Y, t.sp)
 	H := mat.NewDense(t.K, t.K, nil)
-	_, N := t.Y.Dims()
 	t.dw.mulT(H, t.gc.B.Slice(0, t.K, 0, N).(*mat.Dense), t.mx())
 	Q1, V, C, ok := dictBasis(D, E, t.gc.G.Slice(0, t.K, 0, t.K).(*mat.Dense), H)
 	if !ok {

@@ -25,9 +25,9 @@ func symEigLow(a *mat.SymDense, k int) (vals []float64, vecs *mat.Dense, ok bool
 
 // symEig returns all eigenvalues of the symmetric n×n a in ascending order
 // and the orthonormal eigenvectors (n×(hi−lo)) of those with index lo to
-// hi−1, the range chosen by want from the eigenvalues; or ok false when
-// the iteration fails; vecs is nil when lo = hi. It tridiagonalises a (Qᵀ·a·Q = T, Dsytrd),
-// takes T's eigenvalues by the root-free QR of Dsterf and each wanted
+// hi−1, the range chosen by want from the eigenvalues (vecs nil when
+// lo = hi); or ok false when the iteration fails. It tridiagonalises a
+// (Qᵀ·a·Q = T, Dsytrd), takes T's eigenvalues by the root-free QR of Dsterf and each wanted
 // eigenvector by inverse iteration on T (LAPACK's dstein: a few solves of
 // (T − λI)x = b from a fixed random start, re-orthogonalised within
 // clusters of eigenvalues closer than 10⁻³‖T‖), then applies Q. That is
