@@ -2,11 +2,9 @@ package methods
 
 import (
 	"context"
-	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
@@ -53,63 +51,17 @@ func dictBasis(D, E, G, H *mat.Dense) (Q1 *mat.Dense, V blas64.Triangular, C *ma
 		copy(g.Data[i*n+i:i*n+k], G.RawRowView(i)[i:])
 		copy(g.Data[i*n+k:i*n+n], H.RawRowView(i))
 	}
-	scale := make([]float64, n)
-	for j := range scale {
-		if v := g.Data[j*n+j]; v > 0 {
-			scale[j] = math.Sqrt(v)
-		}
-	}
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			if scale[i] > 0 && scale[j] > 0 {
-				g.Data[i*n+j] /= scale[i] * scale[j]
-			}
-		}
-	}
-	piv := make([]int, n)
-	u, r, _ := lapack64.Pstrf(g, piv, gramSpanTol, make([]float64, 2*n))
-	if r == 0 || r > d {
-		return nil, V, nil, false
-	}
-	Q1 = mat.NewDense(d, r, nil)
-	q := Q1.RawMatrix()
 	dr, er := D.RawMatrix(), E.RawMatrix()
-	inv := make([]float64, r)
-	for c, p := range piv[:r] {
-		inv[c] = 1 / scale[p]
-	}
-	for i := 0; i < d; i++ {
-		drow, erow, qrow := dr.Data[i*dr.Stride:i*dr.Stride+k], er.Data[i*er.Stride:i*er.Stride+k], q.Data[i*q.Stride:i*q.Stride+r]
-		for c, p := range piv[:r] {
+	return gramBasis(g, d, func(qrow []float64, i int, piv []int, inv []float64) {
+		drow, erow := dr.Data[i*dr.Stride:i*dr.Stride+k], er.Data[i*er.Stride:i*er.Stride+k]
+		for c, p := range piv {
 			if p < k {
 				qrow[c] = drow[p] * inv[c]
 			} else {
 				qrow[c] = erow[p-k] * inv[c]
 			}
 		}
-	}
-	u11 := blas64.Triangular{N: r, Stride: u.Stride, Data: u.Data, Uplo: blas.Upper, Diag: blas.NonUnit}
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, u11, q)
-	g2 := blas64.Symmetric{N: r, Stride: r, Data: make([]float64, r*r), Uplo: blas.Upper}
-	blas64.Syrk(blas.Trans, 1, q, 0, g2)
-	V, ok = lapack64.Potrf(g2)
-	if !ok {
-		return nil, V, nil, false
-	}
-	// W = V·U (r×n, pivoted order), then C = W·S_P unpermuted.
-	W := blas64.General{Rows: r, Cols: n, Stride: n, Data: make([]float64, r*n)}
-	for i := 0; i < r; i++ {
-		copy(W.Data[i*n+i:(i+1)*n], u.Data[i*u.Stride+i:i*u.Stride+n])
-	}
-	blas64.Trmm(blas.Left, blas.NoTrans, 1, V, W)
-	C = mat.NewDense(r, n, nil)
-	c := C.RawMatrix()
-	for i := 0; i < r; i++ {
-		for p, j := range piv {
-			c.Data[i*c.Stride+j] = W.Data[i*n+p] * scale[j]
-		}
-	}
-	return Q1, V, C, true
+	})
 }
 
 // stepDSpan is the nuclear-norm D step of train.stepD (D2L2R2, DLRD),

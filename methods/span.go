@@ -91,51 +91,68 @@ func gramSpan(B *mat.Dense) (Q, C *mat.Dense, ok bool) {
 	d, n := B.Dims()
 	g := blas64.Symmetric{N: n, Stride: n, Data: make([]float64, n*n), Uplo: blas.Upper}
 	blas64.Syrk(blas.Trans, 1, B.RawMatrix(), 0, g)
+	b := B.RawMatrix()
+	Q, V, C, ok := gramBasis(g, d, func(qrow []float64, i int, piv []int, inv []float64) {
+		row := b.Data[i*b.Stride : i*b.Stride+n]
+		for c, p := range piv {
+			qrow[c] = row[p] * inv[c]
+		}
+	})
+	if !ok {
+		return nil, nil, false
+	}
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, V, Q.RawMatrix())
+	return Q, C, true
+}
+
+// gramBasis is gramSpan from the Gram matrix g = BᵀB (upper triangle,
+// overwritten) of a d×n matrix B whose columns it reads through col, which
+// sets qrow[c] = B[i, piv[c]]·inv[c]. It leaves the basis factored: Q =
+// Q₁V⁻¹ with Q₁ (d×r) and V (r×r upper triangular) the factor of
+// CholeskyQR2's second pass; C = QᵀB (r×n).
+func gramBasis(g blas64.Symmetric, d int, col func(qrow []float64, i int, piv []int, inv []float64)) (Q1 *mat.Dense, V blas64.Triangular, C *mat.Dense, ok bool) {
+	n := g.N
 	scale := make([]float64, n)
 	for j := range scale {
-		if v := g.Data[j*n+j]; v > 0 {
+		if v := g.Data[j*g.Stride+j]; v > 0 {
 			scale[j] = math.Sqrt(v)
 		}
 	}
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			if scale[i] > 0 && scale[j] > 0 {
-				g.Data[i*n+j] /= scale[i] * scale[j]
+				g.Data[i*g.Stride+j] /= scale[i] * scale[j]
 			}
 		}
 	}
 	piv := make([]int, n)
 	u, r, _ := lapack64.Pstrf(g, piv, gramSpanTol, make([]float64, 2*n))
 	if r == 0 || r > d {
-		return nil, nil, false
+		return nil, V, nil, false
 	}
-	Q = mat.NewDense(d, r, nil)
-	q, b := Q.RawMatrix(), B.RawMatrix()
+	Q1 = mat.NewDense(d, r, nil)
+	q := Q1.RawMatrix()
 	inv := make([]float64, r)
 	for c, p := range piv[:r] {
 		inv[c] = 1 / scale[p]
 	}
 	for i := 0; i < d; i++ {
-		row, qrow := b.Data[i*b.Stride:i*b.Stride+n], q.Data[i*q.Stride:i*q.Stride+r]
-		for c, p := range piv[:r] {
-			qrow[c] = row[p] * inv[c]
-		}
+		col(q.Data[i*q.Stride:i*q.Stride+r], i, piv[:r], inv)
 	}
 	u11 := blas64.Triangular{N: r, Stride: u.Stride, Data: u.Data, Uplo: blas.Upper, Diag: blas.NonUnit}
 	blas64.Trsm(blas.Right, blas.NoTrans, 1, u11, q)
 	g2 := blas64.Symmetric{N: r, Stride: r, Data: make([]float64, r*r), Uplo: blas.Upper}
 	blas64.Syrk(blas.Trans, 1, q, 0, g2)
-	v, ok := lapack64.Potrf(g2)
+	V, ok = lapack64.Potrf(g2)
 	if !ok {
-		return nil, nil, false
+		return nil, V, nil, false
 	}
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, v, q)
 	// W = V·U (r×n, pivoted order), then C = W·S_P unpermuted.
 	W := blas64.General{Rows: r, Cols: n, Stride: n, Data: make([]float64, r*n)}
 	for i := 0; i < r; i++ {
 		copy(W.Data[i*n+i:(i+1)*n], u.Data[i*u.Stride+i:i*u.Stride+n])
 	}
-	blas64.Trmm(blas.Left, blas.NoTrans, 1, v, W)
+	blas64.Trmm(blas.Left, blas.NoTrans, 1, V, W)
 	C = mat.NewDense(r, n, nil)
 	c := C.RawMatrix()
 	for i := 0; i < r; i++ {
@@ -143,7 +160,7 @@ func gramSpan(B *mat.Dense) (Q, C *mat.Dense, ok bool) {
 			c.Data[i*c.Stride+j] = W.Data[i*n+p] * scale[j]
 		}
 	}
-	return Q, C, true
+	return Q1, V, C, true
 }
 
 // householderQR is thinQR by Householder QR, valid for any Y (it keeps N
