@@ -31,8 +31,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/netlib/blas/netlib"
-
-	"github.com/lrsdl/lrsdl/internal/parallel"
 )
 
 const openBLASLinked = true
@@ -60,12 +58,7 @@ var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}
 // of training the second thread gains little, and its spinning between
 // calls takes the core from the library's goroutines. Threaded OpenBLAS
 // also rounds differently from one thread, so below GemmThreadsMin the
-// result no longer depends on OpenBLAS's thread count. Products from
-// GemmSplitMin up to GemmThreadsMin can be split into fixed chunks of
-// columns (or rows) of C, each computed by one single-threaded OpenBLAS
-// call, which the library's goroutines share between the cores; the
-// chunks depend only on the shape, and the result equals one
-// single-threaded call bit for bit.
+// result no longer depends on OpenBLAS's thread count.
 type Level3 struct{ netlib.Implementation }
 
 // GemmThreadsMin is the size m·n·k of a Dgemm from which Level3 runs it on
@@ -75,28 +68,15 @@ type Level3 struct{ netlib.Implementation }
 // methods compares one thread, every product threaded and this policy.
 var GemmThreadsMin = 1 << 25
 
-// GemmSplitMin is the size m·n·k from which Level3 splits a product below
-// GemmThreadsMin between the cores (parallel.SplitDgemm). It is off (equal
-// to GemmThreadsMin) by default: on the 2-core machine of bench/results,
-// AR-gender training with its 50×700×50 products split took 1.23× the
-// one-core time, against 1.01× unsplit (BenchmarkTwoCoresSplit and
-// BenchmarkTwoCores of package methods, one run, idle machine).
-var GemmSplitMin = 1 << 25
-
 // Dgemm is netlib's Dgemm under the thread policy of Level3: products of
 // at least GemmThreadsMin multiply-adds on all OpenBLAS threads, smaller
-// ones on one, split between the cores by parallel.SplitDgemm from
-// GemmSplitMin.
+// ones on one.
 func (l Level3) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	work := float64(m) * float64(n) * float64(k)
-	switch {
-	case work >= float64(GemmThreadsMin):
+	if float64(m)*float64(n)*float64(k) >= float64(GemmThreadsMin) {
 		l.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	case work >= float64(GemmSplitMin):
-		parallel.SplitDgemm(oneThread{l.Implementation}, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	default:
-		oneThread{l.Implementation}.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
 	}
+	oneThread{l.Implementation}.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // oneThread is netlib's Dgemm on one OpenBLAS thread.

@@ -20,9 +20,7 @@
 // tag noasm selects the loops everywhere).
 //
 // Dense products go through gonum's blas64, so they run on whichever BLAS
-// the program installed with blas64.Use (see lrsdl.UseOpenBLAS); both share
-// mid-sized products between the cores (gonum's Dgemm by blocks, the
-// OpenBLAS backend by fixed column chunks). The sparse kernels, the
+// the program installed with blas64.Use (see lrsdl.UseOpenBLAS). The sparse kernels, the
 // compression of SparseWorkspace and ProxStep split large inputs over all
 // cores in fixed chunks, on the worker pool of internal/parallel: every
 // output element is computed by the same operations whatever GOMAXPROCS

@@ -1,6 +1,5 @@
 // Package parallel shares fixed chunks of work between the cores: one pool
-// of helper goroutines serves the kernels of package kernels and the
-// column-split Dgemm of the OpenBLAS backend. Chunk boundaries are chosen
+// of helper goroutines serves the kernels of package kernels. Chunk boundaries are chosen
 // by the callers from the shapes alone, never from the number of workers,
 // so every result is computed by the same operations whatever GOMAXPROCS is.
 package parallel
