@@ -35,7 +35,7 @@ const spanRatio = 1.2
 // The factorisation runs on its own goroutine, so that a cancelled ctx
 // returns ctx.Err() at once (LAPACK cannot be interrupted; the goroutine
 // finishes and its result is dropped).
-func reduceSpan(ctx context.Context, Y mat.Matrix) (Q, Yr *mat.Dense, err error) {
+func reduceSpan(ctx context.Context, Y mat.Matrix) (Q *spanBasis, Yr *mat.Dense, err error) {
 	d, n := Y.Dims()
 	if spanOff || float64(d) <= spanRatio*float64(n) {
 		return nil, nil, ctx.Err()
@@ -43,7 +43,10 @@ func reduceSpan(ctx context.Context, Y mat.Matrix) (Q, Yr *mat.Dense, err error)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	type qr struct{ Q, Yr *mat.Dense }
+	type qr struct {
+		Q  *spanBasis
+		Yr *mat.Dense
+	}
 	done := make(chan qr, 1)
 	go func() {
 		q, r := thinQR(Y)
@@ -57,10 +60,10 @@ func reduceSpan(ctx context.Context, Y mat.Matrix) (Q, Yr *mat.Dense, err error)
 	}
 }
 
-// thinQR returns Q (d×N, orthonormal columns) and the upper triangular
-// Yr = QᵀY (N×N) of the d×N matrix Y, d ≥ N, by Householder QR
-// (householderQR).
-func thinQR(Y mat.Matrix) (Q, Yr *mat.Dense) {
+// thinQR returns the Householder QR factors Y = Q·Yr of the d×N matrix Y,
+// d ≥ N: Q (d×N, orthonormal columns) kept as its reflectors, and the
+// upper triangular Yr = QᵀY (N×N) (householderQR).
+func thinQR(Y mat.Matrix) (Q *spanBasis, Yr *mat.Dense) {
 	Yd, ok := Y.(*mat.Dense)
 	if !ok {
 		Yd = mat.DenseCopyOf(Y)
@@ -165,29 +168,42 @@ func gramBasis(g blas64.Symmetric, d int, col func(qrow []float64, i int, piv []
 
 // householderQR is thinQR by Householder QR, valid for any Y (it keeps N
 // columns when Y is rank deficient).
-func householderQR(Y *mat.Dense) (Q, Yr *mat.Dense) {
+func householderQR(Y *mat.Dense) (Q *spanBasis, Yr *mat.Dense) {
 	d, n := Y.Dims()
-	Q = mat.DenseCopyOf(Y)
-	a := Q.RawMatrix()
-	tau := make([]float64, n)
+	Q = &spanBasis{a: mat.DenseCopyOf(Y).RawMatrix(), tau: make([]float64, n)}
 	w := []float64{0}
-	lapack64.Geqrf(a, tau, w, -1)
-	lwork := max(int(w[0]), d)
-	lapack64.Orgqr(a, tau, w, -1)
-	work := make([]float64, max(lwork, int(w[0])))
-	lapack64.Geqrf(a, tau, work, len(work))
+	lapack64.Geqrf(Q.a, Q.tau, w, -1)
+	work := make([]float64, max(int(w[0]), d))
+	lapack64.Geqrf(Q.a, Q.tau, work, len(work))
 	Yr = mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
-		copy(Yr.RawRowView(i)[i:], a.Data[i*a.Stride+i:i*a.Stride+n])
+		copy(Yr.RawRowView(i)[i:], Q.a.Data[i*Q.a.Stride+i:i*Q.a.Stride+n])
 	}
-	lapack64.Orgqr(a, tau, work, len(work))
 	return Q, Yr
 }
 
+// spanBasis is the orthonormal Q (d×N) of a Householder QR, held as its N
+// reflectors (Geqrf's output) and never formed.
+type spanBasis struct {
+	a   blas64.General // reflectors below the diagonal (d×N)
+	tau []float64
+}
+
+// Dims returns the dimensions of Q.
+func (q *spanBasis) Dims() (d, n int) { return q.a.Rows, q.a.Cols }
+
 // expand returns Q·Dr, a dictionary learned on reduced data mapped back to
-// the data space.
-func expand(Q, Dr *mat.Dense) *mat.Dense {
-	var D mat.Dense
-	D.Mul(Q, Dr)
-	return &D
+// the data space: the reflectors applied to [Dr; 0] (Ormqr), about 4dNK
+// flops for K atoms, less than forming Q (4dN²) and multiplying.
+func expand(Q *spanBasis, Dr *mat.Dense) *mat.Dense {
+	d, n := Q.Dims()
+	_, k := Dr.Dims()
+	D := mat.NewDense(d, k, nil)
+	D.Slice(0, n, 0, k).(*mat.Dense).Copy(Dr)
+	c := D.RawMatrix()
+	w := []float64{0}
+	lapack64.Ormqr(blas.Left, blas.NoTrans, Q.a, Q.tau, c, w, -1)
+	work := make([]float64, max(int(w[0]), 1))
+	lapack64.Ormqr(blas.Left, blas.NoTrans, Q.a, Q.tau, c, work, len(work))
+	return D
 }

@@ -35,8 +35,9 @@ func TestReduceSpan(t *testing.T) {
 		if r, c := Yr.Dims(); r != 12 || c != 12 {
 			t.Fatalf("%s: Yr is %d×%d, want 12×12", name, r, c)
 		}
+		Qm := expand(Q, eye(12)) // Q·I
 		var QtQ mat.Dense
-		QtQ.Mul(Q.T(), Q)
+		QtQ.Mul(Qm.T(), Qm)
 		if !mat.EqualApprox(&QtQ, eye(12), 1e-12) {
 			t.Errorf("%s: QᵀQ ≠ I", name)
 		}
