@@ -200,8 +200,7 @@ func rowNorms2(s []float64, A *mat.Dense) {
 // ksvdWork holds the buffers of one K-SVD atom sweep.
 type ksvdWork struct {
 	omega  []int
-	e, et  []float64
-	v      []float64
+	e, v   []float64
 	u, dk  []float64
 	picked []bool
 	rr     []float64
@@ -251,46 +250,20 @@ func (w *ksvdWork) sweep(ctx context.Context, D, X, Rt, Yt *mat.Dense, powerIter
 			w.dk[p] = dr.Data[p*dr.Stride+j]
 		}
 		// Eᵀ = (R_ω + dⱼ·xʲ_ω)ᵀ, m×d row-major: row q is the residual of
-		// sample ω_q without atom j; et holds E, d×m row-major.
+		// sample ω_q without atom j.
 		if cap(w.e) < d*m {
-			w.e, w.et = make([]float64, d*m), make([]float64, d*m)
+			w.e = make([]float64, d*m)
 		}
 		if cap(w.v) < m {
 			w.v = make([]float64, m)
 		}
-		e, et, v := w.e[:d*m], w.et[:d*m], w.v[:m]
+		e, v := w.e[:d*m], w.v[:m]
 		for q, i := range w.omega {
 			v[q] = xrow[i]
 			floats.AddScaledTo(e[q*d:(q+1)*d], r.Data[i*r.Stride:i*r.Stride+d], v[q], w.dk)
 		}
-		for q := 0; q < m; q++ {
-			for p, x := range e[q*d : (q+1)*d] {
-				et[p*m+q] = x
-			}
-		}
-		// Alternate u = Ev/‖Ev‖, v = Eᵀu: each step is exact for the other
-		// factor fixed, so the error never exceeds that of (dⱼ, xʲ). Both
-		// products are sums of rows (kernels.AddCombination).
 		u := w.u
-		sigma := 0.0
-		for it := 0; it < powerIter; it++ {
-			clear(u)
-			kernels.AddCombination(u, m, v, 1, e, d)
-			nu := floats.Norm(u, 2)
-			if nu == 0 {
-				break
-			}
-			floats.Scale(1/nu, u)
-			clear(v)
-			kernels.AddCombination(v, d, u, 1, et, m)
-			s := floats.Norm(v, 2)
-			done := math.Abs(s-sigma) <= 1e-10*s
-			sigma = s
-			if done {
-				break
-			}
-		}
-		if sigma == 0 {
+		if leadingPair(u, v, e, powerIter) == 0 {
 			continue
 		}
 		for p := 0; p < d; p++ {
@@ -325,4 +298,36 @@ func (w *ksvdWork) replace(D, Yt *mat.Dense, j int) {
 	}
 	floats.Scale(1/nrm, col)
 	D.SetCol(j, col)
+}
+
+// leadingPair sets u (d) and x (m) to the leading singular pair of the d×m
+// matrix E, given by its columns as the rows of e (m×d, row-major), with
+// ‖u‖ = 1 and x = Eᵀu, and returns σ = ‖x‖. It runs at most maxIter power
+// iterations warm-started from the x given, alternating u = Ex/‖Ex‖ and
+// x = Eᵀu, each exact for the other factor fixed (so ‖E − u·xᵀ‖_F never
+// exceeds that of the starting pair), until σ changes by at most 10⁻¹⁰
+// relative. Ex is a sum of rows of e (kernels.AddCombination) and Eᵀu
+// their dot products with u (Gemv), so E is never transposed. With Ex = 0
+// it returns 0.
+func leadingPair(u, x, e []float64, maxIter int) float64 {
+	m, d := len(x), len(u)
+	g := blas64.General{Rows: m, Cols: d, Stride: d, Data: e}
+	sigma := 0.0
+	for range maxIter {
+		clear(u)
+		kernels.AddCombination(u, m, x, 1, e, d)
+		nu := floats.Norm(u, 2)
+		if nu == 0 {
+			break
+		}
+		floats.Scale(1/nu, u)
+		blas64.Gemv(blas.NoTrans, 1, g, blas64.Vector{N: d, Inc: 1, Data: u}, 0, blas64.Vector{N: m, Inc: 1, Data: x})
+		s := floats.Norm(x, 2)
+		done := math.Abs(s-sigma) <= 1e-10*s
+		sigma = s
+		if done {
+			break
+		}
+	}
+	return sigma
 }

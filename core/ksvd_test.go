@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/internal/testutil"
@@ -178,4 +179,47 @@ func BenchmarkKSVDIter_d352_k50_n500_T20(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestLeadingPairMatchesSVD checks leadingPair against the SVD of E (with a
+// planted leading direction, so that power iteration converges): σ, ‖u‖ = 1
+// and x = Eᵀu, and that a pair started from a poor x still beats it.
+func TestLeadingPairMatchesSVD(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		for _, sz := range [][2]int{{30, 1}, {30, 2}, {40, 7}, {200, 48}, {50, 80}} {
+			d, m := sz[0], sz[1]
+			a, b := testutil.RandUnitCols(rng, d, 1), testutil.RandUnitCols(rng, m, 1)
+			Et := mat.NewDense(m, d, nil) // Eᵀ: row q is column q of E
+			for q := 0; q < m; q++ {
+				for p := 0; p < d; p++ {
+					Et.Set(q, p, 5*b.At(q, 0)*a.At(p, 0)+0.1*rng.NormFloat64())
+				}
+			}
+			var svd mat.SVD
+			if !svd.Factorize(Et, mat.SVDNone) {
+				t.Fatal("SVD failed")
+			}
+			want := svd.Values(nil)[0]
+			x := make([]float64, m)
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			u := make([]float64, d)
+			s := leadingPair(u, x, Et.RawMatrix().Data, 200)
+			if math.Abs(s-want) > 1e-8*want {
+				t.Errorf("d=%d m=%d: σ = %.15g, SVD %.15g", d, m, s, want)
+			}
+			if n := floats.Norm(u, 2); math.Abs(n-1) > 1e-12 {
+				t.Errorf("d=%d m=%d: ‖u‖ = %g", d, m, n)
+			}
+			etu := mat.NewVecDense(m, nil)
+			etu.MulVec(Et, mat.NewVecDense(d, u))
+			for q := range x {
+				if math.Abs(etu.AtVec(q)-x[q]) > 1e-12*want {
+					t.Fatalf("d=%d m=%d: x[%d] = %g, (Eᵀu)[%d] = %g", d, m, q, x[q], q, etu.AtVec(q))
+				}
+			}
+		}
+	})
 }
