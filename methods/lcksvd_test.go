@@ -188,12 +188,21 @@ func TestLCDtYMatchesDense(t *testing.T) {
 	N, K := len(labels), C*k
 	ap := blockPartition(C, k)
 	Q, H := lcTargets(g.Part, ap, g.Class, g.Perm)
-	Y := testutil.RandDense(rng, d, N)
 	cls := make([]int, N)
 	for j, p := range g.Perm {
 		cls[j] = g.Class[p]
 	}
-	for _, two := range []bool{false, true} {
+	for _, c := range []struct{ two, tri bool }{{false, false}, {true, false}, {true, true}} {
+		two := c.two
+		Y := testutil.RandDense(rng, d, N)
+		if c.tri { // square upper triangular, as from reduceSpan
+			Y = testutil.RandDense(rng, N, N)
+			for i := 0; i < N; i++ {
+				for j := 0; j < i; j++ {
+					Y.Set(i, j, 0)
+				}
+			}
+		}
 		targets, weights, names := []*mat.Dense{Y, Q}, []float64{1, 0.3}, []string{"fidelity", "label"}
 		if two {
 			targets, weights, names = append(targets, H), append(weights, 0.7), append(names, "classification")
@@ -204,9 +213,9 @@ func TestLCDtYMatchesDense(t *testing.T) {
 		var want mat.Dense
 		want.Mul(G.T(), Ysk)
 		got := mat.NewDense(K, N, nil)
-		lcDtY(Y, rows, names, weights, ap, cls)(got, G)
+		lcDtY(Y, c.tri, rows, names, weights, ap, cls)(got, G)
 		if !mat.EqualApprox(got, &want, 1e-12) {
-			t.Errorf("two=%v: structured GᵀYs differs from the dense product", two)
+			t.Errorf("%+v: structured GᵀYs differs from the dense product", c)
 		}
 	}
 }
