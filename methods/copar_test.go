@@ -344,7 +344,8 @@ func TestBaselinesSameWhateverGOMAXPROCS(t *testing.T) {
 }
 
 // TestCOPARUpdateXBatched checks the batched COPAR-X of coparUpdateX
-// against LassoGram on each class's system H_c, B_c (coparSystem).
+// against LassoGram with Restart on each class's system H_c, B_c
+// (coparSystem).
 func TestCOPARUpdateXBatched(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const d = 12
@@ -374,7 +375,7 @@ func TestCOPARUpdateXBatched(t *testing.T) {
 		H := mat.NewDense(K, K, nil)
 		B := mat.NewDense(K, hi-lo, nil)
 		coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
-		if err := core.LassoGram(context.Background(), want[c], H, B, lambda, core.LassoOptions{}); err != nil {
+		if err := core.LassoGram(context.Background(), want[c], H, B, lambda, core.LassoOptions{Restart: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
