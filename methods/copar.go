@@ -441,7 +441,7 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 			continue
 		}
 		if inv != nil {
-			if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), nil, dual, inv, 4*eta, false); err != nil {
+			if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), nil, part, b, dual, inv, 4*eta, false); err != nil {
 				return err
 			}
 			if b+1 < part.Blocks() && !inv.next(D, part) {
@@ -450,10 +450,9 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 			}
 			continue
 		}
-		if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), gram.others(part, b), dual, nil, 4*eta, false); err != nil {
+		if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), &gram, part, b, dual, nil, 4*eta, false); err != nil {
 			return err
 		}
-		gram.refresh(D, part, b)
 	}
 	return nil
 }

@@ -212,7 +212,7 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 			dual = &duals[c]
 		}
 		if inv != nil {
-			if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtoms(D, part, c), nil, dual, inv, eta, false); err != nil {
+			if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtoms(D, part, c), nil, part, c, dual, inv, eta, false); err != nil {
 				return err
 			}
 			if c+1 < len(X) && !inv.next(D, part) {
@@ -221,10 +221,9 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 			}
 			continue
 		}
-		if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtoms(D, part, c), gram.others(part, c), dual, nil, eta, false); err != nil {
+		if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtoms(D, part, c), &gram, part, c, dual, nil, eta, false); err != nil {
 			return err
 		}
-		gram.refresh(D, part, c)
 	}
 	return nil
 }

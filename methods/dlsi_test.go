@@ -466,7 +466,8 @@ func maxAbsDiff(a, b *mat.Dense) float64 {
 }
 
 // TestBlockGram checks that blockGram gives AᵀA of the atoms outside each
-// block, as formed directly, while the blocks change one at a time.
+// block and ‖AᵀD_b‖², as formed directly, while the blocks change one at a
+// time.
 func TestBlockGram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	part := core.Partition{0, 3, 7, 7, 12}
@@ -482,6 +483,15 @@ func TestBlockGram(t *testing.T) {
 			t.Errorf("block %d: AᵀA from G differs", b)
 		}
 		lo, hi := part.Block(b)
+		off := 0.0
+		if hi > lo {
+			var ad mat.Dense
+			ad.Mul(A.T(), D.Slice(0, 9, lo, hi))
+			off = core.Dot(&ad, &ad)
+		}
+		if got := g.offBlockSq(part, b); math.Abs(got-off) > 1e-12*off {
+			t.Errorf("block %d: ‖AᵀD_b‖² from G %v, want %v", b, got, off)
+		}
 		for j := lo; j < hi; j++ {
 			for i := 0; i < 9; i++ {
 				D.Set(i, j, rng.NormFloat64())
