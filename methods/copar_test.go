@@ -344,47 +344,48 @@ func TestBaselinesSameWhateverGOMAXPROCS(t *testing.T) {
 }
 
 // TestCOPARUpdateXBatched checks the batched COPAR-X of coparUpdateX
-// against LassoGram with Restart on each class's system H_c, B_c
-// (coparSystem).
+// against LassoGram on each class's system H_c, B_c (coparSystem), with
+// momentum restarts (d ≥ 2K) and without.
 func TestCOPARUpdateXBatched(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const d = 12
 	part := core.Partition{0, 3, 6, 9, 11} // three classes and D_0
 	sp := core.Partition{0, 4, 9, 12}
-	D := mat.NewDense(d, part.Len(), nil)
-	Ys := mat.NewDense(d, sp.Len(), nil)
-	for _, m := range []*mat.Dense{D, Ys} {
-		for i := range m.RawMatrix().Data {
-			m.RawMatrix().Data[i] = rng.NormFloat64()
-		}
-	}
-	const lambda = 0.05
 	K := part.Len()
-	var G, DtY mat.Dense
-	G.Mul(D.T(), D)
-	core.MulTrans(&DtY, D, Ys)
-	X := make([]*mat.Dense, 3)
-	want := make([]*mat.Dense, 3)
-	for c := range X {
-		lo, hi := sp.Block(c)
-		X[c] = mat.NewDense(K, hi-lo, nil)
-		if c == 1 { // a warm start
-			X[c].Set(0, 0, 0.3)
+	for _, d := range []int{12, 2 * K} {
+		rng := rand.New(rand.NewPCG(5, 6))
+		D := mat.NewDense(d, K, nil)
+		Ys := mat.NewDense(d, sp.Len(), nil)
+		for _, m := range []*mat.Dense{D, Ys} {
+			for i := range m.RawMatrix().Data {
+				m.RawMatrix().Data[i] = rng.NormFloat64()
+			}
 		}
-		want[c] = mat.DenseCopyOf(X[c])
-		H := mat.NewDense(K, K, nil)
-		B := mat.NewDense(K, hi-lo, nil)
-		coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
-		if err := core.LassoGram(context.Background(), want[c], H, B, lambda, core.LassoOptions{Restart: true}); err != nil {
+		const lambda = 0.05
+		var G, DtY mat.Dense
+		G.Mul(D.T(), D)
+		core.MulTrans(&DtY, D, Ys)
+		X := make([]*mat.Dense, 3)
+		want := make([]*mat.Dense, 3)
+		for c := range X {
+			lo, hi := sp.Block(c)
+			X[c] = mat.NewDense(K, hi-lo, nil)
+			if c == 1 { // a warm start
+				X[c].Set(0, 0, 0.3)
+			}
+			want[c] = mat.DenseCopyOf(X[c])
+			H := mat.NewDense(K, K, nil)
+			B := mat.NewDense(K, hi-lo, nil)
+			coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
+			if err := core.LassoGram(context.Background(), want[c], H, B, lambda, core.LassoOptions{Restart: 2*K <= d}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda); err != nil {
-		t.Fatal(err)
-	}
-	for c := range X {
-		if !mat.EqualApprox(X[c], want[c], 1e-10) {
-			t.Errorf("class %d: batched COPAR-X\n%v\nLassoGram\n%v", c, mat.Formatted(X[c]), mat.Formatted(want[c]))
+		for c := range X {
+			if !mat.EqualApprox(X[c], want[c], 1e-10) {
+				t.Errorf("d=%d, class %d: batched COPAR-X\n%v\nLassoGram\n%v", d, c, mat.Formatted(X[c]), mat.Formatted(want[c]))
+			}
 		}
 	}
 }
