@@ -26,7 +26,7 @@ const (
 	dlsiOrigMaxSweeps = 20   // O-: column sweeps per call
 	dlsiOrigTol       = 1e-6 // O-: stop when ‖ΔD‖_F ≤ tol·‖D‖_F over a sweep
 	dlsiAdmmMaxIter   = 20   // E-: ADMM iterations per call
-	dlsiAdmmSweeps    = 5    // E-: column sweeps of the ODL step per ADMM iteration
+	dlsiAdmmSweeps    = 10   // E-: column sweeps of the ODL step per ADMM iteration
 	dlsiAdmmTol       = 1e-6 // E-: stop when ‖D − Z‖_F ≤ tol·max(1, ‖D‖_F)
 )
 
