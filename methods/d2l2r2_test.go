@@ -78,7 +78,7 @@ func TestD2L2R2AlphaLowRank(t *testing.T) {
 }
 
 // TestD2L2R2ReducedStepD checks that D2L2R2's D step in span([D E])
-// (train.stepDSpan) gives the D step in the data space up to rounding, with
+// (train.spanStepD) gives the D step in the data space up to rounding, with
 // the same costs, and lowers J.
 func TestD2L2R2ReducedStepD(t *testing.T) {
 	Ys, sp, _, _ := dlsiToyProblem(1, 3, 60, 15, 3)

@@ -10,27 +10,9 @@ import (
 	"github.com/lrsdl/lrsdl/core"
 )
 
-// dSpanOff disables the reduced D step train.stepDSpan of D2L2R2 and DLRD
+// dSpanOff disables the reduced D step train.spanStepD of D2L2R2 and DLRD
 // (tests compare the two).
 var dSpanOff bool
-
-// dictSpan returns an orthonormal basis Q (d×r) of span([D E]) for the d×k
-// matrices D and E (dictBasis, Q = Q₁V⁻¹), with the coordinates Dr = QᵀD
-// and Er = QᵀE (r×k), or ok false when 2k is not below d/spanRatio (no
-// gain) or the factorisation fails.
-func dictSpan(D, E *mat.Dense) (Q, Dr, Er *mat.Dense, ok bool) {
-	_, k := D.Dims()
-	var G, H mat.Dense
-	G.Mul(D.T(), D)
-	H.Mul(D.T(), E)
-	Q, V, C, ok := dictBasis(D, E, &G, &H)
-	if !ok {
-		return nil, nil, nil, false
-	}
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, V, Q.RawMatrix())
-	r, _ := C.Dims()
-	return Q, mat.DenseCopyOf(C.Slice(0, r, 0, k)), mat.DenseCopyOf(C.Slice(0, r, k, 2*k)), true
-}
 
 // dictBasis is gramSpan for B = [D E] (d×2k), given G = DᵀD and H = DᵀE
 // (k×k), and leaves the basis factored: Q = Q₁V⁻¹ with Q₁ (d×r) and the
@@ -64,13 +46,14 @@ func dictBasis(D, E, G, H *mat.Dense) (Q1 *mat.Dense, V blas64.Triangular, C *ma
 	})
 }
 
-// stepDSpan is the nuclear-norm D step of train.stepD (D2L2R2, DLRD),
+// spanStepD is the nuclear-norm D step of train.stepD (D2L2R2, DLRD),
 //
 //	D = argmin −2tr(EDᵀ) + tr(F·DᵀD) + α Σ_c ‖D_c‖_*  s.t. ‖dᵢ‖ ≤ 1,
 //
-// by ADMM + SVT run in span([D E]), and reports whether it ran; it does
-// not (false, nil) when that span is not well below the data dimension
-// (dictBasis). Every iterate of the ADMM (D, its split Z and the scaled
+// by ADMM + SVT run in span([D E]). It reports whether it ran (not when
+// that span is not well below the data dimension, see dictBasis) and the
+// nuclear term αΣ_c‖D_c‖_* of the new D from its coordinates (‖Q·A‖_* =
+// ‖A‖_*), or −1 when D was kept. Every iterate of the ADMM (D, its split Z and the scaled
 // dual U, which starts at 0) stays in span([D E]): the ODL sweeps combine
 // columns of E and of the iterates, and the thresholding of a block keeps
 // its column space. With Q the orthonormal basis of dictBasis (QᵀQ = I)
@@ -80,14 +63,6 @@ func dictBasis(D, E, G, H *mat.Dense) (Q1 *mat.Dense, V blas64.Triangular, C *ma
 // r ≤ 2K rows instead of d, gives D = Q·Dr up to rounding. The
 // keep-if-lower test compares the reduced objective. The Gram matrix of
 // [D E] reuses the cost's DᵀD and DᵀY (train.gc): DᵀE = DᵀY·M(X)ᵀ.
-func (t *train) stepDSpan(ctx context.Context, E, F *mat.Dense) (bool, error) {
-	done, _, err := t.spanStepD(ctx, E, F)
-	return done, err
-}
-
-// spanStepD is stepDSpan, also returning the nuclear term αΣ_c‖D_c‖_* of
-// the new D (from its coordinates, ‖Q·A‖_* = ‖A‖_*), or −1 when D was
-// kept.
 func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc float64, err error) {
 	d, N := t.Y.Dims()
 	if dSpanOff || t.p.alpha <= 0 || t.p.origD || t.k0 > 0 || float64(d) <= spanRatio*float64(2*t.K) {

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -124,4 +126,22 @@ func sameReducedStep(t *testing.T, run func(off bool) (*mat.Dense, []float64)) {
 	if !(cfull[len(cfull)-1] < cfull[1]) {
 		t.Errorf("costs %v: D steps did not lower J", cfull)
 	}
+}
+
+// dictSpan returns an orthonormal basis Q (d×r) of span([D E]) for the d×k
+// matrices D and E (dictBasis, Q = Q₁V⁻¹), with the coordinates Dr = QᵀD
+// and Er = QᵀE (r×k), or ok false when 2k is not below d/spanRatio (no
+// gain) or the factorisation fails.
+func dictSpan(D, E *mat.Dense) (Q, Dr, Er *mat.Dense, ok bool) {
+	_, k := D.Dims()
+	var G, H mat.Dense
+	G.Mul(D.T(), D)
+	H.Mul(D.T(), E)
+	Q, V, C, ok := dictBasis(D, E, &G, &H)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, V, Q.RawMatrix())
+	r, _ := C.Dims()
+	return Q, mat.DenseCopyOf(C.Slice(0, r, 0, k)), mat.DenseCopyOf(C.Slice(0, r, k, 2*k)), true
 }

@@ -301,7 +301,7 @@ func (t *train) mx() *mat.Dense {
 
 // stepD updates D by E-FDDL-D: D = argmin −2tr(EDᵀ) + tr(F·DᵀD) with
 // E = Ȳ·M(X)ᵀ, F = M(XXᵀ), by ODL (with α > 0, ADMM + SVT per class
-// dictionary: D2L2R2, in span([D E]) by stepDSpan when that is well below
+// dictionary: D2L2R2, in span([D E]) by spanStepD when that is well below
 // the data dimension); or, with origD, by O-FDDL-D class by class.
 func (t *train) stepD(ctx context.Context) error {
 	D, X := t.D(), t.X()
@@ -337,7 +337,7 @@ func (t *train) stepD(ctx context.Context) error {
 		return nil
 	}
 	E, F := t.dProblem()
-	if done, err := t.stepDSpan(ctx, E, F); done || err != nil {
+	if done, _, err := t.spanStepD(ctx, E, F); done || err != nil {
 		return err
 	}
 	Dn := mat.DenseCopyOf(D)
@@ -503,13 +503,7 @@ func (t *train) phiD0(D0, E, F *mat.Dense) float64 {
 //
 // for E = Ȳ·M(X)ᵀ and F = M(XXᵀ) of stepD at the current X̄ and D0.
 func (t *train) phiD(D, E, F *mat.Dense) float64 {
-	v := core.DictObjective(D, E, F) / 2
-	d, _ := D.Dims()
-	for c := 0; c < t.ap.Blocks(); c++ {
-		a0, a1 := t.ap.Block(c)
-		v += t.p.alpha * core.NuclearNorm(D.Slice(0, d, a0, a1))
-	}
-	return v
+	return core.DictObjective(D, E, F)/2 + t.nuclear(D)
 }
 
 // keepIfLowerIn copies the update Dn into D if phi, which equals J̄ up to a
