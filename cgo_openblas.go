@@ -27,6 +27,7 @@ import "C"
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -40,8 +41,7 @@ const openBLASLinked = true
 // dgemv round differently depending on the alignment of their arguments in
 // memory, so the same seed could train different models within one process;
 // gonum's are reproducible, and these memory-bound routines gain little from
-// OpenBLAS. Its Dgemm runs products below GemmThreadsMin multiply-adds on
-// one OpenBLAS thread (see Level3).
+// OpenBLAS. Level 3 runs under the thread policy of Level3.
 type OpenBLAS struct {
 	blas.Float64Level1
 	blas.Float64Level2
@@ -50,101 +50,178 @@ type OpenBLAS struct {
 
 var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}}
 
-// Level3 is OpenBLAS's level 3 through netlib, with a thread policy for
-// Dgemm: a product of fewer than GemmThreadsMin multiply-adds m·n·k runs
-// on one OpenBLAS thread (openblas_set_num_threads(1), the count restored
-// after), larger ones on all of them. OpenBLAS threads products from
-// 2.6e5 multiply-adds on; at the sizes of the per-class and Gram products
-// of training the second thread gains little, and its spinning between
-// calls takes the core from the library's goroutines. Threaded OpenBLAS
-// also rounds differently from one thread, so below GemmThreadsMin the
-// result no longer depends on OpenBLAS's thread count.
+// Level3 is OpenBLAS's level 3 through netlib under a thread policy:
+// OpenBLAS is kept on one thread, and a call of at least GemmThreadsMin
+// multiply-adds (m·n·k for Dgemm, half that for the triangular and
+// symmetric routines) raises it to SetOpenBLASThreads's count for its
+// duration. OpenBLAS threads products from 2.6e5 multiply-adds on, and
+// Dtrsm and Dtrmm at any size; each threaded call wakes its idle threads,
+// which then spin for about 0.1 s (OPENBLAS_THREAD_TIMEOUT), taking the
+// second core from the library's goroutines. Threaded OpenBLAS also rounds
+// differently from one thread, so below GemmThreadsMin results do not
+// depend on the thread count. A threaded call runs alone: calls on other
+// goroutines wait for it, and it waits for them.
 type Level3 struct{ netlib.Implementation }
 
-// GemmThreadsMin is the size m·n·k of a Dgemm from which Level3 runs it on
-// all of OpenBLAS's threads. At 2^25 every product of AR gender training
-// (d=300, N=700, K̄=50: at most 1.1e7) runs on one thread and the Gram
-// products at C=100, d=300 (1.5e8) on all; BenchmarkGemmThreads in package
-// methods compares one thread, every product threaded and this policy.
+// GemmThreadsMin is the size, in multiply-adds, of a level-3 call from
+// which Level3 runs it on SetOpenBLASThreads's count of threads. At 2^25
+// every product of AR gender training (d=300, N=700, K̄=50: at most 1.1e7)
+// runs on one thread and the Gram products at C=100, d=300 (1.5e8) on all;
+// BenchmarkGemmThreads in package methods compares one thread, every
+// product threaded and this policy.
 var GemmThreadsMin = 1 << 25
 
-// Dgemm is netlib's Dgemm under the thread policy of Level3: products of
-// at least GemmThreadsMin multiply-adds on all OpenBLAS threads, smaller
-// ones on one.
+// Dgemm is netlib's Dgemm under the thread policy of Level3 (m·n·k
+// multiply-adds).
 func (l Level3) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if float64(m)*float64(n)*float64(k) >= float64(GemmThreadsMin) {
-		l.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	th := begin(float64(m) * float64(n) * float64(k))
+	l.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	end(th)
+}
+
+// Dsymm is netlib's Dsymm under the thread policy of Level3 (m·m·n or
+// m·n·n multiply-adds).
+func (l Level3) Dsymm(s blas.Side, ul blas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	th := begin(float64(m) * float64(n) * float64(sideDim(s, m, n)))
+	l.Implementation.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+	end(th)
+}
+
+// Dsyrk is netlib's Dsyrk under the thread policy of Level3 (n·n·k/2
+// multiply-adds).
+func (l Level3) Dsyrk(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	th := begin(float64(n) * float64(n) * float64(k) / 2)
+	l.Implementation.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
+	end(th)
+}
+
+// Dsyr2k is netlib's Dsyr2k under the thread policy of Level3 (n·n·k
+// multiply-adds).
+func (l Level3) Dsyr2k(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	th := begin(float64(n) * float64(n) * float64(k))
+	l.Implementation.Dsyr2k(ul, t, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	end(th)
+}
+
+// Dtrmm is netlib's Dtrmm under the thread policy of Level3 (m·m·n/2 or
+// m·n·n/2 multiply-adds).
+func (l Level3) Dtrmm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+	th := begin(float64(m) * float64(n) * float64(sideDim(s, m, n)) / 2)
+	l.Implementation.Dtrmm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+	end(th)
+}
+
+// Dtrsm is netlib's Dtrsm under the thread policy of Level3 (m·m·n/2 or
+// m·n·n/2 multiply-adds).
+func (l Level3) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+	th := begin(float64(m) * float64(n) * float64(sideDim(s, m, n)) / 2)
+	l.Implementation.Dtrsm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+	end(th)
+}
+
+// sideDim returns the order of the square operand of a Left (m) or Right
+// (n) routine.
+func sideDim(s blas.Side, m, n int) int {
+	if s == blas.Left {
+		return m
+	}
+	return n
+}
+
+// policy is the state of Level3's thread policy. OpenBLAS runs on one
+// thread except inside a threaded call, which holds run for writing; every
+// other call holds it for reading. threads is the count for calls of at
+// least GemmThreadsMin (SetOpenBLASThreads), sections the number of open
+// OneBLASThread sections, and threaded counts the threaded calls (tests).
+var policy struct {
+	once     sync.Once
+	run      sync.RWMutex
+	mu       sync.Mutex
+	threads  int
+	sections int
+	threaded atomic.Int64
+}
+
+// setup moves OpenBLAS to one thread, keeping its count (OPENBLAS_NUM_THREADS
+// or the number of cores) for large calls.
+func setup() {
+	policy.threads = int(C.openblas_get_num_threads())
+	C.openblas_set_num_threads(1)
+}
+
+// callThreads returns the number of OpenBLAS threads a level-3 call of work
+// multiply-adds runs on now.
+func callThreads(work float64) int {
+	policy.once.Do(setup)
+	if work < float64(GemmThreadsMin) {
+		return 1
+	}
+	policy.mu.Lock()
+	n := policy.threads
+	if policy.sections > 0 {
+		n = 1
+	}
+	policy.mu.Unlock()
+	return n
+}
+
+// begin starts a level-3 call of work multiply-adds and returns its thread
+// count, for end.
+func begin(work float64) int {
+	n := callThreads(work)
+	if n <= 1 {
+		policy.run.RLock()
+		return 1
+	}
+	policy.run.Lock()
+	policy.threaded.Add(1)
+	C.openblas_set_num_threads(C.int(n))
+	return n
+}
+
+func end(n int) {
+	if n <= 1 {
+		policy.run.RUnlock()
 		return
 	}
-	oneThread{l.Implementation}.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	C.openblas_set_num_threads(1)
+	policy.run.Unlock()
 }
 
-// oneThread is netlib's Dgemm on one OpenBLAS thread.
-type oneThread struct{ netlib.Implementation }
-
-func (o oneThread) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	acquireOne()
-	defer releaseOne()
-	o.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-}
-
-// single counts the callers that want OpenBLAS on one thread; saved is the
-// thread count to restore when the last of them ends.
-var single struct {
-	sync.Mutex
-	n, saved int
-}
-
-// OneBLASThread runs OpenBLAS on one thread until the returned function is
-// called. Calls nest and overlap across goroutines: the first sets one
-// thread, the last restores the count it found. Work spread over
-// goroutines (cross-validation folds, parallel splits) runs inside one, so
-// that no product is threaded one time and not the next: threaded OpenBLAS
-// rounds differently, and results would depend on scheduling. In builds
-// without OpenBLAS it does nothing.
+// OneBLASThread runs every OpenBLAS call on one thread, whatever its size,
+// until the returned function is called. Calls nest and overlap across
+// goroutines: the policy returns when the last section ends. Work spread
+// over goroutines (cross-validation folds, parallel splits) runs inside
+// one, so that no product is threaded one time and not the next: threaded
+// OpenBLAS rounds differently, and results would depend on scheduling. In
+// builds without OpenBLAS it does nothing.
 func OneBLASThread() (end func()) {
-	acquireOne()
-	return releaseOne
-}
-
-func acquireOne() {
-	single.Lock()
-	if single.n == 0 {
-		single.saved = int(C.openblas_get_num_threads())
-		if single.saved > 1 {
-			C.openblas_set_num_threads(1)
-		}
+	policy.once.Do(setup)
+	policy.mu.Lock()
+	policy.sections++
+	policy.mu.Unlock()
+	var done sync.Once
+	return func() {
+		done.Do(func() {
+			policy.mu.Lock()
+			policy.sections--
+			policy.mu.Unlock()
+		})
 	}
-	single.n++
-	single.Unlock()
 }
 
-func releaseOne() {
-	single.Lock()
-	single.n--
-	if single.n == 0 && single.saved > 1 {
-		C.openblas_set_num_threads(C.int(single.saved))
-	}
-	single.Unlock()
-}
-
-// SetOpenBLASThreads sets the number of threads OpenBLAS runs large
-// products on (openblas_set_num_threads) and returns the previous number;
-// n < 1 leaves it. It does nothing in builds without OpenBLAS (returns 1).
-// Inside OneBLASThread it sets the count restored at its end.
+// SetOpenBLASThreads sets the number of threads OpenBLAS runs level-3
+// calls of at least GemmThreadsMin multiply-adds on, outside OneBLASThread
+// sections, and returns the previous number; n < 1 leaves it. Smaller calls
+// always run on one thread. It does nothing in builds without OpenBLAS
+// (returns 1).
 func SetOpenBLASThreads(n int) int {
-	single.Lock()
-	defer single.Unlock()
-	if single.n > 0 {
-		prev := single.saved
-		if n >= 1 {
-			single.saved = n
-		}
-		return prev
-	}
-	prev := int(C.openblas_get_num_threads())
+	policy.once.Do(setup)
+	policy.mu.Lock()
+	defer policy.mu.Unlock()
+	prev := policy.threads
 	if n >= 1 {
-		C.openblas_set_num_threads(C.int(n))
+		policy.threads = n
 	}
 	return prev
 }
@@ -153,8 +230,8 @@ func backendDetail() string {
 	if Backend() != "openblas" {
 		return "gonum pure-Go BLAS (OpenBLAS linked, not in use: see UseOpenBLAS)"
 	}
-	return fmt.Sprintf("%s, core %s, %d threads", C.GoString(C.openblas_get_config()),
-		C.GoString(C.openblas_get_corename()), int(C.openblas_get_num_threads()))
+	return fmt.Sprintf("%s, core %s, %d threads from %d multiply-adds, 1 below", C.GoString(C.openblas_get_config()),
+		C.GoString(C.openblas_get_corename()), SetOpenBLASThreads(0), GemmThreadsMin)
 }
 
 func openBLASCoreHint() string {
