@@ -520,3 +520,58 @@ func TestAddCombination(t *testing.T) {
 		}
 	}
 }
+
+// TestGemm checks Gemm against a triple loop for every transposition, on
+// shapes split by rows, by columns and not at all, with padded strides
+// (padding untouched), and that GOMAXPROCS=1 and 4 give the same bits.
+func TestGemm(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(15, 16))
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+		for _, sh := range [][3]int{{50, 700, 50}, {300, 40, 700}, {70, 90, 30}, {130, 65, 20}, {5, 6, 7}} {
+			m, n, k := sh[0], sh[1], sh[2]
+			for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+				for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+					a := randGeneral(rnd, m, k, pad)
+					if tA == blas.Trans {
+						a = randGeneral(rnd, k, m, pad)
+					}
+					b := randGeneral(rnd, k, n, pad)
+					if tB == blas.Trans {
+						b = randGeneral(rnd, n, k, pad)
+					}
+					c0 := randGeneral(rnd, m, n, pad)
+					want := cloneGeneral(c0)
+					for i := 0; i < m; i++ {
+						for j := 0; j < n; j++ {
+							var s float64
+							for l := 0; l < k; l++ {
+								var av, bv float64
+								if tA == blas.Trans {
+									av = at(a, l, i)
+								} else {
+									av = at(a, i, l)
+								}
+								if tB == blas.Trans {
+									bv = at(b, j, l)
+								} else {
+									bv = at(b, l, j)
+								}
+								s += av * bv
+							}
+							want.Data[i*want.Stride+j] = 1.5*s + 0.5*at(c0, i, j)
+						}
+					}
+					var got [2]blas64.General
+					for p, procs := range []int{1, 4} {
+						runtime.GOMAXPROCS(procs)
+						got[p] = cloneGeneral(c0)
+						Gemm(tA, tB, 1.5, a, b, 0.5, got[p])
+					}
+					checkClose(t, "Gemm", got[0], want, 1e-12)
+					checkIdentical(t, "Gemm, GOMAXPROCS 1 vs 4", got[1].Data, got[0].Data)
+				}
+			}
+		}
+	})
+}

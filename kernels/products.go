@@ -3,6 +3,8 @@ package kernels
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/lrsdl/lrsdl/internal/parallel"
 )
 
 // MulM sets dst = M(A)·X for a square K×K matrix A whose diagonal blocks are
@@ -78,4 +80,73 @@ func zero(a blas64.General) {
 	for i := 0; i < a.Rows; i++ {
 		clear(a.Data[i*a.Stride : i*a.Stride+a.Cols])
 	}
+}
+
+// Gemm sets c = alpha·op(A)·op(B) + beta·c as blas64.Gemm does, split
+// into fixed chunks of rows or columns of c shared between the cores,
+// each computed by one Gemm call (on one OpenBLAS thread below
+// lrsdl.GemmThreadsMin). It splits the longer side of c into at most
+// gemmChunks chunks of a multiple of 8 rows or columns, at least
+// gemmMinSide; the chunks depend only on the shapes, so the result is the
+// same whatever GOMAXPROCS is, though it need not round as the unsplit
+// product. Products of fewer than parallel.MinWork or more than
+// gemmMaxWork multiply-adds are one call (the largest run threaded in
+// OpenBLAS).
+func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+	m, n := c.Rows, c.Cols
+	k := a.Cols
+	if tA == blas.Trans {
+		k = a.Rows
+	}
+	work := m * n * k
+	side := max(m, n)
+	if work < parallel.MinWork || work >= gemmMaxWork || side < 2*gemmMinSide || m == 0 || n == 0 || k == 0 {
+		blas64.Gemm(tA, tB, alpha, a, b, beta, c)
+		return
+	}
+	j := gemmJobs.Get()
+	*j = gemmJob{tA: tA, tB: tB, alpha: alpha, beta: beta, a: a, b: b, c: c, k: k, rows: m > n}
+	j.size = max(gemmMinSide, (side+gemmChunks-1)/gemmChunks)
+	j.size = (j.size + 7) &^ 7
+	parallelFor((side+j.size-1)/j.size, j, work)
+	*j = gemmJob{}
+	gemmJobs.Put(j)
+}
+
+const (
+	gemmChunks  = 8       // most chunks of Gemm
+	gemmMinSide = 32      // fewest rows or columns of a chunk
+	gemmMaxWork = 1 << 25 // lrsdl.GemmThreadsMin's default
+)
+
+type gemmJob struct {
+	tA, tB      blas.Transpose
+	alpha, beta float64
+	a, b, c     blas64.General
+	k, size     int
+	rows        bool // chunks of rows of c, else of columns
+}
+
+var gemmJobs = make(freeList[gemmJob], 8)
+
+func (j *gemmJob) Do(ch int) {
+	a, b, c := j.a, j.b, j.c
+	if j.rows {
+		lo, hi := ch*j.size, min((ch+1)*j.size, c.Rows)
+		if j.tA == blas.Trans {
+			a = view(a, 0, j.k, lo, hi)
+		} else {
+			a = view(a, lo, hi, 0, j.k)
+		}
+		c = view(c, lo, hi, 0, c.Cols)
+	} else {
+		lo, hi := ch*j.size, min((ch+1)*j.size, c.Cols)
+		if j.tB == blas.Trans {
+			b = view(b, lo, hi, 0, j.k)
+		} else {
+			b = view(b, 0, j.k, lo, hi)
+		}
+		c = view(c, 0, c.Rows, lo, hi)
+	}
+	blas64.Gemm(j.tA, j.tB, j.alpha, a, b, j.beta, c)
 }

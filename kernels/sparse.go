@@ -211,7 +211,8 @@ func NewSparseWorkspace(K, N int) *SparseWorkspace {
 //
 //	dst[i, j] = Σ_{k: X_kj ≠ 0} A[i, k] · X[k, j]   (k increasing)
 //
-// sharing columns of dst between the cores; otherwise it calls Gemm. It
+// sharing columns of dst between the cores; otherwise it calls Gemm (this
+// package's, split between the cores). It
 // reports whether the sparse path was taken. dst must not overlap a or x.
 func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
 	m, K, N := a.Rows, x.Rows, x.Cols
@@ -222,7 +223,7 @@ func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
 		return true
 	}
 	if K > 0 && !w.compress(x, int(DensityCrossover()*float64(K)*float64(N))) {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
+		Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
 		return false
 	}
 	w.mulCompressed(dst, a)

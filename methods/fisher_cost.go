@@ -46,7 +46,7 @@ func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition) {
 	g.y = y
 	db := Db.RawMatrix()
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1, db, db, 0, g.G.RawMatrix())
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, db, Y.RawMatrix(), 0, g.B.RawMatrix())
+	kernels.Gemm(blas.Trans, blas.NoTrans, 1, db, Y.RawMatrix(), 0, g.B.RawMatrix())
 	g.ysq = g.ysq[:0]
 	yr := Y.RawMatrix()
 	for c := 0; c < sp.Blocks(); c++ {

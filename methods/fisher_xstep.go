@@ -293,7 +293,7 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	} else if full {
 		s.sw.Mul(g, s.H.RawMatrix(), w)
 	} else {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
+		kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
 	}
 	// classes c0..c1−1 are in the block; class c has columns
 	// [sp[c]−col0, sp[c+1]−col0) of W.
