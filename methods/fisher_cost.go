@@ -11,6 +11,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
@@ -21,7 +22,8 @@ func (t *train) cost() lrsdl.Cost {
 }
 
 // gramCache holds the products of D̄ the cost needs: G = D̄ᵀD̄, B = D̄ᵀY and
-// ‖Y_c‖² per class, recomputed only when D̄ (compared by value) or Y changes.
+// ‖Y_c‖² per class, recomputed only when D̄ (compared by value) or Y
+// changes (‖Y_c‖² only when Y does).
 type gramCache struct {
 	Db   *mat.Dense // the D̄ they were computed for
 	y    *float64   // first element of the Y they were computed for
@@ -29,6 +31,12 @@ type gramCache struct {
 	ysq  []float64
 	W    *mat.Dense               // kb×N workspace
 	sw   *kernels.SparseWorkspace // G·X̄ for sparse X̄
+	// workspaces of lrsdlCost
+	mc     *mat.Dense // K×C class means
+	m      []float64  // mean of each row of X
+	groups []int
+	part   [][3]float64
+	cj     costJob
 }
 
 func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition) {
@@ -43,10 +51,13 @@ func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition) {
 			B: mat.NewDense(kb, N, nil), W: mat.NewDense(kb, N, nil), sw: kernels.NewSparseWorkspace(kb, N)}
 	}
 	g.Db.Copy(Db)
-	g.y = y
 	db := Db.RawMatrix()
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1, db, db, 0, g.G.RawMatrix())
 	kernels.Gemm(blas.Trans, blas.NoTrans, 1, db, Y.RawMatrix(), 0, g.B.RawMatrix())
+	if g.y == y && len(g.ysq) == sp.Blocks() {
+		return
+	}
+	g.y = y
 	g.ysq = g.ysq[:0]
 	yr := Y.RawMatrix()
 	for c := 0; c < sp.Blocks(); c++ {
@@ -77,77 +88,57 @@ func lrsdlCost(p dlParams, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCac
 	d, _ := Db.Dims()
 	K := ap.Len()
 	kb, N := Xb.Dims()
-	k0 := kb - K
 	C := sp.Blocks()
-	x, G, B, W := Xb.RawMatrix(), gc.G.RawMatrix(), gc.B.RawMatrix(), gc.W.RawMatrix()
-	// dot returns ⟨a, b⟩ over rows [r0, r1) and columns [c0, c1).
-	dot := func(a, b blas64.General, r0, r1, c0, c1 int) float64 {
-		var s float64
-		for i := r0; i < r1; i++ {
-			ar, br := a.Data[i*a.Stride+c0:i*a.Stride+c1], b.Data[i*b.Stride+c0:i*b.Stride+c1]
-			for j, v := range ar {
-				s += v * br[j]
-			}
-		}
-		return s
-	}
 	var ysq float64
 	for _, v := range gc.ysq {
 		ysq += v
 	}
-	gc.sw.Mul(W, G, x)
-	fid := ysq - 2*dot(B, x, 0, kb, 0, N) + dot(W, x, 0, kb, 0, N)
-	// W = blockdiag(G_jj, G_00)·X̄; its diagonal blocks give ‖D_jX_c^j‖²
-	// and part of ‖D_cX_c^c + D0X0_c‖².
-	for j := 0; j < C; j++ {
-		a0, a1 := ap.Block(j)
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(G, a0, a1, a0, a1), sub(x, a0, a1, 0, N), 0, sub(W, a0, a1, 0, N))
+	x := Xb.RawMatrix()
+	gc.sw.Mul(gc.W.RawMatrix(), gc.G.RawMatrix(), x)
+	// Class means of X and the global mean.
+	X := Xb.Slice(0, K, 0, N).(*mat.Dense)
+	if gc.mc == nil || gc.mc.RawMatrix().Rows != K || gc.mc.RawMatrix().Cols != C {
+		gc.mc = mat.NewDense(K, C, nil)
+		gc.m = make([]float64, K)
 	}
-	if k0 > 0 {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(G, K, kb, K, kb), sub(x, K, kb, 0, N), 0, sub(W, K, kb, 0, N))
-		fid += dot(W, x, K, kb, 0, N) - 2*dot(B, x, K, kb, 0, N)
-	}
-	fid += ysq
-	for j := 0; j < C; j++ {
-		a0, a1 := ap.Block(j)
-		fid += dot(W, x, a0, a1, 0, N)
-		s0, s1 := sp.Block(j)
-		fid -= 2 * dot(B, x, a0, a1, s0, s1)
-		if k0 > 0 {
-			// 2⟨D_jX_j^j, D0X0_j⟩ = 2⟨X_j^j, G_j0·X0_j⟩
-			fid += 2 * crossDot(sub(G, a0, a1, K, kb), sub(x, K, kb, s0, s1), sub(x, a0, a1, s0, s1))
+	kernels.BlockMeans(gc.mc.RawMatrix(), X.RawMatrix(), sp)
+	mc := gc.mc.RawMatrix()
+	for i := 0; i < K; i++ {
+		var m float64
+		for c := 0; c < C; c++ {
+			m += float64(sp.Size(c)) * mc.Data[i*mc.Stride+c]
 		}
+		gc.m[i] = m / float64(N)
+	}
+	// The fidelity, ℓ1 and Fisher terms over fixed groups of classes,
+	// shared between the cores and added in group order.
+	gc.groups = gc.groups[:0]
+	for c := 0; c < C; {
+		e := c + 1
+		for e < C && sp[e]-sp[c] < gradGroupCols {
+			e++
+		}
+		gc.groups = append(gc.groups, c)
+		c = e
+	}
+	gc.groups = append(gc.groups, C)
+	ng := len(gc.groups) - 1
+	if cap(gc.part) < ng {
+		gc.part = make([][3]float64, ng)
+	}
+	gc.part = gc.part[:ng]
+	j := &gc.cj
+	*j = costJob{sp: sp, ap: ap, K: K, x: x, G: gc.G.RawMatrix(), B: gc.B.RawMatrix(), W: gc.W.RawMatrix(),
+		mc: mc, m: gc.m, groups: gc.groups, part: gc.part}
+	parallel.For(ng, j, kb*N*(1+kb/C))
+	*j = costJob{}
+	fid, l1, g := 2*ysq, 0.0, 0.0
+	for _, pt := range gc.part {
+		fid += pt[0]
+		l1 += pt[1]
+		g += pt[2]
 	}
 	fid *= 0.5
-	var l1 float64
-	for i := 0; i < kb; i++ {
-		for _, v := range Xb.RawRowView(i) {
-			l1 += math.Abs(v)
-		}
-	}
-	// Fisher term.
-	X := Xb.Slice(0, K, 0, N).(*mat.Dense)
-	mc := mat.NewDense(K, C, nil)
-	kernels.BlockMeans(mc.RawMatrix(), X.RawMatrix(), sp)
-	m := make([]float64, K)
-	for i := 0; i < K; i++ {
-		for c := 0; c < C; c++ {
-			m[i] += float64(sp.Size(c)) * mc.At(i, c)
-		}
-		m[i] /= float64(N)
-	}
-	var g float64
-	for i := 0; i < K; i++ {
-		row := X.RawRowView(i)
-		for c := 0; c < C; c++ {
-			s0, s1 := sp.Block(c)
-			mic := mc.At(i, c)
-			for _, v := range row[s0:s1] {
-				g += (v-mic)*(v-mic) + v*v
-			}
-			g -= float64(sp.Size(c)) * (mic - m[i]) * (mic - m[i])
-		}
-	}
 	var sh float64
 	for i := K; i < kb; i++ {
 		row := Xb.RawRowView(i)
@@ -161,7 +152,7 @@ func lrsdlCost(p dlParams, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCac
 		}
 	}
 	var nuc float64
-	if k0 > 0 && p.eta > 0 {
+	if kb > K && p.eta > 0 {
 		nuc = p.eta * core.NuclearNorm(Db.Slice(0, d, K, kb))
 	}
 	if p.alpha > 0 {
@@ -182,6 +173,83 @@ func lrsdlCost(p dlParams, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCac
 		tot += tm.Value
 	}
 	return lrsdl.Cost{Total: tot, Terms: terms}
+}
+
+// costJob computes the terms of lrsdlCost over the columns of groups of
+// classes: group q has classes groups[q] to groups[q+1]−1, and part[q]
+// receives its fidelity (times 2, without ‖Y‖²), ℓ1 and Fisher sums. W
+// holds G·X̄ on entry; each group overwrites its columns with
+// blockdiag(G_jj, G_00)·X̄.
+type costJob struct {
+	sp, ap     core.Partition
+	K          int
+	x, G, B, W blas64.General
+	mc         blas64.General
+	m          []float64
+	groups     []int
+	part       [][3]float64
+}
+
+// dot returns ⟨a, b⟩ over rows [r0, r1) and columns [c0, c1).
+func dot(a, b blas64.General, r0, r1, c0, c1 int) float64 {
+	var s float64
+	for i := r0; i < r1; i++ {
+		ar, br := a.Data[i*a.Stride+c0:i*a.Stride+c1], b.Data[i*b.Stride+c0:i*b.Stride+c1]
+		for j, v := range ar {
+			s += v * br[j]
+		}
+	}
+	return s
+}
+
+func (j *costJob) Do(q int) {
+	sp, ap, K, x, G, B, W := j.sp, j.ap, j.K, j.x, j.G, j.B, j.W
+	kb := x.Rows
+	c0, c1 := j.groups[q], j.groups[q+1]
+	S0, S1 := sp[c0], sp[c1]
+	n := S1 - S0
+	fid := dot(W, x, 0, kb, S0, S1) - 2*dot(B, x, 0, kb, S0, S1)
+	// W = blockdiag(G_jj, G_00)·X̄; its diagonal blocks give ‖D_jX_c^j‖²
+	// and part of ‖D_cX_c^c + D0X0_c‖².
+	for b := 0; b < ap.Blocks(); b++ {
+		a0, a1 := ap.Block(b)
+		if a1 > a0 {
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(G, a0, a1, a0, a1), sub(x, a0, a1, S0, S1), 0, sub(W, a0, a1, S0, S1))
+		}
+	}
+	if kb > K {
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(G, K, kb, K, kb), sub(x, K, kb, S0, S1), 0, sub(W, K, kb, S0, S1))
+		fid += dot(W, x, K, kb, S0, S1) - 2*dot(B, x, K, kb, S0, S1)
+	}
+	fid += dot(W, x, 0, K, S0, S1)
+	for c := c0; c < c1; c++ {
+		a0, a1 := ap.Block(c)
+		s0, s1 := sp.Block(c)
+		fid -= 2 * dot(B, x, a0, a1, s0, s1)
+		if kb > K {
+			// 2⟨D_cX_c^c, D0X0_c⟩ = 2⟨X_c^c, G_c0·X0_c⟩
+			fid += 2 * crossDot(sub(G, a0, a1, K, kb), sub(x, K, kb, s0, s1), sub(x, a0, a1, s0, s1))
+		}
+	}
+	var l1 float64
+	for i := 0; i < kb; i++ {
+		for _, v := range x.Data[i*x.Stride+S0 : i*x.Stride+S0+n] {
+			l1 += math.Abs(v)
+		}
+	}
+	var g float64
+	for i := 0; i < K; i++ {
+		row := x.Data[i*x.Stride : i*x.Stride+x.Cols]
+		for c := c0; c < c1; c++ {
+			s0, s1 := sp.Block(c)
+			mic := j.mc.Data[i*j.mc.Stride+c]
+			for _, v := range row[s0:s1] {
+				g += (v-mic)*(v-mic) + v*v
+			}
+			g -= float64(sp.Size(c)) * (mic - j.m[i]) * (mic - j.m[i])
+		}
+	}
+	j.part[q] = [3]float64{fid, l1, g}
 }
 
 // crossDot returns ⟨c, a·b⟩ for a small a (k×k0), b (k0×n), c (k×n).

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
@@ -28,6 +29,9 @@ type xstep struct {
 	B        *mat.Dense // [M(DᵀY); 2D0ᵀY]
 	mc       *mat.Dense // K×C means workspace
 	cs       []float64  // class sums of a row of W̄
+	off      []float64  // kb×C mean terms of grad (meanOffsets)
+	groups   []int      // first class of each group of grad's per-class pass, then c1
+	gj       gradJob
 	// Columns [col0, col0+n) of the full problem are solved; other holds
 	// the column sums of X̄ outside them (for the global means).
 	col0  int
@@ -51,11 +55,11 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 	_, N := Y.Dims()
 	K := ap.Len()
 	k0 := kb - K
-	sw := s.sw
+	sw, off, groups := s.sw, s.off, s.groups
 	if sw == nil || s.K != K || s.k0 != k0 || s.N != N {
 		sw = kernels.NewSparseWorkspace(kb, N)
 	}
-	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap, sw: sw}
+	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap, sw: sw, off: off, groups: groups}
 	if G == nil {
 		G = mat.NewDense(kb, kb, nil)
 		G.Mul(Db.T(), Db)
@@ -278,9 +282,9 @@ func sub(g blas64.General, r0, r1, c0, c1 int) blas64.General {
 }
 
 // grad writes ∇h̄(W) into G for the column block [s.col0, s.col0+n) of the
-// problem, n the columns of W. It allocates nothing.
+// problem, n the columns of W. It allocates nothing once warm.
 func (s *xstep) grad(G, W *mat.Dense) {
-	K, k0 := s.K, s.k0
+	k0 := s.k0
 	kb, n := W.Dims()
 	g, w := G.RawMatrix(), W.RawMatrix()
 	b := sub(s.B.RawMatrix(), 0, kb, s.col0, s.col0+n)
@@ -302,33 +306,50 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	for c1 < sp.Blocks() && sp[c1]-col0 < n {
 		c1++
 	}
-	if k0 > 0 {
-		gr := s.gram.RawMatrix()
-		for c := s.c0; c < c1; c++ {
-			lo, hi := sp[c]-col0, sp[c+1]-col0
-			a0, a1 := s.ap.Block(c)
-			Qc := sub(gr, a0, a1, K, kb)
-			if !useBlockGemm((a1 - a0) * k0 * (hi - lo)) {
-				addMul(sub(g, a0, a1, lo, hi), Qc, sub(w, K, kb, lo, hi), false)
-				addMul(sub(g, K, kb, lo, hi), Qc, sub(w, a0, a1, lo, hi), true)
-				continue
-			}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Qc, sub(w, K, kb, lo, hi), 1, sub(g, a0, a1, lo, hi))
-			blas64.Gemm(blas.Trans, blas.NoTrans, 1, Qc, sub(w, a0, a1, lo, hi), 1, sub(g, K, kb, lo, hi))
+	s.meanOffsets(w, c1)
+	// The diagonal blocks of M(Q·X0) and Qᵀ·M(X), −B and the mean terms,
+	// class by class, in fixed groups of classes shared between the cores.
+	j := &s.gj
+	*j = gradJob{s: s, g: g, w: w, b: b, c1: c1}
+	s.groups = s.groups[:0]
+	for c := s.c0; c < c1; {
+		e := c + 1
+		for e < c1 && sp[e]-sp[c] < gradGroupCols {
+			e++
 		}
+		s.groups = append(s.groups, c)
+		c = e
 	}
-	// −B and the mean terms, λ2(M − 2M̂) on X and −λ2M0 on X0, in one pass
-	// over G.
+	s.groups = append(s.groups, c1)
+	parallel.For(len(s.groups)-1, j, kb*n*(1+k0))
+	*j = gradJob{}
+}
+
+// gradGroupCols is the fewest columns of a group of classes of
+// xstep.grad's per-class pass (the last group may have fewer).
+const gradGroupCols = 64
+
+// meanOffsets sets s.off[i·C+c] to the mean term of row i on class c
+// (c0 ≤ c < c1) for the columns of W: λ2(m_i − 2m_ic) on the rows of X,
+// with m the mean over all N columns and m_c class c's, and λ2·m_i on the
+// rows of X0 (zero when λ2 = 0).
+func (s *xstep) meanOffsets(w blas64.General, c1 int) {
+	K, kb, n, C := s.K, w.Rows, w.Cols, s.sp.Blocks()
+	sp, col0 := s.sp, s.col0
+	if cap(s.off) < kb*C {
+		s.off = make([]float64, kb*C)
+	}
+	s.off = s.off[:kb*C]
 	l2, fN := s.lambda2, float64(s.N)
 	for i := 0; i < kb; i++ {
-		gr, br, wr := g.Data[i*g.Stride:i*g.Stride+n], b.Data[i*b.Stride:i*b.Stride+n], w.Data[i*w.Stride:i*w.Stride+n]
+		wr, off := w.Data[i*w.Stride:i*w.Stride+n], s.off[i*C:(i+1)*C]
 		if i >= K || l2 == 0 {
 			var a float64
 			if l2 != 0 {
 				a = l2 * (floats.Sum(wr) + s.other[i]) / fN
 			}
-			for j, v := range br {
-				gr[j] -= v + a
+			for c := s.c0; c < c1; c++ {
+				off[c] = a
 			}
 			continue
 		}
@@ -339,11 +360,48 @@ func (s *xstep) grad(G, W *mat.Dense) {
 		}
 		m := tot / fN
 		for c := s.c0; c < c1; c++ {
-			lo, hi := sp[c]-col0, sp[c+1]-col0
-			a := l2 * (m - 2*s.cs[c]/float64(hi-lo))
-			gc := gr[lo:hi]
-			for j, v := range br[lo:hi] {
-				gc[j] += a - v
+			off[c] = l2 * (m - 2*s.cs[c]/float64(sp.Size(c)))
+		}
+	}
+}
+
+// gradJob is the per-class pass of xstep.grad over groups of classes:
+// group q has classes s.groups[q] to s.groups[q+1]−1.
+type gradJob struct {
+	s       *xstep
+	g, w, b blas64.General
+	c1      int
+}
+
+func (j *gradJob) Do(q int) {
+	s, g, w, b := j.s, j.g, j.w, j.b
+	K, k0, kb, C := s.K, s.k0, s.K+s.k0, s.sp.Blocks()
+	sp, col0 := s.sp, s.col0
+	gr := s.gram.RawMatrix()
+	for c := s.groups[q]; c < s.groups[q+1]; c++ {
+		lo, hi := sp[c]-col0, sp[c+1]-col0
+		if k0 > 0 {
+			a0, a1 := s.ap.Block(c)
+			Qc := sub(gr, a0, a1, K, kb)
+			if !useBlockGemm((a1 - a0) * k0 * (hi - lo)) {
+				addMul(sub(g, a0, a1, lo, hi), Qc, sub(w, K, kb, lo, hi), false)
+				addMul(sub(g, K, kb, lo, hi), Qc, sub(w, a0, a1, lo, hi), true)
+			} else {
+				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Qc, sub(w, K, kb, lo, hi), 1, sub(g, a0, a1, lo, hi))
+				blas64.Gemm(blas.Trans, blas.NoTrans, 1, Qc, sub(w, a0, a1, lo, hi), 1, sub(g, K, kb, lo, hi))
+			}
+		}
+		for i := 0; i < kb; i++ {
+			a := s.off[i*C+c]
+			gc, bc := g.Data[i*g.Stride+lo:i*g.Stride+hi], b.Data[i*b.Stride+lo:i*b.Stride+hi]
+			if i >= K || s.lambda2 == 0 {
+				for t, v := range bc {
+					gc[t] -= v + a
+				}
+				continue
+			}
+			for t, v := range bc {
+				gc[t] += a - v
 			}
 		}
 	}

@@ -450,3 +450,70 @@ func BenchmarkLRSDLTrainARGender700ToRef(b *testing.B) {
 	b.ReportMetric(cost, "cost")
 	b.ReportMetric(float64(iters), "iters")
 }
+
+// TestLRSDLCostTerms checks the fidelity, ℓ1, Fisher and shared terms of
+// lrsdlCost, whose sums run over groups of classes shared between the
+// cores, against their definitions computed by plain loops (the fidelity
+// from the residuals, directFidelity), with and without shared atoms, on
+// classes that form several groups, at GOMAXPROCS 1 and 2 (same bits).
+func TestLRSDLCostTerms(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, k0 := range []int{0, 3} {
+		tr := benchTrain(6, 30, 4, k0, 20, 0.5)
+		K := tr.K
+		kb, N := tr.Xb.Dims()
+		x := func(i, j int) float64 { return tr.Xb.At(i, j) }
+		var l1, fisher, shared float64
+		for i := 0; i < kb; i++ {
+			for j := 0; j < N; j++ {
+				l1 += math.Abs(x(i, j))
+			}
+		}
+		for i := 0; i < K; i++ {
+			var m float64
+			for j := 0; j < N; j++ {
+				m += x(i, j) / float64(N)
+			}
+			for c := 0; c < tr.sp.Blocks(); c++ {
+				s0, s1 := tr.sp.Block(c)
+				var mc float64
+				for j := s0; j < s1; j++ {
+					mc += x(i, j) / float64(s1-s0)
+				}
+				for j := s0; j < s1; j++ {
+					// ‖X_c − M_c‖² − ‖M_c − M‖² + ‖X_c‖², column by column
+					fisher += (x(i, j)-mc)*(x(i, j)-mc) - (mc-m)*(mc-m) + x(i, j)*x(i, j)
+				}
+			}
+		}
+		for i := K; i < kb; i++ {
+			var m float64
+			for j := 0; j < N; j++ {
+				m += x(i, j) / float64(N)
+			}
+			for j := 0; j < N; j++ {
+				shared += (x(i, j) - m) * (x(i, j) - m)
+			}
+		}
+		want := map[string]float64{
+			"fidelity": directFidelity(tr.Y, tr.sp, tr.ap, tr.Db, tr.Xb),
+			"l1":       tr.p.lambda1 * l1,
+			"fisher":   tr.p.lambda2 / 2 * fisher,
+			"shared":   tr.p.lambda2 / 2 * shared,
+		}
+		var costs []lrsdl.Cost
+		for _, procs := range []int{1, 2} {
+			runtime.GOMAXPROCS(procs)
+			tr.gc = gramCache{}
+			costs = append(costs, tr.cost())
+		}
+		for name, w := range want {
+			if got := costs[0].Term(name); math.Abs(got-w) > 1e-12*math.Max(1, math.Abs(w)) {
+				t.Errorf("k0=%d: %s = %v, want %v", k0, name, got, w)
+			}
+		}
+		if costs[0].Total != costs[1].Total {
+			t.Errorf("k0=%d: cost %v at GOMAXPROCS 1, %v at 2", k0, costs[0].Total, costs[1].Total)
+		}
+	}
+}
