@@ -10,6 +10,8 @@
 //     arrays.
 //   - SparseWorkspace.Mul: A·X for a mostly-zero X stored densely, switching
 //     to Gemm above DensityCrossover(); NonZeros counts non-zeros.
+//   - Gemm: blas64.Gemm split into fixed chunks of rows or columns of the
+//     result, each one Gemm call, shared between the cores.
 //   - ProxStep, SoftThreshold, BlockMeans: the fused FISTA step,
 //     soft-thresholding and per-class column means.
 //   - AddCombination: a weighted sum of rows added to a vector, skipping
@@ -20,7 +22,7 @@
 // tag noasm selects the loops everywhere).
 //
 // Dense products go through gonum's blas64, so they run on whichever BLAS
-// the program installed with blas64.Use (see lrsdl.UseOpenBLAS). The sparse kernels, the
+// the program installed with blas64.Use (see lrsdl.UseOpenBLAS). Gemm, the sparse kernels, the
 // compression of SparseWorkspace and ProxStep split large inputs over all
 // cores in fixed chunks, on the worker pool of internal/parallel: every
 // output element is computed by the same operations whatever GOMAXPROCS
