@@ -93,6 +93,13 @@ func BenchmarkLRSDLX_C100n7k7k0_7d300(b *testing.B) {
 	benchX(b, benchTrain(100, 7, 7, 7, 300, 1))
 }
 
+// BenchmarkLRSDLX_C2n350k20k0_10d300 is the gradient at the size of AR
+// gender training (codes 30 % dense); -cpu 1,2 shows what the second core
+// gains on it.
+func BenchmarkLRSDLX_C2n350k20k0_10d300(b *testing.B) {
+	benchX(b, benchTrain(2, 350, 20, 10, 300, 0.3))
+}
+
 func benchX(b *testing.B, t *train) {
 	var s xstep
 	s.setup(t.Db, t.Y, t.sp, t.ap, t.p.lambda2)
