@@ -27,11 +27,11 @@ func symEigLow(a *mat.SymDense, k int) (vals []float64, vecs *mat.Dense, ok bool
 // and the orthonormal eigenvectors (n×(hi−lo)) of those with index lo to
 // hi−1, the range chosen by want from the eigenvalues (vecs nil when
 // lo = hi); or ok false when the iteration fails. It tridiagonalises a
-// (Qᵀ·a·Q = T, Dsytrd), takes T's eigenvalues by the root-free QR of Dsterf and each wanted
+// (Qᵀ·a·Q = T, tridiag), takes T's eigenvalues by the root-free QR of Dsterf and each wanted
 // eigenvector by inverse iteration on T (LAPACK's dstein: a few solves of
 // (T − λI)x = b from a fixed random start, re-orthogonalised within
 // clusters of eigenvalues closer than 10⁻³‖T‖), then applies Q. That is
-// O(n³) for Dsytrd only, against the rotations Dsteqr accumulates into all
+// O(n³) for tridiag only, against the rotations Dsteqr accumulates into all
 // n eigenvectors (mat.EigenSym) when k ≪ n. The largest entry of each
 // eigenvector is positive.
 func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []float64, vecs *mat.Dense, ok bool) {
@@ -39,23 +39,20 @@ func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []flo
 	var impl gonum.Implementation
 	raw := a.RawSymmetric()
 	A := make([]float64, n*n)
-	// Row-major lower triangle: the upper triangle of a transposed.
+	// Both triangles, row-major.
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
-			if raw.Uplo == blas.Upper {
-				A[j*n+i] = raw.Data[i*raw.Stride+j]
-			} else {
-				A[j*n+i] = raw.Data[j*raw.Stride+i]
+			v := raw.Data[i*raw.Stride+j]
+			if raw.Uplo == blas.Lower {
+				v = raw.Data[j*raw.Stride+i]
 			}
+			A[i*n+j], A[j*n+i] = v, v
 		}
 	}
 	d := make([]float64, n)
 	e := make([]float64, max(n-1, 1))
 	tau := make([]float64, max(n-1, 1))
-	work := make([]float64, 1)
-	impl.Dsytrd(blas.Lower, n, A, n, d, e, tau, work, -1)
-	work = make([]float64, int(work[0]))
-	impl.Dsytrd(blas.Lower, n, A, n, d, e, tau, work, len(work))
+	tridiag(n, A, d, e, tau)
 	lam := append([]float64(nil), d...)
 	if !impl.Dsterf(n, lam, append([]float64(nil), e[:n-1]...)) {
 		return nil, nil, false
@@ -133,7 +130,7 @@ func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []flo
 	// (n−1)×(n−1) block A[1:n, 0:n−1], applied to the rows 1:n of X.
 	if n > 1 && k > 0 {
 		xr := X.RawMatrix()
-		work = make([]float64, 1)
+		work := make([]float64, 1)
 		impl.Dormqr(blas.Left, blas.NoTrans, n-1, k, n-1, A[n:], n, tau, xr.Data[xr.Stride:], xr.Stride, work, -1)
 		work = make([]float64, int(work[0]))
 		impl.Dormqr(blas.Left, blas.NoTrans, n-1, k, n-1, A[n:], n, tau, xr.Data[xr.Stride:], xr.Stride, work, len(work))
@@ -163,18 +160,19 @@ const svtGramMin = 1e-6
 // thresholding D_τ(a) of core.SVT through the eigenvectors of the Gram
 // matrix aᵀa (or aaᵀ when r < N) whose eigenvalues exceed τ²: with
 // aᵀa = VΛVᵀ and σ = √λ, D_τ(a) = a·V_k·diag(1 − τ/σ)·V_kᵀ. Only the k
-// kept vectors are formed (symEig). It reports false, leaving dst alone,
+// kept vectors are formed (symEig). It returns ‖D_τ(a)‖_* = Σ(σ − τ) over
+// the kept σ, and reports false, leaving dst alone,
 // when τ is below svtGramMin·‖a‖₂, a is not finite or the
 // eigendecomposition fails; core.SVT is then the way.
-func svtGram(dst, a *mat.Dense, tau float64) bool {
+func svtGram(dst, a *mat.Dense, tau float64) (nuc float64, ok bool) {
 	r, N := a.Dims()
 	if !(tau > 0) || r == 0 || N == 0 {
-		return false
+		return 0, false
 	}
 	for i := 0; i < r; i++ {
 		for _, v := range a.RawRowView(i) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return false
+				return 0, false
 			}
 		}
 	}
@@ -198,19 +196,21 @@ func svtGram(dst, a *mat.Dense, tau float64) bool {
 		return lo, n
 	})
 	if !ok || len(vals) == 0 || vals[len(vals)-1] <= 0 || tau < svtGramMin*math.Sqrt(vals[len(vals)-1]) {
-		return false
+		return 0, false
 	}
 	if dst.IsEmpty() {
 		dst.ReuseAs(r, N)
 	}
 	if V == nil {
 		dst.Zero()
-		return true
+		return 0, true
 	}
 	_, k := V.Dims()
 	f := make([]float64, k)
 	for j := range f {
-		f[j] = 1 - tau/math.Sqrt(vals[lo+j])
+		sv := math.Sqrt(vals[lo+j])
+		f[j] = 1 - tau/sv
+		nuc += sv - tau
 	}
 	var W, Vf mat.Dense
 	Vf.CloneFrom(V)
@@ -220,9 +220,108 @@ func svtGram(dst, a *mat.Dense, tau float64) bool {
 	if wide { // D_τ(a) = U_k·diag(f)·U_kᵀ·a
 		W.Mul(V.T(), a)
 		dst.Mul(&Vf, &W)
-		return true
+		return nuc, true
 	}
 	W.Mul(a, &Vf)
 	dst.Mul(&W, V.T())
-	return true
+	return nuc, true
+}
+
+// tridiagBlock is the panel width of tridiag.
+const tridiagBlock = 32
+
+// tridiag reduces the symmetric n×n A (row-major, both triangles stored,
+// lda n) to tridiagonal form QᵀAQ = T, as LAPACK's Dsytrd with the lower
+// triangle: d (n) and e (n−1) get T's diagonal and subdiagonal, and
+// Q = H_0·…·H_{n−2}, H_i = I − τ_i·v·vᵀ with v_{0..i} = 0, v_{i+1} = 1 and
+// v_{i+2..n−1} stored in A[i+2:n, i]. Panels of tridiagBlock columns
+// accumulate the reflectors as A ← A − V·Wᵀ − W·Vᵀ (w = τ·A·v − ½τ²(vᵀAv)·v
+// with A the current matrix, through the panel's V and W), and the rest of
+// A is updated by two products after each panel. Unlike gonum's Dsytrd,
+// which reads one triangle through Dsymv, the trailing matrix is kept in
+// both triangles so that A·v is a Dgemv.
+func tridiag(n int, A, d, e, tau []float64) {
+	var impl gonum.Implementation
+	if n == 0 {
+		return
+	}
+	nb := tridiagBlock
+	V := make([]float64, n*nb) // rows i0.., stride nb
+	W := make([]float64, n*nb)
+	col := make([]float64, n)
+	t1 := make([]float64, nb)
+	t2 := make([]float64, nb)
+	wbuf := make([]float64, n)
+	for i0 := 0; i0 < n-1; i0 += nb {
+		jb := min(nb, n-1-i0)
+		for k := range V[:(n-i0)*nb] {
+			V[k], W[k] = 0, 0
+		}
+		for j := 0; j < jb; j++ {
+			i := i0 + j
+			// Column i from row i on (row i of A: symmetric), updated by
+			// the panel's earlier reflectors.
+			c := col[:n-i]
+			copy(c, A[i*n+i:i*n+n])
+			if j > 0 {
+				r := i - i0
+				vi := blas64.General{Rows: n - i, Cols: j, Stride: nb, Data: V[r*nb:]}
+				wi := blas64.General{Rows: n - i, Cols: j, Stride: nb, Data: W[r*nb:]}
+				cv := blas64.Vector{N: n - i, Inc: 1, Data: c}
+				blas64.Gemv(blas.NoTrans, -1, vi, blas64.Vector{N: j, Inc: 1, Data: W[r*nb:]}, 1, cv)
+				blas64.Gemv(blas.NoTrans, -1, wi, blas64.Vector{N: j, Inc: 1, Data: V[r*nb:]}, 1, cv)
+			}
+			d[i] = c[0]
+			// Reflector of c[1:]: H·c[1:] = β·e_1.
+			beta, t := impl.Dlarfg(n-i-1, c[1], c[2:], 1)
+			e[i], tau[i] = beta, t
+			c[1] = 1
+			v := c[1:] // length n−i−1
+			for r := i + 2; r < n; r++ {
+				A[r*n+i] = c[r-i]
+			}
+			A[(i+1)*n+i] = beta
+			rv := i + 1 - i0 // row of v's first entry in V and W
+			for r := range v {
+				V[(rv+r)*nb+j] = v[r]
+			}
+			if t == 0 {
+				continue // H = I: w = 0
+			}
+			// w = τ(A22·v − V(Wᵀv) − W(Vᵀv)), A22 = A[i+1:, i+1:].
+			mv := n - i - 1
+			w := wbuf[:mv]
+			a22 := blas64.General{Rows: mv, Cols: mv, Stride: n, Data: A[(i+1)*n+i+1:]}
+			vv := blas64.Vector{N: mv, Inc: 1, Data: v}
+			wv := blas64.Vector{N: mv, Inc: 1, Data: w}
+			blas64.Gemv(blas.NoTrans, 1, a22, vv, 0, wv)
+			if j > 0 {
+				vp := blas64.General{Rows: mv, Cols: j, Stride: nb, Data: V[rv*nb:]}
+				wp := blas64.General{Rows: mv, Cols: j, Stride: nb, Data: W[rv*nb:]}
+				s1 := blas64.Vector{N: j, Inc: 1, Data: t1}
+				s2 := blas64.Vector{N: j, Inc: 1, Data: t2}
+				blas64.Gemv(blas.Trans, 1, wp, vv, 0, s1)
+				blas64.Gemv(blas.Trans, 1, vp, vv, 0, s2)
+				blas64.Gemv(blas.NoTrans, -1, vp, s1, 1, wv)
+				blas64.Gemv(blas.NoTrans, -1, wp, s2, 1, wv)
+			}
+			floats.Scale(t, w)
+			floats.AddScaled(w, -0.5*t*floats.Dot(w, v), v)
+			for r := range w {
+				W[(rv+r)*nb+j] = w[r]
+			}
+		}
+		// A[i1:, i1:] −= V·Wᵀ + W·Vᵀ over the panel's rows from i1.
+		i1 := i0 + jb
+		if i1 < n {
+			mt := n - i1
+			r := i1 - i0
+			vp := blas64.General{Rows: mt, Cols: jb, Stride: nb, Data: V[r*nb:]}
+			wp := blas64.General{Rows: mt, Cols: jb, Stride: nb, Data: W[r*nb:]}
+			at := blas64.General{Rows: mt, Cols: mt, Stride: n, Data: A[i1*n+i1:]}
+			blas64.Gemm(blas.NoTrans, blas.Trans, -1, vp, wp, 1, at)
+			blas64.Gemm(blas.NoTrans, blas.Trans, -1, wp, vp, 1, at)
+		}
+	}
+	d[n-1] = A[(n-1)*n+n-1]
 }

@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
@@ -108,7 +111,8 @@ func TestSVTGram(t *testing.T) {
 		s := svd.Values(nil)
 		for _, tau := range []float64{s[len(s)-1] / 2, s[len(s)/2], 2 * s[0]} {
 			var got, want mat.Dense
-			if !svtGram(&got, a, tau) {
+			nuc, ok := svtGram(&got, a, tau)
+			if !ok {
 				t.Fatalf("%d×%d τ=%v: declined", r, c, tau)
 			}
 			if _, err := core.SVT(&want, a, tau); err != nil {
@@ -117,10 +121,49 @@ func TestSVTGram(t *testing.T) {
 			if !mat.EqualApprox(&got, &want, 1e-10) {
 				t.Errorf("%d×%d τ=%v: differs from core.SVT", r, c, tau)
 			}
+			if wn := core.NuclearNorm(&want); math.Abs(nuc-wn) > 1e-10*math.Max(1, wn) {
+				t.Errorf("%d×%d τ=%v: nuclear norm %v, want %v", r, c, tau, nuc, wn)
+			}
 		}
 		var dst mat.Dense
-		if svtGram(&dst, a, 1e-8*s[0]) {
+		if _, ok := svtGram(&dst, a, 1e-8*s[0]); ok {
 			t.Errorf("%d×%d: accepted τ = 1e-8·σ_max", r, c)
+		}
+	}
+}
+
+// TestTridiag checks tridiag against gonum's Dsytrd (lower) on random
+// symmetric matrices of one, two and several panels: the same T, τ and
+// reflectors.
+func TestTridiag(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	var impl gonum.Implementation
+	for _, n := range []int{1, 2, 3, 31, 33, 70, 100} {
+		A := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				v := rng.NormFloat64()
+				A[i*n+j], A[j*n+i] = v, v
+			}
+		}
+		B := append([]float64(nil), A...)
+		d, e, tau := make([]float64, n), make([]float64, max(n-1, 1)), make([]float64, max(n-1, 1))
+		tridiag(n, A, d, e, tau)
+		wd, we, wtau := make([]float64, n), make([]float64, max(n-1, 1)), make([]float64, max(n-1, 1))
+		work := make([]float64, 1)
+		impl.Dsytrd(blas.Lower, n, B, n, wd, we, wtau, work, -1)
+		work = make([]float64, int(work[0]))
+		impl.Dsytrd(blas.Lower, n, B, n, wd, we, wtau, work, len(work))
+		if !floats.EqualApprox(d, wd, 1e-11) || !floats.EqualApprox(e[:max(n-1, 0)], we[:max(n-1, 0)], 1e-11) || !floats.EqualApprox(tau[:max(n-1, 0)], wtau[:max(n-1, 0)], 1e-11) {
+			t.Errorf("n=%d: d, e or τ differ from Dsytrd", n)
+			continue
+		}
+		for i := 0; i < n; i++ {
+			for r := i + 2; r < n; r++ {
+				if math.Abs(A[r*n+i]-B[r*n+i]) > 1e-11 {
+					t.Errorf("n=%d: reflector %d entry %d is %v, Dsytrd's %v", n, i, r, A[r*n+i], B[r*n+i])
+				}
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
@@ -22,7 +23,8 @@ type srrsTrain struct {
 	Z, J, E, Y1, Y2      *mat.Dense     // r×N
 	Ph                   *mat.Dense     // P̂, r×p
 	R, T                 mat.Dense      // r×N work
-	nucJ                 float64
+	nucJ                 float64        // ‖J‖_*, from the SVT
+	res1, res2, xnorm    float64        // residual norms of the last step, ‖X̂‖_F
 }
 
 func newSRRSTrain(Xh *mat.Dense, sig []float64, sp core.Partition, o SRRSOptions) *srrsTrain {
@@ -34,6 +36,7 @@ func newSRRSTrain(Xh *mat.Dense, sig []float64, sp core.Partition, o SRRSOptions
 	for _, m := range []**mat.Dense{&s.Z, &s.J, &s.E, &s.Y1, &s.Y2} {
 		*m = mat.NewDense(r, N, nil)
 	}
+	s.xnorm = mat.Norm(Xh, 2)
 	s.stepPAt(Xh)
 	return s
 }
@@ -122,13 +125,25 @@ func (s *srrsTrain) sigQ(a *mat.Dense) *mat.Dense {
 	return q
 }
 
-// stepZ solves the Z̃ step exactly on the three projectors.
+// stepZ solves the Z̃ step exactly on the three projectors. On projector
+// k the matrix is T_k = D + c_k·BBᵀ, D = Σ² + I diagonal, B = ΣP̂ (r×p),
+// c_k = 2λ2m_k/μ, and by the Woodbury identity
+//
+//	T_k⁻¹ = D⁻¹ − c_k·D⁻¹B·K_k⁻¹·BᵀD⁻¹,  K_k = I + c_k·BᵀD⁻¹B (p×p),
+//
+// T_k being positive definite exactly when K_k is. With F = BᵀD⁻¹R split
+// on the projectors (F − F̄_c, F̄_c − F̄, F̄),
+//
+//	Z̃ = D⁻¹(R − B·Σ_k c_k·K_k⁻¹·FΠ_k),
+//
+// two r×p×N products instead of r×r factorisations.
 func (s *srrsTrain) stepZ() error {
 	r, N := s.Xh.Dims()
 	// R = Σ(X̂ − Ê + Y1/μ) + J − Y2/μ
 	R := &s.R
-	R.Reset()
-	R.ReuseAs(r, N)
+	if R.IsEmpty() {
+		R.ReuseAs(r, N)
+	}
 	rr, xr, er, y1, jr, y2 := R.RawMatrix(), s.Xh.RawMatrix(), s.E.RawMatrix(), s.Y1.RawMatrix(), s.J.RawMatrix(), s.Y2.RawMatrix()
 	for i := 0; i < r; i++ {
 		for j := 0; j < N; j++ {
@@ -136,64 +151,83 @@ func (s *srrsTrain) stepZ() error {
 			rr.Data[k] = s.sig[i]*(xr.Data[k]-er.Data[k]+y1.Data[k]/s.mu) + jr.Data[k] - y2.Data[k]/s.mu
 		}
 	}
-	S := mat.NewSymDense(r, nil)
-	S.SymOuterK(1, s.sigQ(s.Ph))
-	solve := func(mk float64, b *mat.Dense) (*mat.Dense, error) {
-		T := mat.NewSymDense(r, nil)
-		T.ScaleSym(2*s.l2*mk/s.mu, S)
-		for i, v := range s.sig {
-			T.SetSym(i, i, T.At(i, i)+v*v+1)
+	p := s.p
+	B := s.sigQ(s.Ph)
+	DiB := mat.DenseCopyOf(B) // D⁻¹B
+	for i, v := range s.sig {
+		floats.Scale(1/(v*v+1), DiB.RawRowView(i))
+	}
+	var G mat.Dense
+	G.Mul(B.T(), DiB) // BᵀD⁻¹B
+	F := mat.NewDense(p, N, nil)
+	F.Mul(DiB.T(), R)
+	// solve sets b = c·K⁻¹b, K = I + c·G.
+	solve := func(c float64, b *mat.Dense) error {
+		if c == 0 {
+			b.Zero()
+			return nil
+		}
+		K := mat.NewSymDense(p, nil)
+		for i := 0; i < p; i++ {
+			for j := i; j < p; j++ {
+				K.SetSym(i, j, c*(G.At(i, j)+G.At(j, i))/2)
+			}
+			K.SetSym(i, i, K.At(i, i)+1)
 		}
 		var ch mat.Cholesky
-		if !ch.Factorize(T) {
-			return nil, fmt.Errorf("methods: SRRS Z step is not positive definite (η=%v, μ=%v)", s.eta, s.mu)
+		if !ch.Factorize(K) {
+			return fmt.Errorf("methods: SRRS Z step is not positive definite (η=%v, μ=%v)", s.eta, s.mu)
 		}
-		var x mat.Dense
-		if err := ch.SolveTo(&x, b); err != nil {
-			return nil, err
+		if err := ch.SolveTo(b, b); err != nil {
+			return err
 		}
-		return &x, nil
+		b.Scale(c, b)
+		return nil
 	}
-	mc, m := s.means(R)
+	mc, m := s.means(F)
 	C := s.sp.Blocks()
-	// RΠ_W = R − R̄_c
+	// FΠ_W = F − F̄_c
 	for c := 0; c < C; c++ {
 		s0, s1 := s.sp.Block(c)
-		for i := 0; i < r; i++ {
-			row := R.RawRowView(i)[s0:s1]
+		for i := 0; i < p; i++ {
+			row := F.RawRowView(i)[s0:s1]
 			for j := range row {
 				row[j] -= mc.At(i, c)
 			}
 		}
 	}
-	Zw, err := solve(1+s.eta, R)
-	if err != nil {
+	scale := 2 * s.l2 / s.mu
+	if err := solve(scale*(1+s.eta), F); err != nil {
 		return err
 	}
 	for c := 0; c < C; c++ { // class means minus the global mean
-		for i := 0; i < r; i++ {
+		for i := 0; i < p; i++ {
 			mc.Set(i, c, mc.At(i, c)-m[i])
 		}
 	}
-	Zb, err := solve(s.eta-1, mc)
-	if err != nil {
+	if err := solve(scale*(s.eta-1), mc); err != nil {
 		return err
 	}
-	Z1, err := solve(s.eta, mat.NewDense(r, 1, m))
-	if err != nil {
+	m1 := mat.NewDense(p, 1, m)
+	if err := solve(scale*s.eta, m1); err != nil {
 		return err
 	}
 	for c := 0; c < C; c++ {
 		s0, s1 := s.sp.Block(c)
-		for i := 0; i < r; i++ {
-			row := Zw.RawRowView(i)[s0:s1]
-			add := Zb.At(i, c) + Z1.At(i, 0)
+		for i := 0; i < p; i++ {
+			row := F.RawRowView(i)[s0:s1]
+			add := mc.At(i, c) + m1.At(i, 0)
 			for j := range row {
 				row[j] += add
 			}
 		}
 	}
-	s.Z.Copy(Zw)
+	// Z̃ = D⁻¹(R − B·F)
+	s.Z.Mul(B, F)
+	s.Z.Sub(R, s.Z)
+	for i, v := range s.sig {
+		floats.Scale(1/(v*v+1), s.Z.RawRowView(i))
+	}
 	return nil
 }
 
@@ -202,8 +236,13 @@ func (s *srrsTrain) step() error {
 	s.T.Reset()
 	s.T.Scale(1/s.mu, s.Y2)
 	s.T.Add(&s.T, s.Z)
-	if !svtGram(s.J, &s.T, 1/s.mu) {
-		core.SVT(s.J, &s.T, 1/s.mu)
+	if nuc, ok := svtGram(s.J, &s.T, 1/s.mu); ok {
+		s.nucJ = nuc
+	} else {
+		if _, err := core.SVT(s.J, &s.T, 1/s.mu); err != nil {
+			return err
+		}
+		s.nucJ = core.NuclearNorm(s.J)
 	}
 	if err := s.stepZ(); err != nil {
 		return err
@@ -216,41 +255,31 @@ func (s *srrsTrain) step() error {
 	core.L21Prox(s.E, &s.T, s.l1/s.mu)
 	s.stepPAt(SZ)
 	// Y1 += μ(X̂ − ΣZ̃ − Ê), Y2 += μ(Z̃ − J)
-	r1, r2 := s.residuals(SZ)
-	s.Y1.Add(s.Y1, r1.scaled(s.mu))
-	s.Y2.Add(s.Y2, r2.scaled(s.mu))
+	res := &s.T
+	res.Sub(s.Xh, SZ)
+	res.Sub(res, s.E)
+	s.res1 = mat.Norm(res, 2)
+	res.Scale(s.mu, res)
+	s.Y1.Add(s.Y1, res)
+	res.Sub(s.Z, s.J)
+	s.res2 = mat.Norm(res, 2)
+	res.Scale(s.mu, res)
+	s.Y2.Add(s.Y2, res)
 	s.mu = math.Min(s.rho*s.mu, srrsMuMax)
 	return nil
 }
 
-type residual struct{ *mat.Dense }
-
-func (r residual) scaled(f float64) *mat.Dense {
-	var t mat.Dense
-	t.Scale(f, r.Dense)
-	return &t
-}
-
-// residuals returns X̂ − ΣZ̃ − Ê and Z̃ − J, given SZ = ΣZ̃.
-func (s *srrsTrain) residuals(SZ *mat.Dense) (residual, residual) {
-	var a, b mat.Dense
-	a.Sub(s.Xh, SZ)
-	a.Sub(&a, s.E)
-	b.Sub(s.Z, s.J)
-	return residual{&a}, residual{&b}
-}
-
-// gap returns the larger residual norm relative to ‖X̂‖_F.
+// gap returns the larger residual norm of the last step, ‖X̂ − ΣZ̃ − Ê‖_F
+// or ‖Z̃ − J‖_F, relative to ‖X̂‖_F.
 func (s *srrsTrain) gap() float64 {
-	a, b := s.residuals(s.sigQ(s.Z))
-	return math.Max(mat.Norm(a, 2), mat.Norm(b, 2)) / mat.Norm(s.Xh, 2)
+	return math.Max(s.res1, s.res2) / s.xnorm
 }
 
 // cost returns the objective at (J, Ê, P̂): terms "nuclear" ‖J‖_*, "l21"
 // λ1‖Ê‖_{2,1} and "fisher" λ2·f(P̂, J).
 func (s *srrsTrain) cost() lrsdl.Cost {
 	terms := []lrsdl.Term{
-		{Name: "nuclear", Value: core.NuclearNorm(s.J)},
+		{Name: "nuclear", Value: s.nucJ},
 		{Name: "l21", Value: s.l1 * core.L21(s.E)},
 		{Name: "fisher", Value: s.l2 * s.fisher(s.sigQ(s.J))},
 	}
@@ -277,7 +306,7 @@ func srrsReduce(ctx context.Context, X *mat.Dense) (U *mat.Dense, sig []float64,
 	done := make(chan *result, 1)
 	go func() {
 		var f result
-		f.ok = f.svd.Factorize(A, mat.SVDThin)
+		f.ok = f.svd.Factorize(A, mat.SVDThinU)
 		done <- &f
 	}()
 	var f *result
