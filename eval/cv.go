@@ -100,7 +100,8 @@ func ParseGrid(s string) (Grid, error) {
 // training fold), the sparsity weight (0.001 and 0.01, the range of the
 // paper and its authors' settings), the discrimination weight (λ2 or η) and
 // the prediction rule where the method has one (GC weight w, or local
-// coding). Options a method lacks are dropped by DefaultGrid. Prediction
+// coding). SRRS's subspace dimension is left to its data-aware default,
+// C − 1. Options a method lacks are dropped by DefaultGrid. Prediction
 // options cost no training, and successive halving (see CrossValidateSet)
 // trains most candidates briefly.
 var DefaultGrids = map[string]Grid{
@@ -116,7 +117,7 @@ var DefaultGrids = map[string]Grid{
 	"JDL":      {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
 	"JDL*":     {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
 	"DLRD":     {"k": {20, 40}, "lambda1": {0.005, 0.02}, "alpha": {0.01, 0.1}},
-	"SRRS":     {"p": {10, 20}, "lambda1": {0.1, 1}, "lambda2": {0.01, 0.1}},
+	"SRRS":     {"lambda1": {0.1, 1}, "lambda2": {0.01, 0.1}},
 }
 
 // DefaultGrid returns the default grid of c's method restricted to the
