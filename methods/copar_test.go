@@ -389,3 +389,53 @@ func TestCOPARUpdateXBatched(t *testing.T) {
 		}
 	}
 }
+
+// TestDictStepsSameWhateverBLASThreads checks that DLSI's dictionary step,
+// which runs on one OpenBLAS thread, gives the same bits with OpenBLAS on
+// one thread and on two, at a size (K = 200 atoms, d = 900) where its Gram
+// product DᵀD would be threaded.
+func TestDictStepsSameWhateverBLASThreads(t *testing.T) {
+	if lrsdl.Backend() != "openblas" {
+		t.Skip("needs the OpenBLAS backend")
+	}
+	const C, n, k, d = 8, 40, 25, 900
+	rng := rand.New(rand.NewPCG(5, 6))
+	randn := func(r, c int) *mat.Dense {
+		m := mat.NewDense(r, c, nil)
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+		return m
+	}
+	Ys := randn(d, C*n)
+	sp := blockPartition(C, n)
+	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+	for _, name := range []string{"DLSI"} {
+		part := blockPartition(C, k)
+		D0 := randn(d, part.Len())
+		for j := 0; j < part.Len(); j++ {
+			v := D0.ColView(j).(*mat.VecDense)
+			v.ScaleVec(1/mat.Norm(v, 2), v)
+		}
+		X := make([]*mat.Dense, C)
+		for c := range X {
+			X[c] = randn(k, n)
+		}
+		var want *mat.Dense
+		for _, threads := range []int{1, 2} {
+			lrsdl.SetOpenBLASThreads(threads)
+			D := mat.DenseCopyOf(D0)
+			if err := dlsiUpdateD(context.Background(), D, part, X, Ys, sp, nil, 0.05, false); err != nil {
+				t.Fatal(err)
+			}
+			if mat.Equal(D, D0) {
+				t.Fatalf("%s: the dictionary step left D unchanged", name)
+			}
+			if want == nil {
+				want = D
+			} else if !mat.Equal(D, want) {
+				t.Errorf("%s: two OpenBLAS threads gave another dictionary than one", name)
+			}
+		}
+	}
+}

@@ -272,6 +272,12 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	if err != nil {
 		return err
 	}
+	// The K-SVD iterations run every product on one OpenBLAS thread
+	// (lrsdl.OneBLASThread): threaded, the Gram product (Syrk) and DᵀY
+	// (Trmm) of every iteration left OpenBLAS's second thread spinning
+	// through the level-2 atom sweep that follows. The initialisation
+	// keeps its arithmetic.
+	endOne := lrsdl.OneBLASThread()
 	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		if err := run.Step(ctx); err != nil {
 			return lrsdl.Cost{}, err
@@ -281,6 +287,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 		}
 		return lcCost(Ysk, Gs, run.X, rows, names), nil
 	})
+	endOne()
 	l.info = fi
 	if err != nil {
 		return err
