@@ -116,3 +116,39 @@ func TestD2L2R2ReducedStepD(t *testing.T) {
 	}
 	sameReducedStep(t, run)
 }
+
+// TestXStepKeptNuclear checks that the cost the X step keeps (keepIfLower,
+// with the nuclear term carried over since D̄ did not change) is the cost
+// evaluated anew, to the last bit, for D2L2R2 (α‖D_c‖_*) and LRSDL
+// (η‖D0‖_*).
+func TestXStepKeptNuclear(t *testing.T) {
+	Ys, sp, _, _ := dlsiToyProblem(1, 3, 60, 15, 3)
+	ctx := context.Background()
+	for _, o := range []fisherOptions{
+		&D2L2R2Options{Alpha: 0.5, FDDLOptions: FDDLOptions{K: 3, Lambda2: 0.05, InitIters: 2}},
+		&LRSDLOptions{K0: 2, Eta: 0.5, FDDLOptions: FDDLOptions{K: 3, Lambda2: 0.05, InitIters: 2}},
+	} {
+		tr, err := newTrain(ctx, mustParams(t, o), mat.DenseCopyOf(Ys), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for it := 0; it < 3; it++ {
+			if err := tr.stepX(ctx); err != nil {
+				t.Fatal(err)
+			}
+			kept, fresh := tr.current(), tr.cost()
+			if kept.Total != fresh.Total || kept.Term("nuclear") != fresh.Term("nuclear") {
+				t.Errorf("%T iteration %d: kept cost %v (nuclear %v), anew %v (nuclear %v)", o, it, kept.Total, kept.Term("nuclear"), fresh.Total, fresh.Term("nuclear"))
+			}
+			if !(fresh.Term("nuclear") > 0) {
+				t.Errorf("%T: nuclear term %v, the test checks little", o, fresh.Term("nuclear"))
+			}
+			if err := tr.stepD(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := tr.stepD0(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

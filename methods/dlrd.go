@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
@@ -70,7 +72,8 @@ func (o *DLRDOptions) spec() optSpec {
 // A D step that does not lower J (ADMM stopped early) is discarded, so J
 // never increases. The ℓ1 error lives in the data space, so training does
 // not reduce the data to its span; the D step instead runs in span([D E])
-// (at most 2K dimensions; see dlrdTrain.stepD).
+// (at most 2K dimensions; see dlrdTrain.stepD) and the initial class
+// dictionaries are learned in span(Y_c) (newTrainSpan).
 //
 // Prediction follows SRC, as Ma et al. do: y is coded on D by the lasso
 // (½‖y − Dx‖² + λ‖x‖₁) and assigned to the class c of the smallest
@@ -118,7 +121,7 @@ func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err := checkMemory("DLRD", float64(d)*float64(N)*4+float64(K)*float64(N+K)*4, "k or the training set"); err != nil {
 		return err
 	}
-	t, err := newTrain(ctx, dlrdParams(o), mat.DenseCopyOf(Ys), g.Part)
+	t, err := newTrainSpan(ctx, dlrdParams(o), mat.DenseCopyOf(Ys), g.Part)
 	if err != nil {
 		return err
 	}
@@ -143,6 +146,69 @@ func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return nil
 }
 
+// newTrainSpan is newTrain for k0 = 0 with each class dictionary learned
+// in span(Y_c): Y_c = Q_c·R_c (thinQR), D_c = Q_c·ODL(R_c), at n_c instead
+// of d rows when d > spanRatio·n_c. ODL's iterates depend on Y_c only
+// through inner products and column norms, which Q_c preserves (the
+// argument of reduceSpan), so D_c and X_c^c are newTrain's up to rounding.
+// A class with a zero sample is learned in the data space: ODL replaces
+// a zero starting atom by a random one of length d.
+func newTrainSpan(ctx context.Context, p dlParams, Y *mat.Dense, sp core.Partition) (*train, error) {
+	d, N := Y.Dims()
+	if p.k0 > 0 || spanOff {
+		return newTrain(ctx, p, Y, sp)
+	}
+	sizes := make([]int, sp.Blocks())
+	for c := range sizes {
+		sizes[c] = p.k
+	}
+	ap := core.NewPartition(sizes...)
+	K := ap.Len()
+	t := &train{p: p, Y: Y, sp: sp, ap: ap, K: K, Db: mat.NewDense(d, K, nil), Xb: mat.NewDense(K, N, nil)}
+	rng := rand.New(rand.NewPCG(p.seed, 0x5eed1e55))
+	lo := core.LearnDictOptions{Iter: p.initIters, Lasso: core.LassoOptions{MaxIter: p.xIters, Tol: p.xTol}}
+	for c := 0; c < sp.Blocks(); c++ {
+		s0, s1 := sp.Block(c)
+		a0, a1 := ap.Block(c)
+		Yc := Y.Slice(0, d, s0, s1).(*mat.Dense)
+		var Q *spanBasis
+		if float64(d) > spanRatio*float64(s1-s0) && !hasZeroColumn(Yc) {
+			var Yr *mat.Dense
+			Q, Yr = thinQR(Yc)
+			Yc = Yr
+		}
+		Dc, Xc, err := core.LearnDict(ctx, Yc, p.k, p.lambda1, rng, lo)
+		if err != nil {
+			return nil, err
+		}
+		if Q != nil {
+			Dc = expand(Q, Dc)
+		}
+		t.Db.Slice(0, d, a0, a1).(*mat.Dense).Copy(Dc)
+		t.Xb.Slice(a0, a1, s0, s1).(*mat.Dense).Copy(Xc)
+	}
+	return t, nil
+}
+
+// hasZeroColumn reports whether a has a column of zeros.
+func hasZeroColumn(a *mat.Dense) bool {
+	r, c := a.Dims()
+	nz := make([]bool, c)
+	for i := 0; i < r; i++ {
+		for j, v := range a.RawRowView(i) {
+			if v != 0 {
+				nz[j] = true
+			}
+		}
+	}
+	for _, v := range nz {
+		if !v {
+			return true
+		}
+	}
+	return false
+}
+
 // dlrdTrain is a Fisher-model training run on Y0 − E with the error E.
 type dlrdTrain struct {
 	t    *train
@@ -151,6 +217,7 @@ type dlrdTrain struct {
 	beta float64
 	R    mat.Dense
 	sw   *kernels.SparseWorkspace // D·M(X) for sparse X
+	dT   mat.Dense                // N×K: ΔEᵀD in stepE
 	// fit holds the fidelity and ℓ1 terms at the current point when fitOK,
 	// nuc the nuclear term αΣ_c‖D_c‖_* at the current D when nucOK.
 	fit          lrsdl.Cost
@@ -221,16 +288,66 @@ func (s *dlrdTrain) residuals() {
 }
 
 // stepE sets E = S_{β/2}(½(R + R̂)) and the training data to Y0 − E.
+// When the cost's products are those of the current D and the old Y, B =
+// DᵀY follows the change of E as B − Dᵀ·ΔE, sparse in ΔE (K·nnz(ΔE)
+// multiply-adds instead of a new d×K×N product).
 func (s *dlrdTrain) stepE() {
+	t := s.t
 	s.residuals()
 	h := s.beta / 2
-	er, rr := s.E.RawMatrix().Data, s.R.RawMatrix().Data
-	for i, v := range rr {
-		er[i] = math.Copysign(math.Max(math.Abs(v)-h, 0), v)
+	gc := &t.gc
+	keep := !gramOff && gc.Db != nil && gc.y == &t.Y.RawMatrix().Data[0] && mat.Equal(gc.Db, t.Db)
+	if keep {
+		s.dT.Reset()
+		s.dT.ReuseAs(s.E.RawMatrix().Cols, t.K)
 	}
-	s.t.Y.Sub(s.Y0, s.E)
-	s.t.gc = gramCache{} // Y changed in place
-	s.t.curOK, s.fitOK = false, false
+	e, r := s.E.RawMatrix(), s.R.RawMatrix()
+	db, dt := t.Db.RawMatrix(), s.dT.RawMatrix()
+	for i := 0; i < e.Rows; i++ {
+		ei, ri := e.Data[i*e.Stride:i*e.Stride+e.Cols], r.Data[i*r.Stride:i*r.Stride+e.Cols]
+		for j, v := range ri {
+			nv := math.Copysign(math.Max(math.Abs(v)-h, 0), v)
+			if keep && nv != ei[j] {
+				// row j of ΔEᵀD gains ΔE_ij·D_i.
+				floats.AddScaled(dt.Data[j*dt.Stride:j*dt.Stride+t.K], nv-ei[j], db.Data[i*db.Stride:i*db.Stride+t.K])
+			}
+			ei[j] = nv
+		}
+	}
+	t.Y.Sub(s.Y0, s.E)
+	if keep {
+		b := gc.B.RawMatrix()
+		for j := 0; j < dt.Rows; j++ {
+			for a, v := range dt.Data[j*dt.Stride : j*dt.Stride+t.K] {
+				b.Data[a*b.Stride+j] -= v
+			}
+		}
+		gc.ysq = classSquares(gc.ysq[:0], t.Y, t.sp)
+	} else {
+		t.gc = gramCache{} // Y changed in place
+	}
+	t.curOK, s.fitOK = false, false
+}
+
+// gramOff makes stepE recompute the cost's products after every E step
+// (tests compare).
+var gramOff bool
+
+// classSquares appends ‖Y_c‖² for each class c of sp to dst.
+func classSquares(dst []float64, Y *mat.Dense, sp core.Partition) []float64 {
+	d, _ := Y.Dims()
+	y := Y.RawMatrix()
+	for c := 0; c < sp.Blocks(); c++ {
+		s0, s1 := sp.Block(c)
+		var s float64
+		for i := 0; i < d; i++ {
+			for _, v := range y.Data[i*y.Stride+s0 : i*y.Stride+s1] {
+				s += v * v
+			}
+		}
+		dst = append(dst, s)
+	}
+	return dst
 }
 
 // fitCost returns the fidelity and ℓ1 terms of J at the current point:

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 )
 
@@ -62,7 +63,9 @@ func dictBasis(D, E, G, H *mat.Dense) (Q1 *mat.Dense, V blas64.Triangular, C *ma
 // values; so SVT_τ(Q·A) = Q·SVT_τ(A) and the ADMM on Dr = QᵀD, Er = QᵀE,
 // r ≤ 2K rows instead of d, gives D = Q·Dr up to rounding. The
 // keep-if-lower test compares the reduced objective. The Gram matrix of
-// [D E] reuses the cost's DᵀD and DᵀY (train.gc): DᵀE = DᵀY·M(X)ᵀ.
+// [D E] reuses the cost's DᵀD and DᵀY (train.gc): DᵀE = DᵀY·M(X)ᵀ; the
+// new D's DᵀD = DnᵀDn comes from its coordinates (train.gramFrom). The
+// reduced ADMM runs on one OpenBLAS thread.
 func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc float64, err error) {
 	d, N := t.Y.Dims()
 	if dSpanOff || t.p.alpha <= 0 || t.p.origD || t.k0 > 0 || float64(d) <= spanRatio*float64(2*t.K) {
@@ -89,24 +92,51 @@ func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc 
 		}
 	}
 	Dn := mat.DenseCopyOf(Dr)
-	if err := t.admm.Update(ctx, Dn, Er, F, prox, t.p.admmOpts(rho, t.p.updateOpts())); err != nil {
+	// At r ≤ 2K rows every product of the ADMM is small (ODL's blocks,
+	// the SVTs' r×k Cholesky QRs): on one OpenBLAS thread, whose second
+	// thread would spin between them.
+	end := lrsdl.OneBLASThread()
+	err = t.admm.Update(ctx, Dn, Er, F, prox, t.p.admmOpts(rho, t.p.updateOpts()))
+	if err != nil {
+		end()
 		return true, -1, err
 	}
 	nuc = t.nuclear(Dn)
-	if !(core.DictObjective(Dn, Er, F)/2+nuc <= t.phiD(Dr, Er, F)) {
+	lower := core.DictObjective(Dn, Er, F)/2+nuc <= t.phiD(Dr, Er, F)
+	var G mat.Dense
+	if lower {
+		G.Mul(Dn.T(), Dn) // DᵀD = DnᵀQᵀQDn
+	}
+	end()
+	if !lower {
 		return true, -1, nil
 	}
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, V, Dn.RawMatrix())
 	D.Mul(Q1, Dn) // Q·Dn
 	// Q is orthonormal to rounding: keep ‖dᵢ‖ ≤ 1 exact.
+	g := G.RawMatrix()
 	for j := 0; j < t.K; j++ {
 		col := D.ColView(j).(*mat.VecDense)
 		if nrm := mat.Norm(col, 2); nrm > 1 {
 			col.ScaleVec(1/nrm, col)
+			blas64.Scal(1/nrm, blas64.Vector{N: t.K, Inc: g.Stride, Data: g.Data[j:]})
+			blas64.Scal(1/nrm, blas64.Vector{N: t.K, Inc: 1, Data: g.Data[j*g.Stride:]})
 		}
 	}
+	t.gramFrom(&G)
 	t.curOK = false
 	return true, nuc, nil
+}
+
+// gramFrom sets the cost's products (train.gc) for the current D̄ = D
+// (k0 = 0) with G = DᵀD given, computing only B = DᵀY: at d = 10⁴ this
+// spares gramCache.update's d×K² product when G comes from the reduced
+// coordinates of spanStepD. The cache must hold products of the same Y.
+func (t *train) gramFrom(G *mat.Dense) {
+	gc := &t.gc
+	gc.Db.Copy(t.Db)
+	gc.G.Copy(G)
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, t.Db.RawMatrix(), t.Y.RawMatrix(), 0, gc.B.RawMatrix())
 }
 
 // nuclear returns αΣ_c‖D_c‖_* for the class blocks D_c of D.

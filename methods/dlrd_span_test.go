@@ -2,6 +2,7 @@ package methods
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -144,4 +145,72 @@ func dictSpan(D, E *mat.Dense) (Q, Dr, Er *mat.Dense, ok bool) {
 	blas64.Trsm(blas.Right, blas.NoTrans, 1, V, Q.RawMatrix())
 	r, _ := C.Dims()
 	return Q, mat.DenseCopyOf(C.Slice(0, r, 0, k)), mat.DenseCopyOf(C.Slice(0, r, k, 2*k)), true
+}
+
+// TestDLRDKeptProducts checks the products of the cost that DLRD keeps
+// between steps instead of recomputing them: G = DᵀD from the reduced D
+// step's coordinates (train.gramFrom) and B = DᵀY updated by the E step
+// for the change of E (stepE), against DᵀD, DᵀY and ‖Y_c‖² formed anew,
+// at a size where the D step runs in span([D E]).
+func TestDLRDKeptProducts(t *testing.T) {
+	Ys, sp, _, _ := dlsiToyProblem(1, 3, 60, 15, 3)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for n := 0; n < 40; n++ {
+		i, j := rng.IntN(60), rng.IntN(45)
+		Ys.Set(i, j, Ys.At(i, j)+3*rng.NormFloat64())
+	}
+	o := DLRDOptions{K: 3, Lambda1: 0.05, Alpha: 0.1, Beta: 0.5}
+	if err := o.spec().resolve(nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tr, err := newTrain(ctx, dlrdParams(o), mat.DenseCopyOf(Ys), sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, N := Ys.Dims()
+	s := &dlrdTrain{t: tr, Y0: Ys, beta: o.Beta, E: mat.NewDense(d, N, nil)}
+	kept := 0
+	check := func(step string) {
+		t.Helper()
+		gc := &tr.gc
+		if gc.Db == nil || !mat.Equal(gc.Db, tr.Db) || gc.y != &tr.Y.RawMatrix().Data[0] {
+			return // nothing kept
+		}
+		kept++
+		var G, B mat.Dense
+		G.Mul(tr.Db.T(), tr.Db)
+		B.Mul(tr.Db.T(), tr.Y)
+		if !mat.EqualApprox(gc.G, &G, 1e-12) {
+			t.Errorf("after %s: kept DᵀD differs from DᵀD", step)
+		}
+		if !mat.EqualApprox(gc.B, &B, 1e-12) {
+			t.Errorf("after %s: kept DᵀY differs from DᵀY", step)
+		}
+		for c, v := range classSquares(nil, tr.Y, sp) {
+			if math.Abs(gc.ysq[c]-v) > 1e-12*v {
+				t.Errorf("after %s: kept ‖Y_%d‖² = %v, want %v", step, c, gc.ysq[c], v)
+			}
+		}
+	}
+	changedE, changedD := false, false
+	for it := 0; it < 3; it++ {
+		if err := s.stepX(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check("X step")
+		E0 := mat.DenseCopyOf(s.E)
+		s.stepE()
+		changedE = changedE || !mat.Equal(E0, s.E)
+		check("E step")
+		D0 := mat.DenseCopyOf(tr.D())
+		if err := s.stepD(ctx); err != nil {
+			t.Fatal(err)
+		}
+		changedD = changedD || !mat.Equal(D0, tr.D())
+		check("D step")
+	}
+	if !changedE || !changedD || kept < 6 {
+		t.Errorf("E changed %v, D changed %v, products kept after %d steps: the test checks little", changedE, changedD, kept)
+	}
 }

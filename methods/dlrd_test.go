@@ -237,3 +237,43 @@ func TestDLRDBackends(t *testing.T) {
 		return m.D, pred
 	})
 }
+
+// TestDLRDInitSpan checks newTrainSpan, each class dictionary learned in
+// span(Y_c), against newTrain in the data space: same D and X up to
+// rounding, also with a class of mostly zero samples (learned in the data
+// space, where ODL draws a random atom of length d).
+func TestDLRDInitSpan(t *testing.T) {
+	Ys, sp, _, _ := dlsiToyProblem(1, 3, 60, 15, 3)
+	o := DLRDOptions{K: 3, Lambda1: 0.05}
+	if err := o.spec().resolve(nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, zero := range []bool{false, true} {
+		Y := mat.DenseCopyOf(Ys)
+		if zero { // most of class 1: some starting atom is zero
+			for i := 0; i < 60; i++ {
+				for j := 15; j < 27; j++ {
+					Y.Set(i, j, 0)
+				}
+			}
+		}
+		full, err := newTrain(ctx, dlrdParams(o), mat.DenseCopyOf(Y), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		red, err := newTrainSpan(ctx, dlrdParams(o), mat.DenseCopyOf(Y), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(full.Db, red.Db, 1e-9) || !mat.EqualApprox(full.Xb, red.Xb, 1e-9) {
+			var dd, dx mat.Dense
+			dd.Sub(full.Db, red.Db)
+			dx.Sub(full.Xb, red.Xb)
+			t.Errorf("zero sample %v: D differs by %g, X by %g (Frobenius)", zero, mat.Norm(&dd, 2), mat.Norm(&dx, 2))
+		}
+		if core.L1(full.Xb) == 0 {
+			t.Error("the codes are zero; the test checks little")
+		}
+	}
+}

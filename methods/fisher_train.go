@@ -195,10 +195,22 @@ func (t *train) current() lrsdl.Cost {
 	return t.cur
 }
 
-// keepIfLower keeps the new point if its cost is not above old.Total, and
-// otherwise calls revert and restores old.
+// keepIfLower keeps the new point of an X step if its cost is not above
+// old.Total, and otherwise calls revert and restores old. D̄ has not
+// changed since old, so the nuclear term is old's (no SVDs): the other
+// terms come from lrsdlCost with η = α = 0, summed in its order.
 func (t *train) keepIfLower(old lrsdl.Cost, revert func()) {
-	c := t.cost()
+	p := t.p
+	p.eta, p.alpha = 0, 0
+	t.gc.update(t.Db, t.Y, t.sp)
+	c := lrsdlCost(p, t.sp, t.ap, t.Db, t.Xb, &t.gc)
+	c.Total = 0
+	for i := range c.Terms {
+		if c.Terms[i].Name == "nuclear" {
+			c.Terms[i].Value = old.Term("nuclear")
+		}
+		c.Total += c.Terms[i].Value
+	}
 	if c.Total > old.Total {
 		revert()
 		c = old
