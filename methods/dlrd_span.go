@@ -9,6 +9,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // dSpanOff disables the reduced D step train.spanStepD of D2L2R2 and DLRD
@@ -136,7 +137,7 @@ func (t *train) gramFrom(G *mat.Dense) {
 	gc := &t.gc
 	gc.Db.Copy(t.Db)
 	gc.G.Copy(G)
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, t.Db.RawMatrix(), t.Y.RawMatrix(), 0, gc.B.RawMatrix())
+	kernels.Gemm(blas.Trans, blas.NoTrans, 1, t.Db.RawMatrix(), t.Y.RawMatrix(), 0, gc.B.RawMatrix())
 }
 
 // nuclear returns αΣ_c‖D_c‖_* for the class blocks D_c of D.
