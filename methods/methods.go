@@ -125,10 +125,36 @@ func classTrainingSet(method string, Y mat.Matrix, labels []int, o interface{ sp
 	return Ys, g, info, nil
 }
 
+// colNonZeroDoer is a sparse matrix that visits the non-zeros of one
+// column (sparse.CSC), far faster than its At.
+type colNonZeroDoer interface {
+	DoColNonZero(j int, fn func(i, j int, v float64))
+}
+
+// denseCopy returns a dense copy of Y (mat.DenseCopyOf, without its
+// element-by-element At on sparse input).
+func denseCopy(Y mat.Matrix) *mat.Dense {
+	if _, ok := Y.(colNonZeroDoer); !ok {
+		return mat.DenseCopyOf(Y)
+	}
+	_, n := Y.Dims()
+	perm := make([]int, n)
+	for j := range perm {
+		perm[j] = j
+	}
+	return permuteColumns(Y, perm)
+}
+
 // permuteColumns returns the dense matrix whose j-th column is column perm[j] of Y.
 func permuteColumns(Y mat.Matrix, perm []int) *mat.Dense {
 	d, _ := Y.Dims()
 	out := mat.NewDense(d, len(perm), nil)
+	if sp, ok := Y.(colNonZeroDoer); ok {
+		for j, p := range perm {
+			sp.DoColNonZero(p, func(i, _ int, v float64) { out.Set(i, j, v) })
+		}
+		return out
+	}
 	col := make([]float64, d)
 	for j, p := range perm {
 		mat.Col(col, p, Y)

@@ -75,7 +75,7 @@ func (f *fisherDL) scores(ctx context.Context, p dlParams, Y mat.Matrix, Xb *mat
 	K, k0 := f.dims()
 	d, n := Y.Dims()
 	C := f.part.Blocks()
-	Yb := mat.DenseCopyOf(Y)
+	Yb := denseCopy(Y)
 	if k0 > 0 {
 		var t mat.Dense
 		t.Mul(f.Db.Slice(0, d, K, K+k0), Xb.Slice(K, K+k0, 0, n))
@@ -96,7 +96,7 @@ func (f *fisherDL) scores(ctx context.Context, p dlParams, Y mat.Matrix, Xb *mat
 				Dcs = mat.NewDense(d, a1-a0+k0, nil)
 				Dcs.Slice(0, d, 0, a1-a0).(*mat.Dense).Copy(Dc)
 				Dcs.Slice(0, d, a1-a0, a1-a0+k0).(*mat.Dense).Copy(f.Db.Slice(0, d, K, K+k0))
-				Yc = mat.DenseCopyOf(Y)
+				Yc = denseCopy(Y)
 			}
 			_, ka := Dcs.Dims()
 			A := mat.NewDense(ka, n, nil)

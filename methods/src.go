@@ -192,7 +192,7 @@ func (b *blModel) residualLabels(Y mat.Matrix, X *mat.Dense) []int {
 	d, n := Y.Dims()
 	Yd, ok := Y.(*mat.Dense)
 	if !ok {
-		Yd = mat.DenseCopyOf(Y)
+		Yd = denseCopy(Y)
 	}
 	best := make([]float64, n)
 	out := make([]int, n)
