@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/lrsdl/lrsdl/core"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -65,16 +66,7 @@ func TestDictSpan(t *testing.T) {
 // TestDLRDReducedStepD checks that DLRD's D step in span([D E]) gives the
 // D step in the data space (train.stepD) up to rounding, and lowers J.
 func TestDLRDReducedStepD(t *testing.T) {
-	Ys, sp, _, _ := dlsiToyProblem(1, 3, 60, 15, 3)
-	rng := rand.New(rand.NewPCG(3, 3))
-	for n := 0; n < 40; n++ {
-		i, j := rng.IntN(60), rng.IntN(45)
-		Ys.Set(i, j, Ys.At(i, j)+3*rng.NormFloat64())
-	}
-	o := DLRDOptions{K: 3, Lambda1: 0.05, Alpha: 0.1, Beta: 0.5}
-	if err := o.spec().resolve(nil); err != nil {
-		t.Fatal(err)
-	}
+	Ys, sp, o := dlrdGrossToy(t)
 	ctx := context.Background()
 	run := func(off bool) (*mat.Dense, []float64) {
 		dSpanOff = off
@@ -153,16 +145,7 @@ func dictSpan(D, E *mat.Dense) (Q, Dr, Er *mat.Dense, ok bool) {
 // for the change of E (stepE), against DᵀD, DᵀY and ‖Y_c‖² formed anew,
 // at a size where the D step runs in span([D E]).
 func TestDLRDKeptProducts(t *testing.T) {
-	Ys, sp, _, _ := dlsiToyProblem(1, 3, 60, 15, 3)
-	rng := rand.New(rand.NewPCG(3, 3))
-	for n := 0; n < 40; n++ {
-		i, j := rng.IntN(60), rng.IntN(45)
-		Ys.Set(i, j, Ys.At(i, j)+3*rng.NormFloat64())
-	}
-	o := DLRDOptions{K: 3, Lambda1: 0.05, Alpha: 0.1, Beta: 0.5}
-	if err := o.spec().resolve(nil); err != nil {
-		t.Fatal(err)
-	}
+	Ys, sp, o := dlrdGrossToy(t)
 	ctx := context.Background()
 	tr, err := newTrain(ctx, dlrdParams(o), mat.DenseCopyOf(Ys), sp)
 	if err != nil {
@@ -213,4 +196,22 @@ func TestDLRDKeptProducts(t *testing.T) {
 	if !changedE || !changedD || kept < 6 {
 		t.Errorf("E changed %v, D changed %v, products kept after %d steps: the test checks little", changedE, changedD, kept)
 	}
+}
+
+// dlrdGrossToy returns 3 classes of 15 samples in 60 dimensions with 40 gross
+// errors, their partition, and resolved DLRD options (k = 3) at which the
+// D step runs in span([D E]).
+func dlrdGrossToy(t *testing.T) (*mat.Dense, core.Partition, DLRDOptions) {
+	t.Helper()
+	Ys, sp, _, _ := dlsiToyProblem(1, 3, 60, 15, 3)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for n := 0; n < 40; n++ {
+		i, j := rng.IntN(60), rng.IntN(45)
+		Ys.Set(i, j, Ys.At(i, j)+3*rng.NormFloat64())
+	}
+	o := DLRDOptions{K: 3, Lambda1: 0.05, Alpha: 0.1, Beta: 0.5}
+	if err := o.spec().resolve(nil); err != nil {
+		t.Fatal(err)
+	}
+	return Ys, sp, o
 }

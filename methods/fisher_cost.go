@@ -58,18 +58,7 @@ func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition) {
 		return
 	}
 	g.y = y
-	g.ysq = g.ysq[:0]
-	yr := Y.RawMatrix()
-	for c := 0; c < sp.Blocks(); c++ {
-		s0, s1 := sp.Block(c)
-		var s float64
-		for i := 0; i < d; i++ {
-			for _, v := range yr.Data[i*yr.Stride+s0 : i*yr.Stride+s1] {
-				s += v * v
-			}
-		}
-		g.ysq = append(g.ysq, s)
-	}
+	g.ysq = classSquares(g.ysq[:0], Y, sp)
 }
 
 // lrsdlCost returns the terms of J̄_Y(D̄, X̄):
@@ -112,16 +101,7 @@ func lrsdlCost(p dlParams, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCac
 	}
 	// The fidelity, ℓ1 and Fisher terms over fixed groups of classes,
 	// shared between the cores and added in group order.
-	gc.groups = gc.groups[:0]
-	for c := 0; c < C; {
-		e := c + 1
-		for e < C && sp[e]-sp[c] < gradGroupCols {
-			e++
-		}
-		gc.groups = append(gc.groups, c)
-		c = e
-	}
-	gc.groups = append(gc.groups, C)
+	gc.groups = classGroups(gc.groups[:0], sp, 0, C)
 	ng := len(gc.groups) - 1
 	if cap(gc.part) < ng {
 		gc.part = make([][3]float64, ng)

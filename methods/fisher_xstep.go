@@ -311,23 +311,30 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	// class by class, in fixed groups of classes shared between the cores.
 	j := &s.gj
 	*j = gradJob{s: s, g: g, w: w, b: b, c1: c1}
-	s.groups = s.groups[:0]
-	for c := s.c0; c < c1; {
-		e := c + 1
-		for e < c1 && sp[e]-sp[c] < gradGroupCols {
-			e++
-		}
-		s.groups = append(s.groups, c)
-		c = e
-	}
-	s.groups = append(s.groups, c1)
+	s.groups = classGroups(s.groups[:0], sp, s.c0, c1)
 	parallel.For(len(s.groups)-1, j, kb*n*(1+k0))
 	*j = gradJob{}
 }
 
-// gradGroupCols is the fewest columns of a group of classes of
-// xstep.grad's per-class pass (the last group may have fewer).
+// gradGroupCols is the fewest columns of a group of classes of the
+// per-class passes of xstep.grad and the cost (the last group may have
+// fewer).
 const gradGroupCols = 64
+
+// classGroups appends to dst the first class of each group of consecutive
+// classes c0..c1−1 holding at least gradGroupCols samples, then c1: group g
+// is classes dst[g] to dst[g+1]−1. Groups depend on the partition alone.
+func classGroups(dst []int, sp core.Partition, c0, c1 int) []int {
+	for c := c0; c < c1; {
+		e := c + 1
+		for e < c1 && sp[e]-sp[c] < gradGroupCols {
+			e++
+		}
+		dst = append(dst, c)
+		c = e
+	}
+	return append(dst, c1)
+}
 
 // meanOffsets sets s.off[i·C+c] to the mean term of row i on class c
 // (c0 ≤ c < c1) for the columns of W: λ2(m_i − 2m_ic) on the rows of X,
