@@ -93,9 +93,10 @@ func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc 
 		}
 	}
 	Dn := mat.DenseCopyOf(Dr)
-	// At r ≤ 2K rows every product of the ADMM is small (ODL's blocks,
-	// the SVTs' r×k Cholesky QRs): on one OpenBLAS thread, whose second
-	// thread would spin between them.
+	// On one OpenBLAS thread: the ADMM's products (ODL's blocks, the
+	// SVTs' r×k Cholesky QRs) are below lrsdl.GemmThreadsMin anyway, but
+	// DᵀD below (K²r) is not, and a threaded call leaves OpenBLAS's second
+	// thread spinning through the sequential work that follows.
 	end := lrsdl.OneBLASThread()
 	err = t.admm.Update(ctx, Dn, Er, F, prox, t.p.admmOpts(rho, t.p.updateOpts()))
 	if err != nil {
