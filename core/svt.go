@@ -313,8 +313,10 @@ func (w *ADMMDictWorkspace) Update(ctx context.Context, D, E, F *mat.Dense, prox
 		U.Sub(U, Z)
 		V.Sub(D, Z)
 		Zp.Sub(Z, Zp)
-		// Primal residual D − Z and dual residual ΔZ.
-		nd, nv, nz := mat.Norm(D, 2), mat.Norm(V, 2), mat.Norm(Zp, 2)
+		// Primal residual D − Z and dual residual ΔZ; plain sums of squares
+		// (the scaled sums of mat.Norm guard against overflow these
+		// dictionary-sized entries cannot reach, at several times the cost).
+		nd, nv, nz := math.Sqrt(Dot(D, D)), math.Sqrt(Dot(V, V)), math.Sqrt(Dot(Zp, Zp))
 		if math.IsNaN(nd + nv + nz) {
 			return fmt.Errorf("core: ADMM iteration %d: %w", it+1, ErrNotFinite)
 		}
