@@ -11,6 +11,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/data"
 )
 
 func TestReduceSpan(t *testing.T) {
@@ -209,4 +210,25 @@ func TestReduceSpanCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || Q != nil || Yr != nil {
 		t.Fatalf("reduceSpan with a cancelled context: %v, %v, %v", Q, Yr, err)
 	}
+}
+
+// BenchmarkFlowerSpan times reduceSpan and expand of a 425-atom dictionary
+// on Oxford Flower split 1 (d=10000, N=1020), the span overhead of every
+// method trained in span(Y) there.
+func BenchmarkFlowerSpan(b *testing.B) {
+	ds, err := data.Load("../testdata/flower17-split1.mat", data.LoadOptions{Normalize: true})
+	if err != nil {
+		b.Skip(err)
+	}
+	Y := ds.Train.Y
+	done := cpuMetric(b)
+	for i := 0; i < b.N; i++ {
+		Q, Yr, err := reduceSpan(context.Background(), Y)
+		if err != nil || Q == nil {
+			b.Fatal(err)
+		}
+		n, _ := Yr.Dims()
+		expand(Q, mat.DenseCopyOf(Yr.Slice(0, n, 0, 425)))
+	}
+	done()
 }
