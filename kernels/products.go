@@ -4,6 +4,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/internal/parallel"
 )
 
@@ -89,9 +90,9 @@ func zero(a blas64.General) {
 // gemmChunks chunks of a multiple of 8 rows or columns, at least
 // gemmMinSide; the chunks depend only on the shapes, so the result is the
 // same whatever GOMAXPROCS is, though it need not round as the unsplit
-// product. Products of fewer than parallel.MinWork or more than
-// gemmMaxWork multiply-adds are one call (the largest run threaded in
-// OpenBLAS).
+// product. Products of fewer than parallel.MinWork or at least
+// lrsdl.GemmThreadsMin multiply-adds are one call (the latter run threaded
+// in OpenBLAS).
 func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	m, n := c.Rows, c.Cols
 	k := a.Cols
@@ -100,7 +101,7 @@ func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float6
 	}
 	work := m * n * k
 	side := max(m, n)
-	if work < parallel.MinWork || work >= gemmMaxWork || side < 2*gemmMinSide || m == 0 || n == 0 || k == 0 {
+	if work < parallel.MinWork || work >= lrsdl.GemmThreadsMin || side < 2*gemmMinSide || m == 0 || n == 0 || k == 0 {
 		blas64.Gemm(tA, tB, alpha, a, b, beta, c)
 		return
 	}
@@ -114,9 +115,8 @@ func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float6
 }
 
 const (
-	gemmChunks  = 8       // most chunks of Gemm
-	gemmMinSide = 32      // fewest rows or columns of a chunk
-	gemmMaxWork = 1 << 25 // lrsdl.GemmThreadsMin's default
+	gemmChunks  = 8  // most chunks of Gemm
+	gemmMinSide = 32 // fewest rows or columns of a chunk
 )
 
 type gemmJob struct {

@@ -8,8 +8,8 @@ import (
 	"github.com/lrsdl/lrsdl/data"
 )
 
-// BenchmarkFlowerFit times one Fit at the default options of each method
-// without a Fisher model on Oxford Flower split 1 (d=10000, N=1020, 17
+// BenchmarkFlowerFit times one Fit at the default options of every method
+// (Names) on Oxford Flower split 1 (d=10000, N=1020, 17
 // classes, 60 per class, unit-norm samples), the sizes of issue #16, and
 // reports the test accuracy.
 func BenchmarkFlowerFit(b *testing.B) {
@@ -34,7 +34,7 @@ func BenchmarkCOILFit(b *testing.B) {
 }
 
 func benchBaselines(b *testing.B, ds *data.Dataset) {
-	for _, name := range []string{"SRC", "ODL", "LCKSVD1", "LCKSVD2", "DLSI", "COPAR", "DLRD", "D2L2R2", "SRRS"} {
+	for _, name := range Names() {
 		b.Run(name, func(b *testing.B) {
 			var m lrsdl.Classifier
 			done := cpuMetric(b)
