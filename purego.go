@@ -16,7 +16,8 @@ func backendDetail() string { return "gonum pure-Go BLAS" }
 
 func openBLASCoreHint() string { return "" }
 
-// GemmThreadsMin is, in builds without OpenBLAS, unused.
+// GemmThreadsMin is, in builds without OpenBLAS, the size from which
+// kernels.Gemm leaves a product whole, as in OpenBLAS builds.
 var GemmThreadsMin = 1 << 25
 
 // SetOpenBLASThreads does nothing in builds without OpenBLAS; it returns 1.
