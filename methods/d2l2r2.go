@@ -14,15 +14,15 @@ func init() {
 }
 
 // D2L2R2Options configures D2L2R2. The zero value means the defaults of
-// FDDLOptions and α = 0.01; Off sets α to 0 (FDDL).
+// FDDLOptions and α = 0.005; Off sets α to 0 (FDDL).
 type D2L2R2Options struct {
 	FDDLOptions
-	Alpha float64 `json:"alpha"` // weight α of Σ_c ‖D_c‖_*; zero means 0.01
+	Alpha float64 `json:"alpha"` // weight α of Σ_c ‖D_c‖_*; zero means 0.005
 }
 
 func (o *D2L2R2Options) spec() optSpec {
 	return optSpec{method: "D2L2R2", opts: append(o.FDDLOptions.opts(),
-		opt{name: "alpha", doc: "weight α of Σ_c ‖D_c‖_*", f: &o.Alpha, def: 0.01, off: true})}
+		opt{name: "alpha", doc: "weight α of Σ_c ‖D_c‖_*", f: &o.Alpha, def: 0.005, off: true})}
 }
 
 // params returns the training parameters of resolved options.

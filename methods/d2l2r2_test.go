@@ -2,8 +2,11 @@ package methods
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
@@ -150,5 +153,156 @@ func TestXStepKeptNuclear(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// nuclearDictRef minimises J's D part
+//
+//	φ(D) = ½tr(F·DᵀD) − tr(EDᵀ) + α Σ_c ‖D_c‖_*,  ‖dᵢ‖₂ ≤ 1,
+//
+// independently of the ADMM of the D step, by FISTA from D with step 1/L,
+// L = λmax(F), whose prox (of the nuclear terms plus the constraint) is
+// the Dykstra-like splitting of Bauschke and Combettes: SVT of each class
+// block by an SVD and the projection of each column on the unit ball, in
+// turn.
+func nuclearDictRef(D, E, F *mat.Dense, ap core.Partition, alpha float64, iters int) *mat.Dense {
+	d, k := D.Dims()
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(k, mat.DenseCopyOf(F).RawMatrix().Data), false) {
+		panic("eigen")
+	}
+	L := floats.Max(es.Values(nil))
+	svt := func(dst, a *mat.Dense, tau float64) {
+		for c := 0; c < ap.Blocks(); c++ {
+			a0, a1 := ap.Block(c)
+			var svd mat.SVD
+			if !svd.Factorize(a.Slice(0, d, a0, a1), mat.SVDThin) {
+				panic("svd")
+			}
+			var U, V mat.Dense
+			svd.UTo(&U)
+			svd.VTo(&V)
+			s := svd.Values(nil)
+			for i := range s {
+				s[i] = math.Max(s[i]-tau, 0)
+			}
+			var US mat.Dense
+			US.Mul(&U, mat.NewDiagDense(len(s), s))
+			dst.Slice(0, d, a0, a1).(*mat.Dense).Mul(&US, V.T())
+		}
+	}
+	ball := func(dst, a *mat.Dense) {
+		dst.Copy(a)
+		for j := 0; j < k; j++ {
+			col := dst.ColView(j).(*mat.VecDense)
+			if n := mat.Norm(col, 2); n > 1 {
+				col.ScaleVec(1/n, col)
+			}
+		}
+	}
+	x, y, prev := mat.DenseCopyOf(D), mat.DenseCopyOf(D), mat.DenseCopyOf(D)
+	var g, v, p, q, u, w mat.Dense
+	tk := 1.0
+	for it := 0; it < iters; it++ {
+		g.Mul(y, F) // ∇ = YF − E
+		g.Sub(&g, E)
+		v.Scale(-1/L, &g)
+		v.Add(&v, y)
+		// x = prox(v) by the Dykstra-like iteration.
+		prev.Copy(x)
+		x.Copy(&v)
+		p.Reset()
+		p.ReuseAs(d, k)
+		q.Reset()
+		q.ReuseAs(d, k)
+		for in := 0; in < 30; in++ {
+			w.Add(x, &p)
+			u.Reset()
+			u.ReuseAs(d, k)
+			svt(&u, &w, alpha/L)
+			p.Sub(&w, &u)
+			w.Add(&u, &q)
+			ball(x, &w)
+			q.Sub(&w, x)
+		}
+		tn := (1 + math.Sqrt(1+4*tk*tk)) / 2
+		y.Sub(x, prev)
+		y.Scale((tk-1)/tn, y)
+		y.Add(y, x)
+		tk = tn
+	}
+	return x
+}
+
+// phiRef returns ½tr(F·DᵀD) − tr(EDᵀ) + α Σ_c ‖D_c‖_* from its definition.
+func phiRef(D, E, F *mat.Dense, ap core.Partition, alpha float64) float64 {
+	d, _ := D.Dims()
+	var dtd, fd mat.Dense
+	dtd.Mul(D.T(), D)
+	fd.MulElem(F, &dtd)
+	v := mat.Sum(&fd)/2 - mat.Sum(elem(E, D))
+	for c := 0; c < ap.Blocks(); c++ {
+		a0, a1 := ap.Block(c)
+		var svd mat.SVD
+		svd.Factorize(D.Slice(0, d, a0, a1), mat.SVDNone)
+		v += alpha * floats.Sum(svd.Values(nil))
+	}
+	return v
+}
+
+func elem(a, b *mat.Dense) *mat.Dense {
+	var m mat.Dense
+	m.MulElem(a, b)
+	return &m
+}
+
+// checkStepDMinimisesPhi runs the D step step of tr at many ADMM iterations
+// and checks that it reaches the minimum of J's D part φ (phiRef) found by
+// nuclearDictRef, for the E and F of the D step at tr's current point. A
+// D step that minimises −2tr(EDᵀ) + tr(F·DᵀD) + αΣ‖D_c‖_* instead
+// (threshold α/ρ: α/2 relative to J) stops well above it.
+func checkStepDMinimisesPhi(t *testing.T, name string, tr *train, step func() error) {
+	t.Helper()
+	tr.p.admmIters, tr.p.dIters = 3000, 200
+	E, F := tr.dProblem()
+	D0 := mat.DenseCopyOf(tr.D())
+	ref := nuclearDictRef(D0, E, F, tr.ap, tr.p.alpha, 300)
+	if err := step(); err != nil {
+		t.Fatal(err)
+	}
+	pr, ps, p0 := phiRef(ref, E, F, tr.ap, tr.p.alpha), phiRef(tr.D(), E, F, tr.ap, tr.p.alpha), phiRef(D0, E, F, tr.ap, tr.p.alpha)
+	if !(pr < p0-1e-4*math.Abs(p0)) {
+		t.Fatalf("%s: reference φ %v not below the start's %v, the test checks little", name, pr, p0)
+	}
+	if ps > pr+1e-7*math.Abs(pr) {
+		t.Errorf("%s: D step reaches φ = %.10g, the reference %.10g (start %.10g)", name, ps, pr, p0)
+	}
+	var diff mat.Dense
+	diff.Sub(tr.D(), ref)
+	if n := mat.Norm(&diff, 2); n > 1e-3*mat.Norm(ref, 2) {
+		t.Errorf("%s: D step's D differs from the reference by %g (Frobenius)", name, n)
+	}
+}
+
+// TestD2L2R2StepDMinimisesJ checks that D2L2R2's D step, in the data space
+// and in span([D E]), minimises J's own D part ½(tr(F·DᵀD) − 2tr(EDᵀ)) +
+// αΣ_c‖D_c‖_* (checkStepDMinimisesPhi).
+func TestD2L2R2StepDMinimisesJ(t *testing.T) {
+	Ys, sp, _, _ := dlsiToyProblem(1, 3, 60, 15, 3)
+	p := mustParams(t, &D2L2R2Options{Alpha: 0.5, FDDLOptions: FDDLOptions{K: 3, Lambda2: 0.05, InitIters: 2}})
+	ctx := context.Background()
+	for _, off := range []bool{true, false} {
+		tr, err := newTrain(ctx, p, mat.DenseCopyOf(Ys), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.stepX(ctx); err != nil {
+			t.Fatal(err)
+		}
+		checkStepDMinimisesPhi(t, fmt.Sprintf("span off=%v", off), tr, func() error {
+			dSpanOff = off
+			defer func() { dSpanOff = false }()
+			return tr.stepD(ctx)
+		})
 	}
 }

@@ -23,7 +23,7 @@ func init() { register("DLRD", func() lrsdl.Classifier { return &DLRD{} }) }
 type DLRDOptions struct {
 	K       int     `json:"k"`       // atoms per class; zero means min(20, smallest class)
 	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1 of the codes; zero means 0.02
-	Alpha   float64 `json:"alpha"`   // nuclear-norm weight α of each D_c; zero means 0.01
+	Alpha   float64 `json:"alpha"`   // nuclear-norm weight α of each D_c; zero means 0.005
 	Beta    float64 `json:"beta"`    // ℓ1 weight β of the sparse error E; zero means 0.1
 	Lambda  float64 `json:"lambda"`  // ℓ1 weight of the coding at prediction; zero means lambda1
 	Iters   int     `json:"iters"`   // outer iterations; zero means 15
@@ -38,7 +38,7 @@ func (o *DLRDOptions) spec() optSpec {
 	return optSpec{method: "DLRD", opts: []opt{
 		kOpt(&o.K, 20, "atoms per class"),
 		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.02, minOpen: true, zeroAt: 1},
-		{name: "alpha", doc: "nuclear-norm weight α of each class dictionary", f: &o.Alpha, def: 0.01, off: true},
+		{name: "alpha", doc: "nuclear-norm weight α of each class dictionary", f: &o.Alpha, def: 0.005, off: true},
 		{name: "beta", doc: "ℓ1 weight β of the sparse error", f: &o.Beta, def: 0.1, minOpen: true},
 		lambdaOpt(&o.Lambda, &o.Lambda1),
 		itersOpt(&o.Iters, 15),
@@ -62,10 +62,10 @@ func (o *DLRDOptions) spec() optSpec {
 // solver; training alternates
 //
 //   - X: FDDL-X with λ2 = 0 (one FISTA over X on Y − E);
-//   - D: min −2tr(EDᵀ) + tr(F·DᵀD) + α Σ_c ‖D_c‖_* (E-FDDL-D's quadratic)
-//     by ADMM on the split D = Z with singular value thresholding of each
-//     class block of Z, the D2L2R2 step (the paper's inexact ALM splits
-//     D_c = J_c the same way);
+//   - D: min −2tr(EDᵀ) + tr(F·DᵀD) + 2α Σ_c ‖D_c‖_*, twice J's D part
+//     (E-FDDL-D's quadratic), by ADMM on the split D = Z with singular
+//     value thresholding of each class block of Z at 2α/ρ, the D2L2R2
+//     step (the paper's inexact ALM splits D_c = J_c the same way);
 //   - E: J is ‖E − ½(R + R̂)‖² + β‖E‖₁ + const in E, R = Y − DX and
 //     R̂_c = Y_c − D_cX_c^c, so E = S_{β/2}(½(R + R̂)) (soft thresholding).
 //

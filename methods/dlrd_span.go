@@ -50,9 +50,10 @@ func dictBasis(D, E, G, H *mat.Dense) (Q1 *mat.Dense, V blas64.Triangular, C *ma
 
 // spanStepD is the nuclear-norm D step of train.stepD (D2L2R2, DLRD),
 //
-//	D = argmin −2tr(EDᵀ) + tr(F·DᵀD) + α Σ_c ‖D_c‖_*  s.t. ‖dᵢ‖ ≤ 1,
+//	D = argmin −2tr(EDᵀ) + tr(F·DᵀD) + 2α Σ_c ‖D_c‖_*  s.t. ‖dᵢ‖ ≤ 1,
 //
-// by ADMM + SVT run in span([D E]). It reports whether it ran (not when
+// twice J's D part φ(D) of phiD, by ADMM + SVT (threshold 2α/ρ) run in
+// span([D E]). It reports whether it ran (not when
 // that span is not well below the data dimension, see dictBasis) and the
 // nuclear term αΣ_c‖D_c‖_* of the new D from its coordinates (‖Q·A‖_* =
 // ‖A‖_*), or −1 when D was kept. Every iterate of the ADMM (D, its split Z and the scaled
@@ -89,7 +90,7 @@ func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc 
 		for c := 0; c < t.ap.Blocks(); c++ {
 			a0, a1 := t.ap.Block(c)
 			zc := z.Slice(0, r, a0, a1).(*mat.Dense)
-			core.SVT(zc, v.Slice(0, r, a0, a1).(*mat.Dense), t.p.alpha/rho)
+			core.SVT(zc, v.Slice(0, r, a0, a1).(*mat.Dense), 2*t.p.alpha/rho)
 		}
 	}
 	Dn := mat.DenseCopyOf(Dr)

@@ -2,6 +2,7 @@ package methods
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -214,4 +215,30 @@ func dlrdGrossToy(t *testing.T) (*mat.Dense, core.Partition, DLRDOptions) {
 		t.Fatal(err)
 	}
 	return Ys, sp, o
+}
+
+// TestDLRDStepDMinimisesJ checks that DLRD's D step, in the data space and
+// in span([D E]), minimises J's own D part ½(tr(F·DᵀD) − 2tr(EDᵀ)) +
+// αΣ_c‖D_c‖_* (checkStepDMinimisesPhi).
+func TestDLRDStepDMinimisesJ(t *testing.T) {
+	Ys, sp, o := dlrdGrossToy(t)
+	o.Alpha = 0.5
+	ctx := context.Background()
+	for _, off := range []bool{true, false} {
+		tr, err := newTrain(ctx, dlrdParams(o), mat.DenseCopyOf(Ys), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, N := Ys.Dims()
+		s := &dlrdTrain{t: tr, Y0: Ys, beta: o.Beta, E: mat.NewDense(d, N, nil)}
+		if err := s.stepX(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s.stepE()
+		checkStepDMinimisesPhi(t, fmt.Sprintf("span off=%v", off), tr, func() error {
+			dSpanOff = off
+			defer func() { dSpanOff = false }()
+			return s.stepD(ctx)
+		})
+	}
 }

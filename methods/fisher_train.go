@@ -312,9 +312,11 @@ func (t *train) mx() *mat.Dense {
 }
 
 // stepD updates D by E-FDDL-D: D = argmin −2tr(EDᵀ) + tr(F·DᵀD) with
-// E = Ȳ·M(X)ᵀ, F = M(XXᵀ), by ODL (with α > 0, ADMM + SVT per class
-// dictionary: D2L2R2, in span([D E]) by spanStepD when that is well below
-// the data dimension); or, with origD, by O-FDDL-D class by class.
+// E = Ȳ·M(X)ᵀ, F = M(XXᵀ), by ODL; with α > 0 (D2L2R2, DLRD) it minimises
+// J's D part φ(D) of phiD, that is −2tr(EDᵀ) + tr(F·DᵀD) + 2αΣ_c‖D_c‖_*,
+// by ADMM + SVT per class dictionary at threshold 2α/ρ (in span([D E]) by
+// spanStepD when that is well below the data dimension); or, with origD,
+// by O-FDDL-D class by class.
 func (t *train) stepD(ctx context.Context) error {
 	D, X := t.D(), t.X()
 	uo := t.p.updateOpts()
@@ -360,7 +362,7 @@ func (t *train) stepD(ctx context.Context) error {
 			for c := 0; c < t.ap.Blocks(); c++ {
 				a0, a1 := t.ap.Block(c)
 				zc := z.Slice(0, d, a0, a1).(*mat.Dense)
-				core.SVT(zc, v.Slice(0, d, a0, a1).(*mat.Dense), t.p.alpha/rho)
+				core.SVT(zc, v.Slice(0, d, a0, a1).(*mat.Dense), 2*t.p.alpha/rho)
 			}
 		}
 		if err := t.admm.Update(ctx, Dn, E, F, prox, t.p.admmOpts(rho, uo)); err != nil {

@@ -101,7 +101,7 @@ func TestFisherDLSpanReduction(t *testing.T) {
 	for _, mk := range []func() lrsdl.Classifier{
 		func() lrsdl.Classifier { return &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: 3}} },
 		func() lrsdl.Classifier { return &FDDL{Options: o} },
-		func() lrsdl.Classifier { return &D2L2R2{Options: D2L2R2Options{FDDLOptions: o, Alpha: 0.05}} },
+		func() lrsdl.Classifier { return &D2L2R2{Options: D2L2R2Options{FDDLOptions: o, Alpha: 0.025}} },
 	} {
 		var Db [2]*mat.Dense
 		var pred [2][]int
