@@ -357,7 +357,7 @@ func (t *train) stepD(ctx context.Context) error {
 	Dn := mat.DenseCopyOf(D)
 	if t.p.alpha > 0 {
 		d, _ := t.Y.Dims()
-		rho := rhoFor(F)
+		rho := rhoFor(F) * nuclearRhoScale
 		prox := func(z, v *mat.Dense, rho float64) {
 			for c := 0; c < t.ap.Blocks(); c++ {
 				a0, a1 := t.ap.Block(c)
