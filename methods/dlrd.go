@@ -18,13 +18,14 @@ import (
 func init() { register("DLRD", func() lrsdl.Classifier { return &DLRD{} }) }
 
 // DLRDOptions controls DLRD. The zero value means the defaults, chosen by
-// cross-validation on the AR gender training set; Off sets a literal 0
-// where the range allows it.
+// cross-validation on the AR gender training set, and β by
+// cross-validation on the training parts of four data sets
+// (bench/defaults-dlrd.md); Off sets a literal 0 where the range allows it.
 type DLRDOptions struct {
 	K       int     `json:"k"`       // atoms per class; zero means min(20, smallest class)
 	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1 of the codes; zero means 0.02
 	Alpha   float64 `json:"alpha"`   // nuclear-norm weight α of each D_c; zero means 0.005
-	Beta    float64 `json:"beta"`    // ℓ1 weight β of the sparse error E; zero means 0.1
+	Beta    float64 `json:"beta"`    // ℓ1 weight β of the sparse error E; zero means 1
 	Lambda  float64 `json:"lambda"`  // ℓ1 weight of the coding at prediction; zero means lambda1
 	Iters   int     `json:"iters"`   // outer iterations; zero means 15
 	// Tol stops training when the cost changes by at most Tol relative;
@@ -39,7 +40,7 @@ func (o *DLRDOptions) spec() optSpec {
 		kOpt(&o.K, 20, "atoms per class"),
 		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.02, minOpen: true, zeroAt: 1},
 		{name: "alpha", doc: "nuclear-norm weight α of each class dictionary", f: &o.Alpha, def: 0.005, off: true},
-		{name: "beta", doc: "ℓ1 weight β of the sparse error", f: &o.Beta, def: 0.1, minOpen: true},
+		{name: "beta", doc: "ℓ1 weight β of the sparse error", f: &o.Beta, def: 1, minOpen: true},
 		lambdaOpt(&o.Lambda, &o.Lambda1),
 		itersOpt(&o.Iters, 15),
 		tolOpt(&o.Tol),

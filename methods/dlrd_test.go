@@ -117,7 +117,7 @@ func TestDLRDErrorStep(t *testing.T) {
 func TestDLRDSynthetic(t *testing.T) {
 	ds := dlsiSynthetic(t, 20, 120, 40)
 	var costs []float64
-	m := &DLRD{Options: DLRDOptions{K: 5, Iters: 5, Tol: Off, Seed: 4,
+	m := &DLRD{Options: DLRDOptions{K: 5, Beta: 0.1, Iters: 5, Tol: Off, Seed: 4,
 		Progress: func(p lrsdl.Progress) { costs = append(costs, p.Cost.Total) }}}
 	if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
 		t.Fatal(err)
