@@ -173,7 +173,11 @@ func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, lab
 // training points and an "iters" option, successive halving trains every
 // point for a quarter of the method's iterations, the better half of them
 // for half, and the best quarter for all; the others keep the score of
-// their last round. The folds of a point train in parallel on GOMAXPROCS
+// their last round. A method whose training can be resumed (SetResumable,
+// Suspend, Resume: LRSDL, FDDL, D2L2R2) continues its fits of one round in
+// the next instead of retraining them, to the same models; a method with
+// PredictEach scores all prediction options of a fit in one call, sharing
+// the coding. The folds of a point train in parallel on GOMAXPROCS
 // goroutines, every product on one OpenBLAS thread (lrsdl.OneBLASThread);
 // the result does not depend on how many goroutines.
 func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64) (*CVResult, error) {
@@ -234,8 +238,9 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 	pts := grid.Points()
 	// cands are the training points; each lists the grid points it scores.
 	type cand struct {
-		train Params
-		pts   []int
+		train  Params
+		pts    []int
+		models []lrsdl.Classifier // suspended fits to resume, by fold
 	}
 	var cands []*cand
 	byKey := map[string]*cand{}
@@ -275,7 +280,10 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 			sctx := withStage(ctx, func(s *Stage) {
 				s.Cand, s.Cands, s.Round, s.Rounds, s.Params = ci+1, len(alive), r+1, len(rounds), tp
 			})
-			acc, err := crossValidatePoint(sctx, newClassifier, tp, pts, c.pts, trains, vals)
+			if c.models == nil {
+				c.models = make([]lrsdl.Classifier, k)
+			}
+			acc, err := crossValidatePoint(sctx, newClassifier, tp, it, r < len(rounds)-1, c.models, pts, c.pts, trains, vals)
 			if err != nil {
 				return nil, err
 			}
@@ -302,6 +310,8 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 		for _, c := range cands {
 			if slices.Contains(next, c) {
 				alive = append(alive, c)
+			} else {
+				c.models = nil // frees the dropped candidate's training states
 			}
 		}
 	}
@@ -337,10 +347,31 @@ func indexOf(pts []Params, p Params) int {
 	return len(pts)
 }
 
-// crossValidatePoint trains newClassifier with the training options tp on
-// every fold, in parallel, and returns the mean validation accuracy of each
-// grid point pts[i], i in idx, setting its prediction options on the fit.
-func crossValidatePoint(ctx context.Context, newClassifier NewFunc, tp Params, pts []Params, idx []int, trains, vals []split.Set) ([]float64, error) {
+// resumable is a classifier whose training can be continued
+// (methods.LRSDL, FDDL, D2L2R2): after SetResumable(true), Fit keeps its
+// training state; Suspend frees the trained model but keeps that state;
+// Resume continues the last Fit on the same data up to iters outer
+// iterations in total, giving the model of a Fit with iters.
+type resumable interface {
+	SetResumable(on bool)
+	Suspend()
+	Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error
+}
+
+// eachPredictor predicts with several settings of the prediction options
+// at once, sharing the work they have in common (methods.LRSDL, FDDL,
+// D2L2R2); the labels are those of setting each and calling Predict.
+type eachPredictor interface {
+	PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error)
+}
+
+// crossValidatePoint trains newClassifier with the training options tp
+// (it outer iterations) on every fold, in parallel, and returns the mean
+// validation accuracy of each grid point pts[i], i in idx, setting its
+// prediction options on the fit. models[f], if not nil, is fold f's
+// suspended fit of the same options at fewer iterations, which is resumed
+// instead; with keep, the fits of resumable methods are left in models.
+func crossValidatePoint(ctx context.Context, newClassifier NewFunc, tp Params, it int, keep bool, models []lrsdl.Classifier, pts []Params, idx []int, trains, vals []split.Set) ([]float64, error) {
 	k := len(trains)
 	accs := make([][]float64, k)
 	errs := make([]error, k)
@@ -352,7 +383,7 @@ func crossValidatePoint(ctx context.Context, newClassifier NewFunc, tp Params, p
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			fctx := withStage(ctx, func(s *Stage) { s.Fold = f + 1 })
-			accs[f], errs[f] = foldScores(fctx, newClassifier, tp, pts, idx, trains[f], vals[f])
+			accs[f], models[f], errs[f] = foldScores(fctx, newClassifier, models[f], tp, it, keep, pts, idx, trains[f], vals[f])
 			if errs[f] != nil {
 				errs[f] = fmt.Errorf("cross-validation at %v, fold %d: %w", tp, f+1, errs[f])
 			}
@@ -371,37 +402,75 @@ func crossValidatePoint(ctx context.Context, newClassifier NewFunc, tp Params, p
 	return out, nil
 }
 
-// foldScores fits one classifier on train with the options tp and returns
-// the accuracy on val of each grid point pts[i], i in idx, whose remaining
-// (prediction) options it sets before predicting.
-func foldScores(ctx context.Context, newClassifier NewFunc, tp Params, pts []Params, idx []int, train, val split.Set) ([]float64, error) {
-	c, err := newClassifier()
-	if err != nil {
-		return nil, err
+// foldScores fits one classifier on train with the options tp (or resumes
+// prev, a suspended fit of them, to it outer iterations) and returns the
+// accuracy on val of each grid point pts[i], i in idx, whose remaining
+// (prediction) options it sets before predicting. With keep and a
+// resumable method, it returns the fit suspended, to be resumed later.
+func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifier, tp Params, it int, keep bool, pts []Params, idx []int, train, val split.Set) ([]float64, lrsdl.Classifier, error) {
+	c := prev
+	if rc, ok := prev.(resumable); ok {
+		notifyStage(ctx, c)
+		if err := rc.Resume(ctx, train.Y, train.Labels, it); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		var err error
+		if c, err = newClassifier(); err != nil {
+			return nil, nil, err
+		}
+		if err := Configure(c, tp); err != nil {
+			return nil, nil, err
+		}
+		rc, ok := c.(resumable)
+		if ok {
+			rc.SetResumable(keep)
+		}
+		notifyStage(ctx, c)
+		if err := c.Fit(ctx, train.Y, train.Labels); err != nil {
+			return nil, nil, err
+		}
 	}
-	if err := Configure(c, tp); err != nil {
-		return nil, err
-	}
-	notifyStage(ctx, c)
-	if err := c.Fit(ctx, train.Y, train.Labels); err != nil {
-		return nil, err
-	}
-	out := make([]float64, len(idx))
+	pps := make([]Params, len(idx))
 	for j, i := range idx {
-		pp := Params{}
+		pps[j] = Params{}
 		for n, v := range pts[i] {
 			if _, ok := tp[n]; !ok {
-				pp[n] = v
+				pps[j][n] = v
 			}
 		}
-		if err := Configure(c, pp); err != nil {
-			return nil, err
-		}
-		pred, err := c.Predict(val.Y)
-		if err != nil {
-			return nil, err
-		}
-		out[j] = Accuracy(pred, val.Labels)
 	}
-	return out, nil
+	out := make([]float64, len(idx))
+	if ep, ok := c.(eachPredictor); ok {
+		sets := make([]map[string]string, len(pps))
+		for j, pp := range pps {
+			sets[j] = map[string]string{}
+			for n, v := range pp {
+				sets[j][n] = formatValue(v)
+			}
+		}
+		preds, err := ep.PredictEach(ctx, val.Y, sets)
+		if err != nil {
+			return nil, nil, err
+		}
+		for j, pred := range preds {
+			out[j] = Accuracy(pred, val.Labels)
+		}
+	} else {
+		for j, pp := range pps {
+			if err := Configure(c, pp); err != nil {
+				return nil, nil, err
+			}
+			pred, err := c.Predict(val.Y)
+			if err != nil {
+				return nil, nil, err
+			}
+			out[j] = Accuracy(pred, val.Labels)
+		}
+	}
+	if rc, ok := c.(resumable); ok && keep {
+		rc.Suspend()
+		return out, c, nil
+	}
+	return out, nil, nil
 }

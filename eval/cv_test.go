@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -158,6 +160,101 @@ func TestParseGrid(t *testing.T) {
 	} {
 		if _, err := ParseGrid(s); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseGrid(%q) error %v, want it to say %q", s, err, want)
+		}
+	}
+}
+
+// plainClassifier hides the optional interfaces of the classifier it
+// holds (Resume, PredictEach), so that CrossValidateSet retrains and
+// predicts point by point.
+type plainClassifier struct {
+	c interface {
+		lrsdl.Classifier
+		lrsdl.Configurable
+	}
+}
+
+func (p plainClassifier) Name() string                        { return p.c.Name() }
+func (p plainClassifier) Params() []lrsdl.Param               { return p.c.Params() }
+func (p plainClassifier) SetParam(name, value string) error   { return p.c.SetParam(name, value) }
+func (p plainClassifier) Predict(Y mat.Matrix) ([]int, error) { return p.c.Predict(Y) }
+func (p plainClassifier) SetProgress(f lrsdl.ProgressFunc)    { p.c.SetProgress(f) }
+func (p plainClassifier) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	return p.c.Fit(ctx, Y, labels)
+}
+
+// countingResumer counts the Fit, Resume and PredictEach calls of a
+// resumable classifier.
+type countingResumer struct {
+	*methods.LRSDL
+	fits, resumes, eaches *atomic.Int64
+}
+
+func (c countingResumer) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+	c.fits.Add(1)
+	return c.LRSDL.Fit(ctx, Y, labels)
+}
+
+func (c countingResumer) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
+	c.resumes.Add(1)
+	return c.LRSDL.Resume(ctx, Y, labels, iters)
+}
+
+func (c countingResumer) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	c.eaches.Add(1)
+	return c.LRSDL.PredictEach(ctx, Y, sets)
+}
+
+// TestCrossValidateResumeSameScores checks that cross-validating LRSDL by
+// resumed fits and PredictEach gives the scores of retraining every round
+// and predicting point by point, whatever GOMAXPROCS, with the work cut as
+// planned: 8 fits per fold, 4+2 resumes, one PredictEach per fit.
+func TestCrossValidateResumeSameScores(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	s := blobs([]int{1, 2, 3}, 16, 40, 0, rng)
+	// Noise so that the points score differently.
+	Y := s.Y.(*mat.Dense)
+	r, c := Y.Dims()
+	for i := range r {
+		for j := range c {
+			Y.Set(i, j, Y.At(i, j)+0.8*rng.NormFloat64())
+		}
+	}
+	grid := Grid{"k": {2, 4}, "lambda1": {0.001, 0.01}, "eta": {0.01, 0.1}, "w": {0.25, 0.5}, "lc": {0, 1}}
+	base := func() *methods.LRSDL {
+		return &methods.LRSDL{Options: methods.LRSDLOptions{K0: 2, FDDLOptions: methods.FDDLOptions{Iters: 8, Seed: 5}}}
+	}
+	plain := func() (lrsdl.Classifier, error) { return plainClassifier{base()}, nil }
+	want, err := CrossValidateSet(context.Background(), plain, s, 3, grid, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	distinct := map[float64]bool{}
+	for _, sc := range want.Scores {
+		distinct[sc.Accuracy] = true
+	}
+	if len(distinct) < 3 {
+		t.Fatalf("only %d distinct scores; the test cannot tell points apart", len(distinct))
+	}
+	for _, procs := range []int{1, 2} {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var fits, resumes, eaches atomic.Int64
+		res, err := CrossValidateSet(context.Background(), func() (lrsdl.Classifier, error) {
+			return countingResumer{base(), &fits, &resumes, &eaches}, nil
+		}, s, 3, grid, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Best.String() != want.Best.String() {
+			t.Errorf("GOMAXPROCS %d: best %v, retraining %v", procs, res.Best, want.Best)
+		}
+		for i, sc := range res.Scores {
+			if w := want.Scores[i]; sc.Accuracy != w.Accuracy || sc.Iters != w.Iters || sc.Params.String() != w.Params.String() {
+				t.Errorf("GOMAXPROCS %d: %v scored %v at %d iterations, retraining %v at %d", procs, sc.Params, sc.Accuracy, sc.Iters, w.Accuracy, w.Iters)
+			}
+		}
+		if fits.Load() != 8*3 || resumes.Load() != (4+2)*3 || eaches.Load() != (8+4+2)*3 {
+			t.Errorf("GOMAXPROCS %d: %d fits, %d resumes, %d PredictEach; want 24, 18, 42", procs, fits.Load(), resumes.Load(), eaches.Load())
 		}
 	}
 }

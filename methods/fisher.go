@@ -57,6 +57,8 @@ type fisherDL struct {
 	mc      *mat.Dense     // K×C class means of X
 	m0      []float64      // mean of X0
 	info    lrsdl.FitInfo  // of the last Fit
+	keep    bool           // Fit keeps rs (SetResumable)
+	rs      *fitState      // what Resume continues from, or nil
 }
 
 func (f *fisherDL) trained() error {
@@ -124,7 +126,7 @@ func (f *fisherDL) setState(name string, s *lrsdl.State, opts fisherOptions) err
 	if r, c := m0.Dims(); r != 1 || c < p.k0 {
 		return fmt.Errorf("methods: %s state m0 is %d×%d, need 1×%d", name, r, c, p.k0)
 	}
-	f.classes, f.info = cl, lrsdl.FitInfo{}
+	f.classes, f.info, f.rs = cl, lrsdl.FitInfo{}, nil
 	f.d, f.part = d, part
 	f.Db, f.mc = mat.DenseCopyOf(Db), mat.DenseCopyOf(mc)
 	f.m0 = append([]float64(nil), m0.RawRowView(0)[:p.k0]...)

@@ -50,7 +50,7 @@ func (t *train) X0() *mat.Dense { r, n := t.Xb.Dims(); return t.Xb.Slice(t.K, r,
 // the training parameters for the sizes of the training set.
 func (f *fisherDL) fit(ctx context.Context, name string, Y mat.Matrix, labels []int, resolve func(dataInfo) (dlParams, error)) error {
 	start := time.Now()
-	f.info = lrsdl.FitInfo{}
+	f.info, f.rs = lrsdl.FitInfo{}, nil
 	Ys, g, err := trainingSet(Y, labels)
 	if err != nil {
 		return err
@@ -92,31 +92,14 @@ func (f *fisherDL) fit(ctx context.Context, name string, Y mat.Matrix, labels []
 		return err
 	}
 	fi, err := runOuter(ctx, loop{iters: p.iters, tol: p.tol, progress: p.progress, start: start},
-		func(int, bool) (lrsdl.Cost, error) {
-			if err := t.stepX(ctx); err != nil {
-				return lrsdl.Cost{}, err
-			}
-			if err := t.stepD(ctx); err != nil {
-				return lrsdl.Cost{}, err
-			}
-			if err := t.stepD0(ctx); err != nil {
-				return lrsdl.Cost{}, err
-			}
-			return t.current(), nil
-		})
+		func(int, bool) (lrsdl.Cost, error) { return t.outerStep(ctx) })
 	f.info = fi
 	if err != nil {
 		return err
 	}
-	f.classes = g.Classes
-	f.d = d
-	f.part = t.ap
-	f.Db = t.Db
-	if Q != nil {
-		f.Db = expand(Q, t.Db)
-	}
-	f.mc, f.m0 = t.means()
+	f.finish(g.Classes, d, t, Q)
 	f.info.Elapsed = time.Since(start)
+	f.keepState(t, d, labels, Ys)
 	return nil
 }
 

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
@@ -70,8 +72,36 @@ func (f *fisherDL) codes(ctx context.Context, p dlParams, Y mat.Matrix) (*mat.De
 // scores returns e[j*C+c], the class-c score of sample j (smaller is
 // better). GC: e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² with ȳ = y − D0x0.
 // LC: e_c = ½‖y − D_cα − D0β‖² + λ‖[α; β]‖₁ with [α; β] the lasso code of
-// y on [D_c D0] (on D_c alone without a shared dictionary).
+// y on [D_c D0] (on D_c alone without a shared dictionary). Xb (the codes)
+// is not used by LC.
 func (f *fisherDL) scores(ctx context.Context, p dlParams, Y mat.Matrix, Xb *mat.Dense) ([]float64, error) {
+	if p.lc {
+		return f.lcScores(ctx, p.lambda, Y)
+	}
+	r2, c2, err := f.gcParts(ctx, Y, Xb)
+	if err != nil {
+		return nil, err
+	}
+	return gcScores(nil, p.w, r2, c2), nil
+}
+
+// gcScores returns e = w·r2 + (1−w)·c2 (the GC scores of gcParts) in dst,
+// reallocated when too short.
+func gcScores(dst []float64, w float64, r2, c2 []float64) []float64 {
+	if cap(dst) < len(r2) {
+		dst = make([]float64, len(r2))
+	}
+	dst = dst[:len(r2)]
+	for i := range dst {
+		dst[i] = w*r2[i] + (1-w)*c2[i]
+	}
+	return dst
+}
+
+// gcParts returns the two terms of the GC scores of sample j and class c,
+// r2[j*C+c] = ‖ȳ_j − D_cx_j^c‖² with ȳ = y − D0x0, and c2[j*C+c] =
+// ‖x_j − m_c‖², for the codes Xb of the columns of Y.
+func (f *fisherDL) gcParts(ctx context.Context, Y mat.Matrix, Xb *mat.Dense) (r2, c2 []float64, err error) {
 	K, k0 := f.dims()
 	d, n := Y.Dims()
 	C := f.part.Blocks()
@@ -81,56 +111,83 @@ func (f *fisherDL) scores(ctx context.Context, p dlParams, Y mat.Matrix, Xb *mat
 		t.Mul(f.Db.Slice(0, d, K, K+k0), Xb.Slice(K, K+k0, 0, n))
 		Yb.Sub(Yb, &t)
 	}
+	r2, c2 = make([]float64, n*C), make([]float64, n*C)
+	rs, qs := make([]float64, n), make([]float64, n)
+	var R mat.Dense
+	for c := 0; c < C; c++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		a0, a1 := f.part.Block(c)
+		Dc := f.Db.Slice(0, d, a0, a1).(*mat.Dense)
+		R.Reset()
+		R.Mul(Dc, Xb.Slice(a0, a1, 0, n))
+		R.Sub(Yb, &R)
+		// Row by row; each sum still runs over i in order.
+		colSquares(rs, R.RawMatrix())
+		clear(qs)
+		for i := 0; i < K; i++ {
+			m := f.mc.At(i, c)
+			for j, x := range Xb.RawRowView(i)[:n] {
+				v := x - m
+				qs[j] += v * v
+			}
+		}
+		for j := 0; j < n; j++ {
+			r2[j*C+c], c2[j*C+c] = rs[j], qs[j]
+		}
+	}
+	return r2, c2, nil
+}
+
+// colSquares sets s[j] = Σ_i a_ij², summing over i in increasing order.
+func colSquares(s []float64, a blas64.General) {
+	clear(s[:a.Cols])
+	for i := 0; i < a.Rows; i++ {
+		for j, v := range a.Data[i*a.Stride : i*a.Stride+a.Cols] {
+			s[j] += v * v
+		}
+	}
+}
+
+// lcScores returns the LC scores e[j*C+c] of scores at coding weight lambda.
+func (f *fisherDL) lcScores(ctx context.Context, lambda float64, Y mat.Matrix) ([]float64, error) {
+	K, k0 := f.dims()
+	d, n := Y.Dims()
+	C := f.part.Blocks()
+	Yc := denseCopy(Y)
 	e := make([]float64, n*C)
+	rs, l1 := make([]float64, n), make([]float64, n)
 	var R mat.Dense
 	for c := 0; c < C; c++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		a0, a1 := f.part.Block(c)
-		Dc := f.Db.Slice(0, d, a0, a1).(*mat.Dense)
-		if p.lc {
-			// [D_c D0] codes y itself.
-			Dcs, Yc := Dc, Yb
-			if k0 > 0 {
-				Dcs = mat.NewDense(d, a1-a0+k0, nil)
-				Dcs.Slice(0, d, 0, a1-a0).(*mat.Dense).Copy(Dc)
-				Dcs.Slice(0, d, a1-a0, a1-a0+k0).(*mat.Dense).Copy(f.Db.Slice(0, d, K, K+k0))
-				Yc = denseCopy(Y)
-			}
-			_, ka := Dcs.Dims()
-			A := mat.NewDense(ka, n, nil)
-			if err := core.Lasso(ctx, A, Dcs, Yc, p.lambda, core.LassoOptions{}); err != nil {
-				return nil, err
-			}
-			R.Reset()
-			R.Mul(Dcs, A)
-			R.Sub(Yc, &R)
-			for j := 0; j < n; j++ {
-				var r2, l1 float64
-				for i := 0; i < d; i++ {
-					r2 += R.At(i, j) * R.At(i, j)
-				}
-				for i := 0; i < ka; i++ {
-					l1 += math.Abs(A.At(i, j))
-				}
-				e[j*C+c] = 0.5*r2 + p.lambda*l1
-			}
-			continue
+		// [D_c D0] codes y itself.
+		Dcs := f.Db.Slice(0, d, a0, a1).(*mat.Dense)
+		if k0 > 0 {
+			Dcs = mat.NewDense(d, a1-a0+k0, nil)
+			Dcs.Slice(0, d, 0, a1-a0).(*mat.Dense).Copy(f.Db.Slice(0, d, a0, a1))
+			Dcs.Slice(0, d, a1-a0, a1-a0+k0).(*mat.Dense).Copy(f.Db.Slice(0, d, K, K+k0))
+		}
+		_, ka := Dcs.Dims()
+		A := mat.NewDense(ka, n, nil)
+		if err := core.Lasso(ctx, A, Dcs, Yc, lambda, core.LassoOptions{}); err != nil {
+			return nil, err
 		}
 		R.Reset()
-		R.Mul(Dc, Xb.Slice(a0, a1, 0, n))
-		R.Sub(Yb, &R)
+		R.Mul(Dcs, A)
+		R.Sub(Yc, &R)
+		colSquares(rs, R.RawMatrix())
+		clear(l1)
+		for i := 0; i < ka; i++ {
+			for j, v := range A.RawRowView(i) {
+				l1[j] += math.Abs(v)
+			}
+		}
 		for j := 0; j < n; j++ {
-			var r2, c2 float64
-			for i := 0; i < d; i++ {
-				r2 += R.At(i, j) * R.At(i, j)
-			}
-			for i := 0; i < K; i++ {
-				v := Xb.At(i, j) - f.mc.At(i, c)
-				c2 += v * v
-			}
-			e[j*C+c] = p.w*r2 + (1-p.w)*c2
+			e[j*C+c] = 0.5*rs[j] + lambda*l1[j]
 		}
 	}
 	return e, nil
@@ -146,15 +203,83 @@ func (f *fisherDL) predict(ctx context.Context, o fisherOptions, Y mat.Matrix) (
 	if err != nil {
 		return nil, err
 	}
-	Xb, err := f.codes(ctx, p, Y)
+	out, err := f.predictEach(ctx, Y, []dlParams{p})
 	if err != nil {
 		return nil, err
 	}
-	e, err := f.scores(ctx, p, Y, Xb)
-	if err != nil {
+	return out[0], nil
+}
+
+// predictEach returns the labels predict gives with each of ps, computing
+// once what rules share: the GC codes and the terms of gcParts once per
+// coding weight (λ, and λ2 for the shared codes) for every w, the LC
+// scores once per λ (LC does not depend on w, nor need the GC codes).
+func (f *fisherDL) predictEach(ctx context.Context, Y mat.Matrix, ps []dlParams) ([][]int, error) {
+	if err := f.trained(); err != nil {
 		return nil, err
 	}
-	return f.argmin(e), nil
+	if err := testSet(Y, f.d); err != nil {
+		return nil, err
+	}
+	out := make([][]int, len(ps))
+	var e []float64
+	for i, p := range ps {
+		if out[i] != nil {
+			continue
+		}
+		if p.lc {
+			lc, err := f.lcScores(ctx, p.lambda, Y)
+			if err != nil {
+				return nil, err
+			}
+			for j := i; j < len(ps); j++ {
+				if q := ps[j]; q.lc && q.lambda == p.lambda {
+					out[j] = f.argmin(lc)
+				}
+			}
+			continue
+		}
+		Xb, err := f.codes(ctx, p, Y)
+		if err != nil {
+			return nil, err
+		}
+		r2, c2, err := f.gcParts(ctx, Y, Xb)
+		if err != nil {
+			return nil, err
+		}
+		for j := i; j < len(ps); j++ {
+			if q := ps[j]; !q.lc && q.lambda == p.lambda && q.lambda2 == p.lambda2 {
+				e = gcScores(e, q.w, r2, c2)
+				out[j] = f.argmin(e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// predictParams returns the parameters of o (a copy of a model's options)
+// with the prediction options of set (name → text, as SetParam takes)
+// applied in sorted order of name.
+func predictParams(o fisherOptions, set map[string]string) (dlParams, error) {
+	spec := o.spec()
+	names := make([]string, 0, len(set))
+	for n := range set {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		op, err := spec.find(n)
+		if err != nil {
+			return dlParams{}, err
+		}
+		if !op.predict {
+			return dlParams{}, fmt.Errorf("methods: %s option %q acts at training, not at prediction", spec.method, n)
+		}
+		if err := spec.set(n, set[n]); err != nil {
+			return dlParams{}, err
+		}
+	}
+	return paramsOf(o, nil)
 }
 
 func (f *fisherDL) argmin(e []float64) []int {
@@ -344,4 +469,37 @@ func (r Tuned) set(o *FDDLOptions) {
 	} else if r.W == 0 {
 		o.W = Off
 	}
+}
+
+// predictSets is PredictEach for a model f with options o (a copy of
+// them); opts returns a fresh copy of o for each set.
+func (f *fisherDL) predictSets(ctx context.Context, Y mat.Matrix, sets []map[string]string, opts func() fisherOptions) ([][]int, error) {
+	ps := make([]dlParams, len(sets))
+	for i, set := range sets {
+		p, err := predictParams(opts(), set)
+		if err != nil {
+			return nil, err
+		}
+		ps[i] = p
+	}
+	return f.predictEach(ctx, Y, ps)
+}
+
+// PredictEach returns the labels Predict gives for the columns of Y with
+// each of sets applied to the options (prediction options only, by name as
+// SetParam takes them, e.g. {"w": "0.25"} or {"lc": "true"}); m's options
+// do not change. It computes once what the rules share: the GC codes and
+// residuals once per coding λ for every w, and the LC coding once per λ.
+func (m *LRSDL) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	return m.dl.predictSets(ctx, Y, sets, func() fisherOptions { o := m.Options; return &o })
+}
+
+// PredictEach is LRSDL.PredictEach.
+func (m *FDDL) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	return m.dl.predictSets(ctx, Y, sets, func() fisherOptions { o := m.Options; return &o })
+}
+
+// PredictEach is LRSDL.PredictEach.
+func (m *D2L2R2) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	return m.dl.predictSets(ctx, Y, sets, func() fisherOptions { o := m.Options; return &o })
 }

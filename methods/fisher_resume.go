@@ -1,0 +1,245 @@
+package methods
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+)
+
+// fitState is what Resume needs to continue the last Fit: the training
+// state in the coordinates it trains in (reduced by reduceSpan, which is
+// recomputed from the same data on Resume rather than kept: its d×N basis
+// is the largest object of the fit), without its workspaces, and a
+// fingerprint of the training set.
+type fitState struct {
+	t      *train // Y and the workspaces dropped (compact)
+	info   lrsdl.FitInfo
+	d      int
+	labels []int
+	sum    uint64 // dataSum of the class-ordered training set
+}
+
+// compact returns the part of t that carries from one outer iteration to
+// the next: the iterates, the cached cost and the warm starts of the power
+// iterations. Everything else is a workspace, or a cache keyed on D̄ and Y
+// (gramCache) that the next iteration recomputes to the same values.
+func (t *train) compact() *train {
+	return &train{p: t.p, sp: t.sp, ap: t.ap, Db: t.Db, Xb: t.Xb, K: t.K, k0: t.k0,
+		lip: t.lip, x0: x0step{lip: t.x0.lip}, cur: t.cur, curOK: t.curOK}
+}
+
+// outerStep is one outer iteration of Algorithm 2: X̄, D, then D0. It
+// returns J̄ at the new point.
+func (t *train) outerStep(ctx context.Context) (lrsdl.Cost, error) {
+	if err := t.stepX(ctx); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	if err := t.stepD(ctx); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	if err := t.stepD0(ctx); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	return t.current(), nil
+}
+
+// finish sets the model from the training state t: D̄ = Q·D̄_r (or D̄_r
+// when Q is nil) and the code means.
+func (f *fisherDL) finish(cl *core.Classes, d int, t *train, Q *spanBasis) {
+	f.classes = cl
+	f.d = d
+	f.part = t.ap
+	f.Db = t.Db
+	if Q != nil {
+		f.Db = expand(Q, t.Db)
+	}
+	f.mc, f.m0 = t.means()
+}
+
+// keepState stores what resume needs when f.keep is set. The state's D̄
+// is a copy when the model's D̄ is the training iterate itself.
+func (f *fisherDL) keepState(t *train, d int, labels []int, Ys *mat.Dense) {
+	f.rs = nil
+	if !f.keep {
+		return
+	}
+	c := t.compact()
+	if c.Db == f.Db {
+		c.Db = mat.DenseCopyOf(t.Db)
+	}
+	f.rs = &fitState{t: c, info: f.info, d: d, labels: slices.Clone(labels), sum: dataSum(Ys)}
+}
+
+// dataSum returns a fingerprint of the entries of Y (FNV-1a over their
+// bits, a word at a time).
+func dataSum(Y *mat.Dense) uint64 {
+	h := uint64(14695981039346656037)
+	r, c := Y.Dims()
+	for i := 0; i < r; i++ {
+		for _, v := range Y.RawRowView(i)[:c] {
+			h = (h ^ math.Float64bits(v)) * 1099511628211
+		}
+	}
+	return h
+}
+
+// resume continues the Fit that f.rs records, on the same training set,
+// up to iters outer iterations in total (see LRSDL.Resume).
+func (f *fisherDL) resume(ctx context.Context, name string, Y mat.Matrix, labels []int, iters int, progress lrsdl.ProgressFunc) error {
+	rs := f.rs
+	if rs == nil {
+		return fmt.Errorf("methods: %s: nothing to resume; Fit after SetResumable(true) first", name)
+	}
+	if iters < rs.info.Iters {
+		return fmt.Errorf("methods: %s: cannot resume to %d outer iterations, %d already run", name, iters, rs.info.Iters)
+	}
+	if f.Db != nil && (iters == rs.info.Iters || rs.info.Stop == lrsdl.StopConverged) {
+		rs.t.p.iters = iters
+		return nil // nothing to run
+	}
+	Ys, g, err := trainingSet(Y, labels)
+	if err != nil {
+		return err
+	}
+	if d, _ := Ys.Dims(); d != rs.d || !slices.Equal(labels, rs.labels) || dataSum(Ys) != rs.sum {
+		return fmt.Errorf("methods: %s: Resume needs the training set of the last Fit", name)
+	}
+	Q, Yr, err := reduceSpan(ctx, Ys)
+	if err != nil {
+		return err
+	}
+	t := rs.t
+	t.Y = Ys
+	if Q != nil {
+		t.Y = Yr
+	}
+	t.p.iters, t.p.progress = iters, progress
+	f.rs, f.Db = nil, nil // until it succeeds
+	info := rs.info
+	start := time.Now().Add(-info.Elapsed)
+	if info.Stop != lrsdl.StopConverged {
+		info, err = continueOuter(ctx, loop{iters: iters, tol: t.p.tol, progress: progress, start: start}, info,
+			func() (lrsdl.Cost, error) { return t.outerStep(ctx) })
+	}
+	f.info = info
+	if err != nil {
+		return err
+	}
+	f.finish(g.Classes, rs.d, t, Q)
+	f.info.Elapsed = time.Since(start)
+	f.keepState(t, rs.d, labels, Ys)
+	return nil
+}
+
+// continueOuter is runOuter from after iteration info.Iters (≥ 1), whose
+// cost is info.Cost: the same iterations, tolerance test, progress and
+// FitInfo as one runOuter over l.iters, with l.start set back by the time
+// already spent.
+func continueOuter(ctx context.Context, l loop, info lrsdl.FitInfo, step func() (lrsdl.Cost, error)) (lrsdl.FitInfo, error) {
+	info.Stop = lrsdl.StopMaxIters
+	prev := info.Cost.Total
+	for it := info.Iters + 1; it <= l.iters; it++ {
+		if err := ctx.Err(); err != nil {
+			info.Stop, info.Elapsed = lrsdl.StopCancelled, time.Since(l.start)
+			return info, err
+		}
+		cost, err := step()
+		if err != nil {
+			if ctx.Err() != nil {
+				info.Stop = lrsdl.StopCancelled
+			}
+			info.Elapsed = time.Since(l.start)
+			return info, err
+		}
+		info.Iters, info.Cost, info.Elapsed = it, cost, time.Since(l.start)
+		converged := it >= 2 && l.tol > 0 && math.Abs(prev-cost.Total) <= l.tol*math.Abs(prev)
+		if converged {
+			info.Stop = lrsdl.StopConverged
+		}
+		if l.progress != nil {
+			p := lrsdl.Progress{Iter: it, Cost: cost, Elapsed: info.Elapsed}
+			if converged || it == l.iters {
+				p.Stop = info.Stop
+			}
+			l.progress(p)
+		}
+		if converged {
+			break
+		}
+		prev = cost.Total
+	}
+	return info, nil
+}
+
+// suspend drops the trained model (D̄ and the means), keeping what Resume
+// needs.
+func (f *fisherDL) suspend() {
+	f.Db, f.mc, f.m0 = nil, nil, nil
+}
+
+// SetResumable sets whether Fit keeps the state Resume continues from: the
+// iterates D̄ and X̄ in the coordinates of training (N×K̄ and K̄×N when
+// d > 1.2N) and the warm starts of the power iterations.
+func (m *LRSDL) SetResumable(on bool) { m.dl.setResumable(on) }
+
+// Resume continues the last Fit, which SetResumable(true) preceded, on the
+// same training set (Y, labels) up to iters outer iterations in total: the
+// model is the one Fit with Options.Iters = iters gives, and FitInfo
+// counts every iteration since Fit. A run that stopped on its tolerance
+// stays stopped. It uses the training options of that Fit and sets
+// Options.Iters to iters.
+func (m *LRSDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
+	err := m.dl.resume(ctx, m.Name(), Y, labels, iters, m.Options.Progress)
+	if err == nil {
+		m.Options.Iters = iters
+	}
+	return err
+}
+
+// Suspend frees the trained dictionaries (Predict then returns
+// ErrNotTrained) but keeps the state of SetResumable; Resume restores them.
+func (m *LRSDL) Suspend() { m.dl.suspend() }
+
+// SetResumable is LRSDL.SetResumable.
+func (m *FDDL) SetResumable(on bool) { m.dl.setResumable(on) }
+
+// Resume is LRSDL.Resume.
+func (m *FDDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
+	err := m.dl.resume(ctx, m.Name(), Y, labels, iters, m.Options.Progress)
+	if err == nil {
+		m.Options.Iters = iters
+	}
+	return err
+}
+
+// Suspend is LRSDL.Suspend.
+func (m *FDDL) Suspend() { m.dl.suspend() }
+
+// SetResumable is LRSDL.SetResumable.
+func (m *D2L2R2) SetResumable(on bool) { m.dl.setResumable(on) }
+
+// Resume is LRSDL.Resume.
+func (m *D2L2R2) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
+	err := m.dl.resume(ctx, m.Name(), Y, labels, iters, m.Options.Progress)
+	if err == nil {
+		m.Options.Iters = iters
+	}
+	return err
+}
+
+// Suspend is LRSDL.Suspend.
+func (m *D2L2R2) Suspend() { m.dl.suspend() }
+
+func (f *fisherDL) setResumable(on bool) {
+	f.keep = on
+	if !on {
+		f.rs = nil
+	}
+}
