@@ -194,7 +194,7 @@ func (m *LRSDL) SetResumable(on bool) { m.dl.setResumable(on) }
 // model is the one Fit with Options.Iters = iters gives, and FitInfo
 // counts every iteration since Fit. A run that stopped on its tolerance
 // stays stopped. It uses the training options of that Fit and sets
-// Options.Iters to iters.
+// Options.Iters to iters. After an error the model is untrained.
 func (m *LRSDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
 	err := m.dl.resume(ctx, m.Name(), Y, labels, iters, m.Options.Progress)
 	if err == nil {
