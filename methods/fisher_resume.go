@@ -2,10 +2,15 @@ package methods
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"time"
+	"unsafe"
+	"weak"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -23,7 +28,76 @@ type fitState struct {
 	info   lrsdl.FitInfo
 	d      int
 	labels []int
-	sum    uint64 // dataSum of the class-ordered training set
+	key    dataKey    // of the class-ordered training set
+	span   *spanEntry // held so that fits of the same data share it
+}
+
+// dataKey identifies a training set: SHA-256 of its dimensions and entries.
+type dataKey [sha256.Size]byte
+
+// keyOf returns the dataKey of Y.
+func keyOf(Y *mat.Dense) dataKey {
+	h := sha256.New()
+	r, c := Y.Dims()
+	var dims [16]byte
+	binary.LittleEndian.PutUint64(dims[:8], uint64(r))
+	binary.LittleEndian.PutUint64(dims[8:], uint64(c))
+	h.Write(dims[:])
+	for i := 0; i < r; i++ {
+		row := Y.RawRowView(i)[:c]
+		h.Write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(row))), 8*len(row)))
+	}
+	var k dataKey
+	h.Sum(k[:0])
+	return k
+}
+
+// spanEntry is reduceSpan's result for one training set.
+type spanEntry struct {
+	Q  *spanBasis
+	Yr *mat.Dense // read only: fits share it
+}
+
+// spans maps training sets to their spanEntry while some model (a
+// resumable fit, see fitState) or a running fit holds it, so that the fits
+// of one cross-validation fold, which differ only in their options, factor
+// the fold once: the d×N basis is the largest object of a fit, and its QR
+// costs about as much as an outer iteration.
+var spans struct {
+	sync.Mutex
+	m map[dataKey]weak.Pointer[spanEntry]
+}
+
+// sharedSpan returns reduceSpan(ctx, Ys) for Ys of key k, from spans when
+// a fit of the same data holds it (the factorisation is deterministic, so
+// the entry is the one reduceSpan would return).
+func sharedSpan(ctx context.Context, Ys *mat.Dense, k dataKey) (*spanEntry, error) {
+	if spanOff {
+		return &spanEntry{}, ctx.Err()
+	}
+	spans.Lock()
+	if e := spans.m[k].Value(); e != nil {
+		spans.Unlock()
+		return e, ctx.Err()
+	}
+	spans.Unlock()
+	Q, Yr, err := reduceSpan(ctx, Ys)
+	if err != nil {
+		return nil, err
+	}
+	e := &spanEntry{Q: Q, Yr: Yr}
+	spans.Lock()
+	defer spans.Unlock()
+	if spans.m == nil {
+		spans.m = map[dataKey]weak.Pointer[spanEntry]{}
+	}
+	for key, p := range spans.m {
+		if p.Value() == nil {
+			delete(spans.m, key)
+		}
+	}
+	spans.m[k] = weak.Make(e)
+	return e, nil
 }
 
 // compact returns the part of t that carries from one outer iteration to
@@ -63,9 +137,10 @@ func (f *fisherDL) finish(cl *core.Classes, d int, t *train, Q *spanBasis) {
 	f.mc, f.m0 = t.means()
 }
 
-// keepState stores what resume needs when f.keep is set. The state's D̄
-// is a copy when the model's D̄ is the training iterate itself.
-func (f *fisherDL) keepState(t *train, d int, labels []int, Ys *mat.Dense) {
+// keepState stores what resume needs when f.keep is set: t compacted, the
+// data's key and its span entry e. The state's D̄ is a copy when the
+// model's D̄ is the training iterate itself.
+func (f *fisherDL) keepState(t *train, d int, labels []int, k dataKey, e *spanEntry) {
 	f.rs = nil
 	if !f.keep {
 		return
@@ -74,20 +149,7 @@ func (f *fisherDL) keepState(t *train, d int, labels []int, Ys *mat.Dense) {
 	if c.Db == f.Db {
 		c.Db = mat.DenseCopyOf(t.Db)
 	}
-	f.rs = &fitState{t: c, info: f.info, d: d, labels: slices.Clone(labels), sum: dataSum(Ys)}
-}
-
-// dataSum returns a fingerprint of the entries of Y (FNV-1a over their
-// bits, a word at a time).
-func dataSum(Y *mat.Dense) uint64 {
-	h := uint64(14695981039346656037)
-	r, c := Y.Dims()
-	for i := 0; i < r; i++ {
-		for _, v := range Y.RawRowView(i)[:c] {
-			h = (h ^ math.Float64bits(v)) * 1099511628211
-		}
-	}
-	return h
+	f.rs = &fitState{t: c, info: f.info, d: d, labels: slices.Clone(labels), key: k, span: e}
 }
 
 // resume continues the Fit that f.rs records, on the same training set,
@@ -108,17 +170,22 @@ func (f *fisherDL) resume(ctx context.Context, name string, Y mat.Matrix, labels
 	if err != nil {
 		return err
 	}
-	if d, _ := Ys.Dims(); d != rs.d || !slices.Equal(labels, rs.labels) || dataSum(Ys) != rs.sum {
+	k := keyOf(Ys)
+	if !slices.Equal(labels, rs.labels) || k != rs.key {
 		return fmt.Errorf("methods: %s: Resume needs the training set of the last Fit", name)
 	}
-	Q, Yr, err := reduceSpan(ctx, Ys)
-	if err != nil {
-		return err
+	e := rs.span
+	if e == nil || spanOff != (e.Q == nil && e.Yr == nil) { // a test toggled spanOff
+		var err error
+		if e, err = sharedSpan(ctx, Ys, k); err != nil {
+			return err
+		}
 	}
+	Q := e.Q
 	t := rs.t
 	t.Y = Ys
 	if Q != nil {
-		t.Y = Yr
+		t.Y = e.Yr
 	}
 	t.p.iters, t.p.progress = iters, progress
 	f.rs, f.Db = nil, nil // until it succeeds
@@ -134,7 +201,7 @@ func (f *fisherDL) resume(ctx context.Context, name string, Y mat.Matrix, labels
 	}
 	f.finish(g.Classes, rs.d, t, Q)
 	f.info.Elapsed = time.Since(start)
-	f.keepState(t, rs.d, labels, Ys)
+	f.keepState(t, rs.d, labels, k, e)
 	return nil
 }
 

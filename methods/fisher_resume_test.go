@@ -322,3 +322,39 @@ func scoresRef(f *fisherDL, ctx context.Context, p dlParams, Y mat.Matrix, Xb *m
 	}
 	return e, nil
 }
+
+// TestFisherSharedSpan checks that fits of the same data share the span
+// factors while a resumable fit holds them, that other data does not, and
+// that a fit on shared factors is the fit on freshly computed ones.
+func TestFisherSharedSpan(t *testing.T) {
+	ctx := context.Background()
+	Y, labels, _ := lrsdlSynth(3, 8, 60, 12)
+	Y2, labels2, _ := lrsdlSynth(3, 8, 60, 13)
+	mk := func() *LRSDL {
+		m := &LRSDL{Options: LRSDLOptions{K0: 3, FDDLOptions: FDDLOptions{K: 4, Iters: 3, Seed: 2}}}
+		m.SetResumable(true)
+		return m
+	}
+	a, b := mk(), mk()
+	must(t, a.Fit(ctx, Y, labels))
+	must(t, b.Fit(ctx, Y, labels))
+	if a.dl.rs.span == nil || a.dl.rs.span.Q == nil || a.dl.rs.span != b.dl.rs.span {
+		t.Fatal("two fits of the same data do not share the span factors")
+	}
+	c := mk()
+	must(t, c.Fit(ctx, Y2, labels2))
+	if c.dl.rs.span == a.dl.rs.span {
+		t.Fatal("fits of other data share the span factors")
+	}
+	spans.Lock()
+	spans.m = nil
+	spans.Unlock()
+	fresh := mk()
+	must(t, fresh.Fit(ctx, Y, labels))
+	if fresh.dl.rs.span == b.dl.rs.span {
+		t.Fatal("span factors not recomputed after clearing the cache")
+	}
+	if diff := sameFit(b, fresh); diff != "" {
+		t.Errorf("fit on shared factors: %s", diff)
+	}
+}

@@ -79,13 +79,15 @@ func (f *fisherDL) fit(ctx context.Context, name string, Y mat.Matrix, labels []
 		return err
 	}
 	// Train in span(Y) on Yr = QᵀY (N×N) when d is well above N; D̄ = Q·D̄_r.
-	Q, Yr, err := reduceSpan(ctx, Ys)
+	// Fits of the same data share Q and Yr (sharedSpan).
+	key := keyOf(Ys)
+	span, err := sharedSpan(ctx, Ys, key)
 	if err != nil {
 		return err
 	}
-	Yt := Ys
+	Q, Yt := span.Q, Ys
 	if Q != nil {
-		Yt = Yr
+		Yt = span.Yr
 	}
 	t, err := newTrain(ctx, p, Yt, g.Part)
 	if err != nil {
@@ -99,7 +101,7 @@ func (f *fisherDL) fit(ctx context.Context, name string, Y mat.Matrix, labels []
 	}
 	f.finish(g.Classes, d, t, Q)
 	f.info.Elapsed = time.Since(start)
-	f.keepState(t, d, labels, Ys)
+	f.keepState(t, d, labels, key, span)
 	return nil
 }
 
