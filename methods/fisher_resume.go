@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -19,10 +18,9 @@ import (
 )
 
 // fitState is what Resume needs to continue the last Fit: the training
-// state in the coordinates it trains in (reduced by reduceSpan, which is
-// recomputed from the same data on Resume rather than kept: its d×N basis
-// is the largest object of the fit), without its workspaces, and a
-// fingerprint of the training set.
+// state in the coordinates it trains in, without its workspaces, a
+// fingerprint of the training set and its span factors (shared by every
+// fit of the same data, see sharedSpan).
 type fitState struct {
 	t      *train // Y and the workspaces dropped (compact)
 	info   lrsdl.FitInfo
@@ -193,7 +191,7 @@ func (f *fisherDL) resume(ctx context.Context, name string, Y mat.Matrix, labels
 	start := time.Now().Add(-info.Elapsed)
 	if info.Stop != lrsdl.StopConverged {
 		info, err = continueOuter(ctx, loop{iters: iters, tol: t.p.tol, progress: progress, start: start}, info,
-			func() (lrsdl.Cost, error) { return t.outerStep(ctx) })
+			func(int, bool) (lrsdl.Cost, error) { return t.outerStep(ctx) })
 	}
 	f.info = info
 	if err != nil {
@@ -203,46 +201,6 @@ func (f *fisherDL) resume(ctx context.Context, name string, Y mat.Matrix, labels
 	f.info.Elapsed = time.Since(start)
 	f.keepState(t, rs.d, labels, k, e)
 	return nil
-}
-
-// continueOuter is runOuter from after iteration info.Iters (≥ 1), whose
-// cost is info.Cost: the same iterations, tolerance test, progress and
-// FitInfo as one runOuter over l.iters, with l.start set back by the time
-// already spent.
-func continueOuter(ctx context.Context, l loop, info lrsdl.FitInfo, step func() (lrsdl.Cost, error)) (lrsdl.FitInfo, error) {
-	info.Stop = lrsdl.StopMaxIters
-	prev := info.Cost.Total
-	for it := info.Iters + 1; it <= l.iters; it++ {
-		if err := ctx.Err(); err != nil {
-			info.Stop, info.Elapsed = lrsdl.StopCancelled, time.Since(l.start)
-			return info, err
-		}
-		cost, err := step()
-		if err != nil {
-			if ctx.Err() != nil {
-				info.Stop = lrsdl.StopCancelled
-			}
-			info.Elapsed = time.Since(l.start)
-			return info, err
-		}
-		info.Iters, info.Cost, info.Elapsed = it, cost, time.Since(l.start)
-		converged := it >= 2 && l.tol > 0 && math.Abs(prev-cost.Total) <= l.tol*math.Abs(prev)
-		if converged {
-			info.Stop = lrsdl.StopConverged
-		}
-		if l.progress != nil {
-			p := lrsdl.Progress{Iter: it, Cost: cost, Elapsed: info.Elapsed}
-			if converged || it == l.iters {
-				p.Stop = info.Stop
-			}
-			l.progress(p)
-		}
-		if converged {
-			break
-		}
-		prev = cost.Total
-	}
-	return info, nil
 }
 
 // suspend drops the trained model (D̄ and the means), keeping what Resume

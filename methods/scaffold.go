@@ -79,10 +79,18 @@ type loop struct {
 // iteration, reports Progress, and stops once the cost changes by at most
 // tol relative to the previous iteration's, from iteration 2 on.
 func runOuter(ctx context.Context, l loop, step func(it int, wantCost bool) (lrsdl.Cost, error)) (lrsdl.FitInfo, error) {
-	info := lrsdl.FitInfo{Stop: lrsdl.StopMaxIters}
+	return continueOuter(ctx, l, lrsdl.FitInfo{}, step)
+}
+
+// continueOuter is runOuter from after iteration info.Iters, whose cost is
+// info.Cost (Resume): the same iterations, tolerance test, progress and
+// FitInfo as one runOuter over l.iters, l.start set back by the time
+// already spent.
+func continueOuter(ctx context.Context, l loop, info lrsdl.FitInfo, step func(it int, wantCost bool) (lrsdl.Cost, error)) (lrsdl.FitInfo, error) {
+	info.Stop = lrsdl.StopMaxIters
 	want := l.tol > 0 || l.progress != nil
-	var prev float64
-	for it := 1; it <= l.iters; it++ {
+	prev := info.Cost.Total
+	for it := info.Iters + 1; it <= l.iters; it++ {
 		if err := ctx.Err(); err != nil {
 			info.Stop, info.Elapsed = lrsdl.StopCancelled, time.Since(l.start)
 			return info, err
