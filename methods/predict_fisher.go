@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -262,12 +263,7 @@ func (f *fisherDL) predictEach(ctx context.Context, Y mat.Matrix, ps []dlParams)
 // applied in sorted order of name.
 func predictParams(o fisherOptions, set map[string]string) (dlParams, error) {
 	spec := o.spec()
-	names := make([]string, 0, len(set))
-	for n := range set {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(set)) {
 		op, err := spec.find(n)
 		if err != nil {
 			return dlParams{}, err
