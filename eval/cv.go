@@ -18,8 +18,10 @@ import (
 	"github.com/lrsdl/lrsdl/split"
 )
 
-// Grid lists candidate values of method options by JSON name.
-type Grid map[string][]float64
+// Grid lists candidate values of method options by JSON name. A value is
+// a number, a bool or a string (a choice such as SRRS's rule), as in
+// Params; Points gives every number as float64.
+type Grid map[string][]any
 
 // Points returns every combination of g's values, varying the option
 // whose name sorts last fastest.
@@ -34,7 +36,7 @@ func (g Grid) Points() []Params {
 		var next []Params
 		for _, p := range pts {
 			for _, v := range g[k] {
-				q := Params{k: v}
+				q := Params{k: gridValue(v)}
 				for kk, vv := range p {
 					q[kk] = vv
 				}
@@ -44,6 +46,19 @@ func (g Grid) Points() []Params {
 		pts = next
 	}
 	return pts
+}
+
+// gridValue returns v with an integer or float32 as float64.
+func gridValue(v any) any {
+	switch v := v.(type) {
+	case int:
+		return float64(v)
+	case int64:
+		return float64(v)
+	case float32:
+		return float64(v)
+	}
+	return v
 }
 
 // String formats g as "name={v1,v2} ...".
@@ -81,8 +96,21 @@ func ParseGrid(s string) (Grid, error) {
 			return nil, fmt.Errorf("grid %q: unbalanced braces", f)
 		}
 		for _, v := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(vals, "{"), "}"), ",") {
-			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			v = strings.TrimSpace(v)
+			if v == "" {
+				return nil, fmt.Errorf("grid: %s has an empty value", name)
+			}
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				// Not a number: a bool or a choice, checked when set.
+				if b, err := strconv.ParseBool(v); err == nil {
+					g[name] = append(g[name], b)
+				} else {
+					g[name] = append(g[name], v)
+				}
+				continue
+			}
+			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return nil, fmt.Errorf("grid: %s value %q is not a finite number", name, v)
 			}
 			g[name] = append(g[name], x)
@@ -99,11 +127,11 @@ func ParseGrid(s string) (Grid, error) {
 // default and twice it; CrossValidate caps k at the smallest class of a
 // training fold), the sparsity weight (0.001 and 0.01, the range of the
 // paper and its authors' settings), the discrimination weight (λ2 or η) and
-// the prediction rule where the method has one (GC weight w, or local
-// coding). SRRS's subspace dimension is left to its data-aware default,
-// C − 1. Options a method lacks are dropped by DefaultGrid. Prediction
-// options cost no training, and successive halving (see CrossValidateSet)
-// trains most candidates briefly.
+// the prediction rule where the method has one (GC weight w, local
+// coding, or SRRS's nearest mean or sample). SRRS's subspace dimension is
+// left to its data-aware default, C − 1. Options a method lacks are
+// dropped by DefaultGrid. Prediction options cost no training, and
+// successive halving (see CrossValidateSet) trains most candidates briefly.
 var DefaultGrids = map[string]Grid{
 	"LRSDL":    {"k": {20, 40}, "lambda1": {0.001, 0.01}, "eta": {0.01, 0.1}, "w": {0.25, 0.5}, "lc": {0, 1}},
 	"FDDL":     {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
@@ -117,7 +145,7 @@ var DefaultGrids = map[string]Grid{
 	"JDL":      {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
 	"JDL*":     {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
 	"DLRD":     {"k": {20, 40}, "lambda1": {0.005, 0.02}, "alpha": {0.005, 0.05}},
-	"SRRS":     {"lambda1": {0.1, 1}, "lambda2": {0.01, 0.1}},
+	"SRRS":     {"lambda1": {0.1, 1}, "lambda2": {0.01, 0.1}, "rule": {"mean", "nn"}},
 }
 
 // DefaultGrid returns the default grid of c's method restricted to the
@@ -227,9 +255,12 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 		for n, v := range grid {
 			capped[n] = v
 		}
-		var ks []float64
+		var ks []any
 		for _, v := range g {
-			if v = min(v, float64(smallest)); !slices.Contains(ks, v) {
+			if x, ok := gridValue(v).(float64); ok {
+				v = min(x, float64(smallest))
+			}
+			if !slices.Contains(ks, v) {
 				ks = append(ks, v)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -150,13 +151,22 @@ func TestParseGrid(t *testing.T) {
 	if back, err := ParseGrid("k=40;lambda1={0.001,0.01}"); err != nil || back.String() != "k={40} lambda1={0.001,0.01}" {
 		t.Errorf("ParseGrid with ; and a bare value = %v, %v", back, err)
 	}
+	// Choices and bools stay text and bool; numbers are float64.
+	back, err = ParseGrid("rule={mean,nn} plain=true k={20}")
+	if err != nil || !reflect.DeepEqual(back, Grid{"rule": {"mean", "nn"}, "plain": {true}, "k": {20.0}}) {
+		t.Errorf("ParseGrid with choices = %#v, %v", back, err)
+	}
+	// Points gives integer literals of a Grid as float64, as Params holds numbers.
+	if pts := (Grid{"k": {20}, "rule": {"nn"}}).Points(); len(pts) != 1 || pts[0]["k"] != 20.0 || pts[0]["rule"] != "nn" {
+		t.Errorf("Points = %v", pts)
+	}
 	for s, want := range map[string]string{
 		"":                  "no options",
 		"k":                 "want name=",
 		"k={1,2} k={3}":     "given twice",
 		"k={1,2":            "unbalanced",
 		"lambda1={0.1,NaN}": "not a finite number",
-		"lambda1={x}":       `"x"`,
+		"lambda1={0.1,}":    "empty value",
 	} {
 		if _, err := ParseGrid(s); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseGrid(%q) error %v, want it to say %q", s, err, want)
@@ -256,5 +266,43 @@ func TestCrossValidateResumeSameScores(t *testing.T) {
 		if fits.Load() != 8*3 || resumes.Load() != (4+2)*3 || eaches.Load() != (8+4+2)*3 {
 			t.Errorf("GOMAXPROCS %d: %d fits, %d resumes, %d PredictEach; want 24, 18, 42", procs, fits.Load(), resumes.Load(), eaches.Load())
 		}
+	}
+}
+
+// TestCrossValidateChoice cross-validates SRRS over its prediction rule, a
+// text choice: one fit per fold scores both rules, each as SetParam and
+// Predict would, and the grid's text reaches the model.
+func TestCrossValidateChoice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	s := blobs([]int{1, 2, 3}, 16, 30, 0, rng)
+	Y := s.Y.(*mat.Dense)
+	r, c := Y.Dims()
+	for i := range r {
+		for j := range c {
+			Y.Set(i, j, Y.At(i, j)+3*rng.NormFloat64())
+		}
+	}
+	newSRRS := func() (lrsdl.Classifier, error) { return methods.New("SRRS") }
+	res, err := CrossValidateSet(context.Background(), newSRRS, s, 3, Grid{"rule": {"mean", "nn"}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Scores) != 2 || res.Scores[0].Params["rule"] != "mean" || res.Scores[1].Params["rule"] != "nn" {
+		t.Fatalf("scores %v", res.Scores)
+	}
+	for _, sc := range res.Scores {
+		one, err := CrossValidateSet(context.Background(), newSRRS, s, 3, Grid{"rule": {sc.Params["rule"]}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if one.Scores[0].Accuracy != sc.Accuracy {
+			t.Errorf("rule=%v: %v in the grid, %v alone", sc.Params["rule"], sc.Accuracy, one.Scores[0].Accuracy)
+		}
+	}
+	if res.Scores[0].Accuracy == res.Scores[1].Accuracy {
+		t.Fatalf("both rules score %v; the test cannot tell them apart", res.Scores[0].Accuracy)
+	}
+	if _, err := CrossValidateSet(context.Background(), newSRRS, s, 3, Grid{"rule": {"median"}}, 1); err == nil || !strings.Contains(err.Error(), "rule") {
+		t.Errorf("rule=median: error %v, want it to name rule", err)
 	}
 }
