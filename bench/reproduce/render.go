@@ -31,7 +31,7 @@ func (r *run) write() error {
 	fmt.Fprintf(&b, "| backend | `%s` (lrsdl.Backend()): %s |\n", lrsdl.Backend(), lrsdl.BackendDetail())
 	fmt.Fprintf(&b, "| GOMAXPROCS | %d |\n", runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&b, "| Go | %s |\n", runtime.Version())
-	fmt.Fprintf(&b, "| commit | `%s` |\n", provenance.Commit(r.out))
+	fmt.Fprintf(&b, "| commit | `%s` |\n", r.commit)
 	fmt.Fprintf(&b, "| seed | %d |\n", r.seed)
 	fmt.Fprintf(&b, "| methods | %s |\n", strings.Join(r.methods, ", "))
 	fmt.Fprintf(&b, "| data sets | %s (from %s) |\n\n", strings.Join(r.datasets, ", "), r.dataDir)
