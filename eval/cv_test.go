@@ -222,14 +222,7 @@ func (c countingResumer) PredictEach(ctx context.Context, Y mat.Matrix, sets []m
 func TestCrossValidateResumeSameScores(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	s := blobs([]int{1, 2, 3}, 16, 40, 0, rng)
-	// Noise so that the points score differently.
-	Y := s.Y.(*mat.Dense)
-	r, c := Y.Dims()
-	for i := range r {
-		for j := range c {
-			Y.Set(i, j, Y.At(i, j)+0.8*rng.NormFloat64())
-		}
-	}
+	addNoise(s, 0.8, rng) // so that the points score differently
 	grid := Grid{"k": {2, 4}, "lambda1": {0.001, 0.01}, "eta": {0.01, 0.1}, "w": {0.25, 0.5}, "lc": {0, 1}}
 	base := func() *methods.LRSDL {
 		return &methods.LRSDL{Options: methods.LRSDLOptions{K0: 2, FDDLOptions: methods.FDDLOptions{Iters: 8, Seed: 5}}}
@@ -275,13 +268,7 @@ func TestCrossValidateResumeSameScores(t *testing.T) {
 func TestCrossValidateChoice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	s := blobs([]int{1, 2, 3}, 16, 30, 0, rng)
-	Y := s.Y.(*mat.Dense)
-	r, c := Y.Dims()
-	for i := range r {
-		for j := range c {
-			Y.Set(i, j, Y.At(i, j)+3*rng.NormFloat64())
-		}
-	}
+	addNoise(s, 3, rng)
 	newSRRS := func() (lrsdl.Classifier, error) { return methods.New("SRRS") }
 	res, err := CrossValidateSet(context.Background(), newSRRS, s, 3, Grid{"rule": {"mean", "nn"}}, 1)
 	if err != nil {
@@ -304,5 +291,16 @@ func TestCrossValidateChoice(t *testing.T) {
 	}
 	if _, err := CrossValidateSet(context.Background(), newSRRS, s, 3, Grid{"rule": {"median"}}, 1); err == nil || !strings.Contains(err.Error(), "rule") {
 		t.Errorf("rule=median: error %v, want it to name rule", err)
+	}
+}
+
+// addNoise adds Gaussian noise of standard deviation sd to every entry of s.Y.
+func addNoise(s split.Set, sd float64, rng *rand.Rand) {
+	Y := s.Y.(*mat.Dense)
+	r, c := Y.Dims()
+	for i := range r {
+		for j := range c {
+			Y.Set(i, j, Y.At(i, j)+sd*rng.NormFloat64())
+		}
 	}
 }
