@@ -94,13 +94,7 @@ func TestADMMDictDualWarmStart(t *testing.T) {
 // rank deficient (tallR refuses; the SVD of A is used).
 func TestNuclearNormTall(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	randn := func(r, c int) *mat.Dense {
-		m := mat.NewDense(r, c, nil)
-		for i := range m.RawMatrix().Data {
-			m.RawMatrix().Data[i] = rng.NormFloat64()
-		}
-		return m
-	}
+	randn := func(r, c int) *mat.Dense { return testutil.RandDense(rng, r, c) }
 	// Singular values spread over 10⁻⁵..1, the columns mixed (column
 	// scaling alone would leave the Gram matrix well conditioned).
 	graded := randn(200, 8)
@@ -150,13 +144,7 @@ func TestNuclearNormTall(t *testing.T) {
 // place.
 func TestSVTTall(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
-	randn := func(r, c int) *mat.Dense {
-		m := mat.NewDense(r, c, nil)
-		for i := range m.RawMatrix().Data {
-			m.RawMatrix().Data[i] = rng.NormFloat64()
-		}
-		return m
-	}
+	randn := func(r, c int) *mat.Dense { return testutil.RandDense(rng, r, c) }
 	graded := randn(60, 6)
 	for j := 0; j < 6; j++ {
 		v := graded.ColView(j).(*mat.VecDense)

@@ -400,13 +400,7 @@ func TestDictStepsSameWhateverBLASThreads(t *testing.T) {
 	}
 	const C, n, k, d = 8, 40, 25, 900
 	rng := rand.New(rand.NewPCG(5, 6))
-	randn := func(r, c int) *mat.Dense {
-		m := mat.NewDense(r, c, nil)
-		for i := range m.RawMatrix().Data {
-			m.RawMatrix().Data[i] = rng.NormFloat64()
-		}
-		return m
-	}
+	randn := func(r, c int) *mat.Dense { return testutil.RandDense(rng, r, c) }
 	Ys := randn(d, C*n)
 	sp := blockPartition(C, n)
 	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))

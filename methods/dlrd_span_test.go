@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
 // TestDictSpan checks dictSpan's basis against its definition: QᵀQ = I,
@@ -18,13 +20,7 @@ import (
 // and with E inside span(D) plus one direction.
 func TestDictSpan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	randn := func(r, c int) *mat.Dense {
-		m := mat.NewDense(r, c, nil)
-		for i := range m.RawMatrix().Data {
-			m.RawMatrix().Data[i] = rng.NormFloat64()
-		}
-		return m
-	}
+	randn := func(r, c int) *mat.Dense { return testutil.RandDense(rng, r, c) }
 	const d, k = 50, 6
 	D := randn(d, k)
 	low := mat.NewDense(d, k, nil)
