@@ -56,8 +56,8 @@ type spanEntry struct {
 	Yr *mat.Dense // read only: fits share it
 }
 
-// spans maps training sets to their spanEntry while some model (a
-// resumable fit, see fitState) or a running fit holds it, so that the fits
+// spans maps training sets to their spanEntry while a resumable fit
+// (running, or kept in its fitState) holds it, so that the fits
 // of one cross-validation fold, which differ only in their options, factor
 // the fold once: the d×N basis is the largest object of a fit, and its QR
 // costs about as much as an outer iteration.

@@ -79,9 +79,16 @@ func (f *fisherDL) fit(ctx context.Context, name string, Y mat.Matrix, labels []
 		return err
 	}
 	// Train in span(Y) on Yr = QᵀY (N×N) when d is well above N; D̄ = Q·D̄_r.
-	// Fits of the same data share Q and Yr (sharedSpan).
-	key := keyOf(Ys)
-	span, err := sharedSpan(ctx, Ys, key)
+	// Resumable fits of the same data share Q and Yr (sharedSpan); others
+	// skip hashing the data.
+	var key dataKey
+	span := &spanEntry{}
+	if f.keep {
+		key = keyOf(Ys)
+		span, err = sharedSpan(ctx, Ys, key)
+	} else {
+		span.Q, span.Yr, err = reduceSpan(ctx, Ys)
+	}
 	if err != nil {
 		return err
 	}
