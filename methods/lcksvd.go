@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -268,7 +266,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	for j, p := range g.Perm {
 		cls[j] = g.Class[p]
 	}
-	run, err := core.NewKSVDRun(Gs, Ysk, T, core.KSVDOptions{DtY: lcDtY(Ys, Qs != nil, rows, names, weights, ap, cls)})
+	run, err := core.NewKSVDRun(Gs, Ysk, T, core.KSVDOptions{DtY: lcDtY(Ys, rows, names, weights, ap, cls)})
 	if err != nil {
 		return err
 	}
@@ -340,21 +338,13 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 // structure of Q and H: column j of Q is the indicator of the atoms of
 // class cls[j] and column j of H that of class cls[j], so their blocks add
 // √α·(column sums of G's label rows over the atoms of the class) and √β·(G's
-// classification row of the class) instead of a dense product. When tri is
-// set, Y is square upper triangular (the factor of reduceSpan) and its
-// block is a triangular product (Trmm, half the multiply-adds).
-func lcDtY(Y *mat.Dense, tri bool, rows []int, names []string, weights []float64, ap core.Partition, cls []int) func(dst, G *mat.Dense) {
+// classification row of the class) instead of a dense product.
+func lcDtY(Y *mat.Dense, rows []int, names []string, weights []float64, ap core.Partition, cls []int) func(dst, G *mat.Dense) {
 	d, N := Y.Dims()
 	var s mat.Dense
 	return func(dst, G *mat.Dense) {
 		_, K := G.Dims()
-		if tri {
-			dst.Copy(G.Slice(0, d, 0, K).T())
-			y := Y.RawMatrix()
-			blas64.Trmm(blas.Right, blas.NoTrans, 1, blas64.Triangular{N: N, Stride: y.Stride, Data: y.Data, Uplo: blas.Upper, Diag: blas.NonUnit}, dst.RawMatrix())
-		} else {
-			dst.Mul(G.Slice(0, d, 0, K).T(), Y)
-		}
+		dst.Mul(G.Slice(0, d, 0, K).T(), Y)
 		C := ap.Blocks()
 		s.Reset()
 		s.ReuseAs(C, K) // row c: what the class-c samples add

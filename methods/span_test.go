@@ -12,66 +12,16 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
+// TestReduceSpan checks reduceSpan against its definition, QᵀQ = I and
+// Q·Yr = Y with r the rank of Y, for Y of full rank, of rank 3, and with
+// a zero column and a column scaled by 10⁶, and that it leaves
+// near-square data alone.
 func TestReduceSpan(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	full := mat.NewDense(40, 12, nil)
-	for i := range full.RawMatrix().Data {
-		full.RawMatrix().Data[i] = rng.NormFloat64()
-	}
-	// Rank 3: every column a combination of the first three.
-	low := mat.NewDense(40, 12, nil)
-	var B mat.Dense
-	B.Mul(full.Slice(0, 40, 0, 3), full.Slice(0, 3, 0, 12))
-	low.Copy(&B)
-	for name, Y := range map[string]*mat.Dense{"full rank": full, "rank 3": low} {
-		Q, Yr, _ := reduceSpan(context.Background(), Y)
-		if Q == nil {
-			t.Fatalf("%s: 40×12 not reduced", name)
-		}
-		if r, c := Q.Dims(); r != 40 || c != 12 {
-			t.Fatalf("%s: Q is %d×%d, want 40×12", name, r, c)
-		}
-		if r, c := Yr.Dims(); r != 12 || c != 12 {
-			t.Fatalf("%s: Yr is %d×%d, want 12×12", name, r, c)
-		}
-		Qm := expand(Q, eye(12)) // Q·I
-		var QtQ mat.Dense
-		QtQ.Mul(Qm.T(), Qm)
-		if !mat.EqualApprox(&QtQ, eye(12), 1e-12) {
-			t.Errorf("%s: QᵀQ ≠ I", name)
-		}
-		if !mat.EqualApprox(expand(Q, Yr), Y, 1e-12) {
-			t.Errorf("%s: Q·Yr ≠ Y", name)
-		}
-		for i := 1; i < 12; i++ {
-			for j := 0; j < i; j++ {
-				if Yr.At(i, j) != 0 {
-					t.Fatalf("%s: Yr(%d,%d) = %v below the diagonal", name, i, j, Yr.At(i, j))
-				}
-			}
-		}
-	}
-	if Q, Yr, _ := reduceSpan(context.Background(), full.Slice(0, 14, 0, 12)); Q != nil || Yr != nil {
-		t.Error("14×12 reduced, want nil (d ≤ 1.2·N)")
-	}
-	spanOff = true
-	defer func() { spanOff = false }()
-	if Q, _, _ := reduceSpan(context.Background(), full); Q != nil {
-		t.Error("reduced with spanOff set")
-	}
-}
-
-// TestGramSpan checks gramSpan against its definition, QᵀQ = I and
-// Q·C = B with r the rank of B, for B of full rank, of rank 3, and with a
-// zero column and a column scaled by 10⁶.
-func TestGramSpan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	full := mat.NewDense(40, 12, nil)
-	for i := range full.RawMatrix().Data {
-		full.RawMatrix().Data[i] = rng.NormFloat64()
-	}
+	full := testutil.RandDense(rng, 40, 12)
 	low := mat.NewDense(40, 12, nil)
 	low.Mul(full.Slice(0, 40, 0, 3), full.Slice(0, 3, 0, 12))
 	odd := mat.DenseCopyOf(full)
@@ -80,30 +30,42 @@ func TestGramSpan(t *testing.T) {
 	v.ScaleVec(1e6, v)
 	for _, tc := range []struct {
 		name string
-		B    *mat.Dense
+		Y    *mat.Dense
 		rank int
 	}{{"full rank", full, 12}, {"rank 3", low, 3}, {"zero and large columns", odd, 11}} {
-		Q, C, ok := gramSpan(tc.B)
-		if !ok {
-			t.Fatalf("%s: gramSpan failed", tc.name)
+		Q, Yr, err := reduceSpan(context.Background(), tc.Y)
+		if err != nil || Q == nil {
+			t.Fatalf("%s: 40×12 not reduced (%v)", tc.name, err)
 		}
 		d, r := Q.Dims()
-		if cr, cc := C.Dims(); d != 40 || r != tc.rank || cr != r || cc != 12 {
-			t.Fatalf("%s: Q %d×%d, C %d×%d; want 40×%d, %d×12", tc.name, d, r, cr, cc, tc.rank, tc.rank)
+		if cr, cc := Yr.Dims(); d != 40 || r != tc.rank || cr != r || cc != 12 {
+			t.Fatalf("%s: Q %d×%d, Yr %d×%d; want 40×%d, %d×12", tc.name, d, r, cr, cc, tc.rank, tc.rank)
 		}
+		Qm := expand(Q, eye(r)) // Q·I
 		var QtQ mat.Dense
-		QtQ.Mul(Q.T(), Q)
+		QtQ.Mul(Qm.T(), Qm)
 		if !mat.EqualApprox(&QtQ, eye(r), 1e-12) {
 			t.Errorf("%s: QᵀQ ≠ I", tc.name)
 		}
+		QYr := expand(Q, Yr)
 		for j := 0; j < 12; j++ {
-			var qc mat.VecDense
-			qc.MulVec(Q, C.ColView(j))
-			qc.SubVec(&qc, tc.B.ColView(j))
-			if e, n := mat.Norm(&qc, 2), mat.Norm(tc.B.ColView(j), 2); e > 1e-12*math.Max(n, 1) {
-				t.Errorf("%s: column %d: ‖Q·c − b‖ = %g, ‖b‖ = %g", tc.name, j, e, n)
+			var e mat.VecDense
+			e.SubVec(QYr.ColView(j), tc.Y.ColView(j))
+			if e, n := mat.Norm(&e, 2), mat.Norm(tc.Y.ColView(j), 2); e > 1e-12*math.Max(n, 1) {
+				t.Errorf("%s: column %d: ‖Q·yr − y‖ = %g, ‖y‖ = %g", tc.name, j, e, n)
 			}
 		}
+	}
+	if Q, Yr, _ := reduceSpan(context.Background(), full.Slice(0, 14, 0, 12)); Q != nil || Yr != nil {
+		t.Error("14×12 reduced, want nil (d ≤ 1.2·N)")
+	}
+	if Q, Yr, err := reduceSpan(context.Background(), mat.NewDense(40, 12, nil)); Q != nil || Yr != nil || err != nil {
+		t.Error("zero matrix reduced, want nil")
+	}
+	spanOff = true
+	defer func() { spanOff = false }()
+	if Q, _, _ := reduceSpan(context.Background(), full); Q != nil {
+		t.Error("reduced with spanOff set")
 	}
 }
 
@@ -220,7 +182,7 @@ func BenchmarkFlowerSpan(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	Y := ds.Train.Y
+	Y := denseCopy(ds.Train.Y) // as in a fit: grouped by class, dense
 	done := cpuMetric(b)
 	for i := 0; i < b.N; i++ {
 		Q, Yr, err := reduceSpan(context.Background(), Y)
