@@ -140,7 +140,7 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	}
 	duals := make([]mat.Dense, part.Blocks())
 	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
-		if err := coparUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda); err != nil {
+		if err := coparSolveX(ctx, X, D, part, Ys, g.Part, o.Lambda, coparTrainXIter); err != nil {
 			return lrsdl.Cost{}, err
 		}
 		if err := coparUpdateD(ctx, D, part, X, Ys, g.Part, duals, lit(o.Eta), o.OriginalD); err != nil {
@@ -219,6 +219,16 @@ func coparSystem(H, B, G, DtY *mat.Dense, part core.Partition, c int) {
 // the iterations to a lower cost. On COIL-100 (K = 1010, d = 1024) every
 // class stops at the iteration cap either way and restarts raised the cost.
 func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64) error {
+	return coparSolveX(ctx, X, D, part, Ys, sp, lambda, 200)
+}
+
+// coparTrainXIter is COPAR-X's FISTA iteration limit per class in
+// training, where each outer iteration warm-starts X from the last.
+var coparTrainXIter = 200
+
+// coparSolveX is coparUpdateX with at most maxIter FISTA iterations per
+// class.
+func coparSolveX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64, maxIter int) error {
 	K := part.Len()
 	C := len(X)
 	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
@@ -237,7 +247,7 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		done            bool
 	}
 	cl := make([]class, C)
-	const maxIter, tol = 200, 1e-6 // core.FISTA's defaults, as LassoGram
+	const tol = 1e-6 // core.FISTA's default, as LassoGram
 	err := forClasses(C, func(c int) error {
 		lo, hi := sp.Block(c)
 		H := mat.NewDense(K, K, nil)
@@ -356,11 +366,51 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		H := mat.NewDense(K, K, nil)
 		B := mat.NewDense(K, hi-lo, nil)
 		coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
-		if err := core.LassoGram(ctx, X[c], H, B, lambda, core.LassoOptions{Restart: restart}); err != nil {
+		if err := core.LassoGram(ctx, X[c], H, B, lambda, core.LassoOptions{MaxIter: maxIter, Restart: restart}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// coparDictProducts returns F = Σ_c X̄_cX̄_cᵀ + (P_cX̄_c)(P_cX̄_c)ᵀ and
+// E = Σ_c Y_c(X̄_c + P_cX̄_c)ᵀ: F = X̄X̄ᵀ and E = YX̄ᵀ over all samples, one
+// product each, plus the terms of P_cX̄_c on the rows I of D_c and D_0 only,
+// F_II += X̄_c[I]X̄_c[I]ᵀ and E_I += Y_cX̄_c[I]ᵀ (P_cX̄_c is zero elsewhere).
+func coparDictProducts(part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition) (F, E *mat.Dense) {
+	K := part.Len()
+	d, N := Ys.Dims()
+	F = mat.NewDense(K, K, nil)
+	E = mat.NewDense(d, K, nil)
+	if N == 0 {
+		return F, E
+	}
+	W := mat.NewDense(K, N, nil)
+	for c := range X {
+		lo, hi := sp.Block(c)
+		W.Slice(0, K, lo, hi).(*mat.Dense).Copy(X[c])
+	}
+	F.Mul(W, W.T())
+	E.Mul(Ys, W.T())
+	var ff, ye mat.Dense
+	for c := range X {
+		lo, hi := sp.Block(c)
+		idx := coparRows(part, c)
+		Xc := coparGather(X[c], idx, nil)
+		ff.Reset()
+		ff.Mul(Xc, Xc.T())
+		ye.Reset()
+		ye.Mul(Ys.Slice(0, d, lo, hi), Xc.T())
+		for i, gi := range idx {
+			for j, gj := range idx {
+				F.Set(gi, gj, F.At(gi, gj)+ff.At(i, j))
+			}
+			for r := 0; r < d; r++ {
+				E.Set(r, gi, E.At(r, gi)+ye.At(r, i))
+			}
+		}
+	}
+	return F, E
 }
 
 // coparUpdateD updates D_1..D_C and then D_0, each with the others fixed.
@@ -369,25 +419,7 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 // duals, if not nil, holds one ADMM dual per block, kept across calls.
 func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, duals []mat.Dense, eta float64, original bool) error {
 	d, K := D.Dims()
-	F := mat.NewDense(K, K, nil)
-	E := mat.NewDense(d, K, nil)
-	var Xt, XX, YX mat.Dense
-	for c := range X {
-		lo, hi := sp.Block(c)
-		Xt.Reset()
-		Xt.ReuseAs(X[c].Dims())
-		coparMask(&Xt, X[c], part, c)
-		XX.Reset()
-		XX.Mul(X[c], X[c].T())
-		F.Add(F, &XX)
-		XX.Reset()
-		XX.Mul(&Xt, Xt.T())
-		F.Add(F, &XX)
-		Xt.Add(&Xt, X[c])
-		YX.Reset()
-		YX.Mul(Ys.Slice(0, d, lo, hi), Xt.T())
-		E.Add(E, &YX)
-	}
+	F, E := coparDictProducts(part, X, Ys, sp)
 	var Eb mat.Dense
 	var gram blockGram
 	var inv *incoherentInverse

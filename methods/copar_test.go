@@ -433,3 +433,44 @@ func TestDictStepsSameWhateverBLASThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestCOPARDictProducts checks coparDictProducts against its definition,
+// summed class by class with the masked codes P_cX̄_c (coparMask).
+func TestCOPARDictProducts(t *testing.T) {
+	Ys, sp, part, _, X := coparToyProblem(6, 3, 9, 5, 3, 2)
+	rng := rand.New(rand.NewPCG(6, 7))
+	for c := range X {
+		r, n := X[c].Dims()
+		for i := 0; i < r; i++ {
+			for j := 0; j < n; j++ {
+				X[c].Set(i, j, rng.NormFloat64())
+			}
+		}
+	}
+	d, K := Ys.RawMatrix().Rows, part.Len()
+	wantF, wantE := mat.NewDense(K, K, nil), mat.NewDense(d, K, nil)
+	var Xt, t1 mat.Dense
+	for c := range X {
+		lo, hi := sp.Block(c)
+		Xt.Reset()
+		Xt.ReuseAs(X[c].Dims())
+		coparMask(&Xt, X[c], part, c)
+		t1.Reset()
+		t1.Mul(X[c], X[c].T())
+		wantF.Add(wantF, &t1)
+		t1.Reset()
+		t1.Mul(&Xt, Xt.T())
+		wantF.Add(wantF, &t1)
+		Xt.Add(&Xt, X[c])
+		t1.Reset()
+		t1.Mul(Ys.Slice(0, d, lo, hi), Xt.T())
+		wantE.Add(wantE, &t1)
+	}
+	F, E := coparDictProducts(part, X, Ys, sp)
+	if !mat.EqualApprox(F, wantF, 1e-12) {
+		t.Errorf("F\n%v\nwant\n%v", mat.Formatted(F), mat.Formatted(wantF))
+	}
+	if !mat.EqualApprox(E, wantE, 1e-12) {
+		t.Errorf("E\n%v\nwant\n%v", mat.Formatted(E), mat.Formatted(wantE))
+	}
+}

@@ -25,7 +25,6 @@ import (
 const (
 	dlsiOrigMaxSweeps = 20   // O-: column sweeps per call
 	dlsiOrigTol       = 1e-6 // O-: stop when ‖ΔD‖_F ≤ tol·‖D‖_F over a sweep
-	dlsiAdmmMaxIter   = 20   // E-: ADMM iterations per call
 	dlsiAdmmSweeps    = 10   // E-: column sweeps of the ODL step per ADMM iteration
 	dlsiAdmmTol       = 1e-6 // E-: stop when ‖D − Z‖_F ≤ tol·max(1, ‖D‖_F)
 )
@@ -33,6 +32,13 @@ const (
 // dlsiInvMax: E- inverts the Woodbury matrix when r ≤ dlsiInvMax·k; a
 // variable so that tests can select the solves.
 var dlsiInvMax = 20
+
+// dlsiAdmmMaxIter and dlsiAdmmWarmIter are E-'s ADMM iterations per
+// call, from a zero dual and from the dual kept by the last call on the
+// block (dlsiUpdateD's duals), which starts near the solution: 5 instead
+// of 20 warm iterations cut the D step's CPU by about two thirds on COIL-100
+// (DLSI: every call reached 20) and a third on Oxford Flower (about 10).
+var dlsiAdmmMaxIter, dlsiAdmmWarmIter = 20, 5
 
 // incoherentInverse keeps N = (ρI + 2ηAAᵀ)⁻¹ (d×d) for A the atoms outside
 // the block being updated, while a pass updates the blocks of D in turn
@@ -154,7 +160,8 @@ func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float6
 // With g, AᵀA and ‖AᵀD‖² of the objective check come from g.G, and g is
 // refreshed for the new D (one d×K×k product instead of AᵀD before and
 // after and the refresh). A non-nil dual warm-starts E-'s ADMM
-// (core.ADMMOptions.Dual) and receives its final dual, or is emptied when
+// (core.ADMMOptions.Dual; dlsiAdmmWarmIter iterations if not empty) and
+// receives its final dual, or is emptied when
 // the result is rejected; callers keep one per block across outer
 // iterations, where the multiplier of D = Z changes little. A non-nil inv
 // holds (ρI + 2ηAAᵀ)⁻¹ and sets ρ.
@@ -268,7 +275,11 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 			z.Mul(&inv, v)
 		}
 	}
-	err := core.ADMMDict(ctx, D, E, F, prox, core.ADMMOptions{Rho: rho, MaxIter: dlsiAdmmMaxIter, Tol: dlsiAdmmTol,
+	maxIter := dlsiAdmmMaxIter
+	if dual != nil && !dual.IsEmpty() {
+		maxIter = dlsiAdmmWarmIter
+	}
+	err := core.ADMMDict(ctx, D, E, F, prox, core.ADMMOptions{Rho: rho, MaxIter: maxIter, Tol: dlsiAdmmTol,
 		Update: core.UpdateDictOptions{MaxIter: dlsiAdmmSweeps}, Dual: dual})
 	if g != nil {
 		g.refresh(g.D, part, b)
