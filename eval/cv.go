@@ -205,9 +205,12 @@ func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, lab
 // Suspend, Resume: LRSDL, FDDL, D2L2R2) continues its fits of one round in
 // the next instead of retraining them, to the same models; a method with
 // PredictEach scores all prediction options of a fit in one call, sharing
-// the coding. The folds of a point train in parallel on GOMAXPROCS
-// goroutines, every product on one OpenBLAS thread (lrsdl.OneBLASThread);
-// the result does not depend on how many goroutines.
+// the coding, and a scorer (SetScoreOnly, ScoreEach: the same three)
+// scores from its training state without forming the model, in the
+// coordinates of its span reduction, to the same labels up to rounding.
+// The folds of a point train in parallel on GOMAXPROCS goroutines, every
+// product on one OpenBLAS thread (lrsdl.OneBLASThread); the result does
+// not depend on how many goroutines.
 func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64) (*CVResult, error) {
 	if k < 2 {
 		return nil, fmt.Errorf("eval: %d-fold cross-validation: need at least 2 folds", k)
@@ -389,6 +392,17 @@ type resumable interface {
 	Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error
 }
 
+// scorer is a resumable classifier that scores from its training state
+// (methods.LRSDL, FDDL, D2L2R2): after SetScoreOnly(true), Fit and Resume
+// keep that state and leave the model suspended, and ScoreEach returns the
+// labels PredictEach would give, without forming the model (for the span
+// reduction, without mapping the dictionary back to the data space).
+type scorer interface {
+	resumable
+	SetScoreOnly(on bool)
+	ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error)
+}
+
 // eachPredictor predicts with several settings of the prediction options
 // at once, sharing the work they have in common (methods.LRSDL, FDDL,
 // D2L2R2); the labels are those of setting each and calling Predict.
@@ -437,7 +451,9 @@ func crossValidatePoint(ctx context.Context, newClassifier NewFunc, tp Params, i
 // prev, a suspended fit of them, to it outer iterations) and returns the
 // accuracy on val of each grid point pts[i], i in idx, whose remaining
 // (prediction) options it sets before predicting. With keep and a
-// resumable method, it returns the fit suspended, to be resumed later.
+// resumable method, it returns the fit suspended, to be resumed later; a
+// scorer's fit is returned even without keep, so that the fits of one
+// fold, holding it, share its span factors.
 func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifier, tp Params, it int, keep bool, pts []Params, idx []int, train, val split.Set) ([]float64, lrsdl.Classifier, error) {
 	c := prev
 	if rc, ok := prev.(resumable); ok {
@@ -453,8 +469,9 @@ func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifie
 		if err := Configure(c, tp); err != nil {
 			return nil, nil, err
 		}
-		rc, ok := c.(resumable)
-		if ok {
+		if sc, ok := c.(scorer); ok {
+			sc.SetScoreOnly(true)
+		} else if rc, ok := c.(resumable); ok {
 			rc.SetResumable(keep)
 		}
 		notifyStage(ctx, c)
@@ -472,7 +489,8 @@ func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifie
 		}
 	}
 	out := make([]float64, len(idx))
-	if ep, ok := c.(eachPredictor); ok {
+	sc, isScorer := c.(scorer)
+	if ep, ok := c.(eachPredictor); ok || isScorer {
 		sets := make([]map[string]string, len(pps))
 		for j, pp := range pps {
 			sets[j] = map[string]string{}
@@ -480,7 +498,13 @@ func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifie
 				sets[j][n] = formatValue(v)
 			}
 		}
-		preds, err := ep.PredictEach(ctx, val.Y, sets)
+		var preds [][]int
+		var err error
+		if isScorer {
+			preds, err = sc.ScoreEach(ctx, val.Y, sets)
+		} else {
+			preds, err = ep.PredictEach(ctx, val.Y, sets)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -498,6 +522,9 @@ func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifie
 			}
 			out[j] = Accuracy(pred, val.Labels)
 		}
+	}
+	if isScorer {
+		return out, c, nil
 	}
 	if rc, ok := c.(resumable); ok && keep {
 		rc.Suspend()

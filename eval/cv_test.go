@@ -193,8 +193,8 @@ func (p plainClassifier) Fit(ctx context.Context, Y mat.Matrix, labels []int) er
 	return p.c.Fit(ctx, Y, labels)
 }
 
-// countingResumer counts the Fit, Resume and PredictEach calls of a
-// resumable classifier.
+// countingResumer counts the Fit, Resume and PredictEach or ScoreEach
+// calls of a resumable classifier.
 type countingResumer struct {
 	*methods.LRSDL
 	fits, resumes, eaches *atomic.Int64
@@ -215,10 +215,17 @@ func (c countingResumer) PredictEach(ctx context.Context, Y mat.Matrix, sets []m
 	return c.LRSDL.PredictEach(ctx, Y, sets)
 }
 
+func (c countingResumer) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	c.eaches.Add(1)
+	return c.LRSDL.ScoreEach(ctx, Y, sets)
+}
+
 // TestCrossValidateResumeSameScores checks that cross-validating LRSDL by
-// resumed fits and PredictEach gives the scores of retraining every round
+// resumed fits and ScoreEach gives the scores of retraining every round
 // and predicting point by point, whatever GOMAXPROCS, with the work cut as
-// planned: 8 fits per fold, 4+2 resumes, one PredictEach per fit.
+// planned: 8 fits per fold, 4+2 resumes, one ScoreEach per fit. The
+// training folds (40×32) are reduced to their span, so ScoreEach scores in
+// reduced coordinates.
 func TestCrossValidateResumeSameScores(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	s := blobs([]int{1, 2, 3}, 16, 40, 0, rng)
@@ -257,7 +264,7 @@ func TestCrossValidateResumeSameScores(t *testing.T) {
 			}
 		}
 		if fits.Load() != 8*3 || resumes.Load() != (4+2)*3 || eaches.Load() != (8+4+2)*3 {
-			t.Errorf("GOMAXPROCS %d: %d fits, %d resumes, %d PredictEach; want 24, 18, 42", procs, fits.Load(), resumes.Load(), eaches.Load())
+			t.Errorf("GOMAXPROCS %d: %d fits, %d resumes, %d ScoreEach; want 24, 18, 42", procs, fits.Load(), resumes.Load(), eaches.Load())
 		}
 	}
 }

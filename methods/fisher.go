@@ -58,6 +58,7 @@ type fisherDL struct {
 	m0      []float64      // mean of X0
 	info    lrsdl.FitInfo  // of the last Fit
 	keep    bool           // Fit keeps rs (SetResumable)
+	score   bool           // Fit and Resume stop at rs (SetScoreOnly)
 	rs      *fitState      // what Resume continues from, or nil
 }
 

@@ -50,10 +50,14 @@ func keyOf(Y *mat.Dense) dataKey {
 	return k
 }
 
-// spanEntry is reduceSpan's result for one training set.
+// spanEntry is reduceSpan's result for one training set, and the
+// projections QᵀY of the sets ScoreEach scored with it.
 type spanEntry struct {
 	Q  *spanBasis
 	Yr *mat.Dense // read only: fits share it
+
+	mu   sync.Mutex
+	proj []projection // at most maxProjections, newest last
 }
 
 // spans maps training sets to their spanEntry while a resumable fit
@@ -123,11 +127,16 @@ func (t *train) outerStep(ctx context.Context) (lrsdl.Cost, error) {
 }
 
 // finish sets the model from the training state t: D̄ = Q·D̄_r (or D̄_r
-// when Q is nil) and the code means.
+// when Q is nil) and the code means; with SetScoreOnly, it leaves the
+// model suspended.
 func (f *fisherDL) finish(cl *core.Classes, d int, t *train, Q *spanBasis) {
 	f.classes = cl
 	f.d = d
 	f.part = t.ap
+	if f.score {
+		f.suspend()
+		return
+	}
 	f.Db = t.Db
 	if Q != nil {
 		f.Db = expand(Q, t.Db)
@@ -160,7 +169,7 @@ func (f *fisherDL) resume(ctx context.Context, name string, Y mat.Matrix, labels
 	if iters < rs.info.Iters {
 		return fmt.Errorf("methods: %s: cannot resume to %d outer iterations, %d already run", name, iters, rs.info.Iters)
 	}
-	if f.Db != nil && (iters == rs.info.Iters || rs.info.Stop == lrsdl.StopConverged) {
+	if (f.Db != nil || f.score) && (iters == rs.info.Iters || rs.info.Stop == lrsdl.StopConverged) {
 		rs.t.p.iters = iters
 		return nil // nothing to run
 	}
@@ -266,5 +275,6 @@ func (f *fisherDL) setResumable(on bool) {
 	f.keep = on
 	if !on {
 		f.rs = nil
+		f.score = false
 	}
 }
