@@ -118,7 +118,7 @@ func TestCrossValidateHalvingAndPredictOptions(t *testing.T) {
 			t.Fatalf("best %v of %d scores", res.Best, len(res.Scores))
 		}
 		for _, sc := range res.Scores {
-			want := 10
+			want := 10 // a quarter of 40: cvFake is not resumable
 			switch a := sc.Params["a"].(float64); {
 			case a >= 0.9:
 				want = 40
@@ -139,6 +139,25 @@ func TestCrossValidateHalvingAndPredictOptions(t *testing.T) {
 	fits.Store(0)
 	if _, err := CrossValidateSet(context.Background(), newFake, cvData(), 4, Grid{"a": {0.5, 1}, "p": {1, 2}}, 1); err != nil || fits.Load() != 2*4 {
 		t.Errorf("small grid: %d fits, %v; want 8", fits.Load(), err)
+	}
+}
+
+// TestHalvingRounds checks the rounds of successive halving: an eighth,
+// half and all of the iterations for a resumable method, or a quarter
+// first when an eighth is under 3 or the method is not resumable.
+func TestHalvingRounds(t *testing.T) {
+	for _, c := range []struct {
+		iters   int
+		resumes bool
+		want    []int
+	}{
+		{30, true, []int{3, 15, 30}}, {40, true, []int{5, 20, 40}}, {24, true, []int{3, 12, 24}},
+		{20, true, []int{5, 10, 20}}, {15, true, []int{3, 7, 15}}, {4, true, []int{1, 2, 4}},
+		{30, false, []int{7, 15, 30}}, {50, false, []int{12, 25, 50}}, {15, false, []int{3, 7, 15}},
+	} {
+		if got := halvingRounds(c.iters, c.resumes); !slices.Equal(got, c.want) {
+			t.Errorf("%d iterations, resumable %v: rounds %v, want %v", c.iters, c.resumes, got, c.want)
+		}
 	}
 }
 
