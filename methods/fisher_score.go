@@ -116,8 +116,8 @@ func (m *LRSDL) SetScoreOnly(on bool) { m.dl.setScoreOnly(on) }
 // ScoreEach returns the labels PredictEach(ctx, Y, sets) would give for
 // the model of the training state that Fit or Resume kept (SetScoreOnly or
 // SetResumable), without forming it: Y is projected once on the span of
-// the training set (an N×n matrix, kept while fits of that training set
-// hold their state) and scored against D̄_r, an N×K̄ matrix, as in
+// the training set (an r×n matrix, r ≤ N its rank, kept while fits of
+// that training set hold their state) and scored against D̄_r (r×K̄) as in
 // training; the labels are those of PredictEach up to rounding.
 func (m *LRSDL) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
 	return m.dl.scoreSets(ctx, m.Name(), Y, sets, func() fisherOptions { o := m.Options; return &o })
