@@ -71,10 +71,12 @@ func (o *DLRDOptions) spec() optSpec {
 //     R̂_c = Y_c − D_cX_c^c, so E = S_{β/2}(½(R + R̂)) (soft thresholding).
 //
 // A D step that does not lower J (ADMM stopped early) is discarded, so J
-// never increases. The ℓ1 error lives in the data space, so training does
-// not reduce the data to its span; the D step instead runs in span([D E])
-// (at most 2K dimensions; see dlrdTrain.stepD) and the initial class
-// dictionaries are learned in span(Y_c) (newTrainSpan).
+// never increases. The ℓ1 error lives in the data space; with d ≥ 2N
+// training runs in the coordinates of a basis of span(Y) grown by the rows
+// where E is non-zero (dlrdBasis), with only the E step in the data space;
+// the D step runs in span([D E]) (at most 2K dimensions; see
+// dlrdTrain.stepD) and the initial class dictionaries are learned in
+// span(Y_c) (newTrainSpan).
 //
 // Prediction follows SRC, as Ma et al. do: y is coded on D by the lasso
 // (½‖y − Dx‖² + λ‖x‖₁) and assigned to the class c of the smallest
@@ -119,7 +121,7 @@ func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	C := g.Classes.Len()
 	d, N := Ys.Dims()
 	K := C * o.K
-	if err := checkMemory("DLRD", float64(d)*float64(N)*4+float64(K)*float64(N+K)*4, "k or the training set"); err != nil {
+	if err := checkMemory("DLRD", float64(d)*float64(N)*5+float64(K)*float64(N+K)*4, "k or the training set"); err != nil {
 		return err
 	}
 	t, err := newTrainSpan(ctx, dlrdParams(o), mat.DenseCopyOf(Ys), g.Part)
@@ -127,6 +129,7 @@ func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		return err
 	}
 	s := &dlrdTrain{t: t, Y0: Ys, beta: o.Beta, E: mat.NewDense(d, N, nil)}
+	s.reduce()
 	fi, err := runOuter(ctx, loop{iters: o.Iters, tol: lit(o.Tol), progress: o.Progress, start: start},
 		func(int, bool) (lrsdl.Cost, error) {
 			if err := s.stepX(ctx); err != nil {
@@ -142,7 +145,7 @@ func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err != nil {
 		return err
 	}
-	m.Options, m.classes, m.D, m.part = o, g.Classes, t.Db, t.ap
+	m.Options, m.classes, m.D, m.part = o, g.Classes, s.dictionary(), t.ap
 	m.info.Elapsed = time.Since(start)
 	return nil
 }
@@ -216,6 +219,7 @@ type dlrdTrain struct {
 	Y0   *mat.Dense // the samples, by class
 	E    *mat.Dense // sparse error, d×N
 	beta float64
+	b    *dlrdBasis // non-nil when training in coordinates (reduce)
 	R    mat.Dense
 	sw   *kernels.SparseWorkspace // D·M(X) for sparse X
 	dT   mat.Dense                // N×K: ΔEᵀD in stepE
@@ -267,10 +271,11 @@ func (s *dlrdTrain) stepD(ctx context.Context) error {
 	return nil
 }
 
-// residuals sets s.R = ½(R + R̂), R = Y0 − DX, R̂_c = Y0_c − D_cX_c^c, as
-// Y0 − ½D·M(X): on the samples of class c, DX + D_cX_c^c is D times X with
-// its diagonal block doubled (one d×K×N product, sparse in X).
-func (s *dlrdTrain) residuals() {
+// residualsOf sets s.R = ½(R + R̂), R = Y0 − DX, R̂_c = Y0_c − D_cX_c^c, as
+// Y0 − ½D·M(X) for the data-space D: on the samples of class c, DX +
+// D_cX_c^c is D times X with its diagonal block doubled (one d×K×N
+// product, sparse in X).
+func (s *dlrdTrain) residualsOf(D *mat.Dense) {
 	t := s.t
 	d, N := s.Y0.Dims()
 	s.R.Reset()
@@ -278,7 +283,7 @@ func (s *dlrdTrain) residuals() {
 	if s.sw == nil {
 		s.sw = kernels.NewSparseWorkspace(t.K, N)
 	}
-	s.sw.Mul(s.R.RawMatrix(), t.D().RawMatrix(), t.mx().RawMatrix())
+	s.sw.Mul(s.R.RawMatrix(), D.RawMatrix(), t.mx().RawMatrix())
 	r, y := s.R.RawMatrix(), s.Y0.RawMatrix()
 	for i := 0; i < r.Rows; i++ {
 		ri, yi := r.Data[i*r.Stride:i*r.Stride+r.Cols], y.Data[i*y.Stride:i*y.Stride+r.Cols]
@@ -293,8 +298,12 @@ func (s *dlrdTrain) residuals() {
 // DᵀY follows the change of E as B − Dᵀ·ΔE, sparse in ΔE (K·nnz(ΔE)
 // multiply-adds instead of a new d×K×N product).
 func (s *dlrdTrain) stepE() {
+	if s.b != nil {
+		s.stepEReduced()
+		return
+	}
 	t := s.t
-	s.residuals()
+	s.residualsOf(t.D())
 	h := s.beta / 2
 	gc := &t.gc
 	keep := !gramOff && gc.Db != nil && gc.y == &t.Y.RawMatrix().Data[0] && mat.Equal(gc.Db, t.Db)

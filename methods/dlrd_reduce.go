@@ -1,0 +1,268 @@
+package methods
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/kernels"
+)
+
+// dlrdBasis is the basis of DLRD's reduced training: W (d×r, orthonormal
+// columns) spans the samples Y0 and e_i for every row i where the error
+// E has been non-zero. Every iterate stays in range(W): the initial D is
+// learned in span(Y0), the D step combines columns of D and of
+// (Y0 − E)·M(X)ᵀ, and E's columns lie in span(e_i). J depends on D and on
+// Y = Y0 − E only through DᵀD, DᵀY, ‖Y_c‖², column norms and the singular
+// values of each D_c, which W preserves (WᵀW = I), so training on the
+// coordinates Dr = WᵀD and Yr = WᵀY (r rows instead of d) gives D = W·Dr
+// up to rounding. Only the E step works in the data space, on D = W·Dr.
+type dlrdBasis struct {
+	W   *mat.Dense // d×r
+	Y0r *mat.Dense // r×N: WᵀY0
+	in  []bool     // rows i with e_i ∈ range(W)
+	D   mat.Dense  // d×K: W·Dr
+	nz  []dlrdEntry
+}
+
+// orthBasis returns an orthonormal basis Q (d×r, formed) of the columns of
+// B and C = QᵀB: thinQR's factored Q₁V⁻¹ with the triangular solve done.
+func orthBasis(B *mat.Dense) (Q, C *mat.Dense, ok bool) {
+	sb, C := thinQR(B)
+	if sb == nil {
+		return nil, nil, false
+	}
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, sb.v, sb.q1.RawMatrix())
+	return sb.q1, C, true
+}
+
+// dlrdEntry is a non-zero entry E[i, j] = v of the error.
+type dlrdEntry struct {
+	i, j int
+	v    float64
+}
+
+// dlrdReduceOff disables dlrdTrain.reduce (tests compare).
+var dlrdReduceOff bool
+
+// dlrdReduceMin is the least d/N at which DLRD trains in coordinates: W
+// costs about 4dN² flops once and each E step one d×r×K product W·Dr
+// instead of the data-space D step's several (span([D E]) basis, DᵀY,
+// Y·M(X)ᵀ).
+const dlrdReduceMin = 2
+
+// reduce switches s to training in the coordinates of dlrdBasis when d is
+// at least dlrdReduceMin·N, E is zero and D lies in span(Y0)
+// (newTrainSpan's, checked by its column norms). It reports whether it
+// did. W is thinQR's basis of Y0 (formed), which leaves out residuals below
+// 10⁻⁷ relative (gramSpanTol) of samples nearly in the span of others:
+// training sees WWᵀY0, within 10⁻⁷ of Y0 (Oxford Flower's 1020 training
+// samples have rank 1010 at that tolerance).
+func (s *dlrdTrain) reduce() bool {
+	t := s.t
+	d, N := s.Y0.Dims()
+	if spanOff || dlrdReduceOff || float64(d) < dlrdReduceMin*float64(N) || t.k0 > 0 {
+		return false
+	}
+	W, C, ok := orthBasis(s.Y0)
+	if !ok {
+		return false
+	}
+	D := t.Db
+	_, r := W.Dims()
+	Dr := mat.NewDense(r, t.K, nil)
+	Dr.Mul(W.T(), D)
+	// D's parts outside range(W): newTrainSpan learns D_c on thinQR's basis
+	// of Y_c alone, which can keep directions the basis of all of Y0 leaves
+	// out.
+	var P mat.Dense
+	P.Mul(W, Dr)
+	P.Sub(D, &P)
+	var out []int
+	for j := 0; j < t.K; j++ {
+		if mat.Norm(P.ColView(j), 2) > 1e-8 {
+			out = append(out, j)
+		}
+	}
+	s.b = &dlrdBasis{W: W, Y0r: C, in: make([]bool, d)}
+	if len(out) > 0 {
+		R := mat.NewDense(d, len(out), nil)
+		for q, j := range out {
+			R.ColView(q).(*mat.VecDense).CopyVec(P.ColView(j))
+		}
+		Z, _, ok := orthBasis(R)
+		if !ok {
+			s.b = nil
+			return false
+		}
+		// Z ⊥ W to about ε/‖residual‖: once more against W, then orthonormal.
+		var c, wc mat.Dense
+		c.Mul(W.T(), Z)
+		wc.Mul(W, &c)
+		Z.Sub(Z, &wc)
+		if Z, _, ok = orthBasis(Z); !ok {
+			s.b = nil
+			return false
+		}
+		_, m := Z.Dims()
+		cols := make([][]float64, m)
+		for q := range cols {
+			cols[q] = mat.Col(nil, q, Z)
+		}
+		s.appendBasis(cols, Dr)
+		_, r = s.b.W.Dims()
+		Dr = mat.NewDense(r, t.K, nil)
+		Dr.Mul(s.b.W.T(), D)
+	}
+	// ‖Wᵀdᵢ‖ = ‖dᵢ‖ iff dᵢ ∈ range(W).
+	for j := 0; j < t.K; j++ {
+		a, b := mat.Norm(Dr.ColView(j), 2), mat.Norm(D.ColView(j), 2)
+		if math.Abs(a-b) > 1e-10*math.Max(b, 1) {
+			s.b, t.Db, t.Y = nil, D, mat.DenseCopyOf(s.Y0)
+			return false
+		}
+	}
+	t.Db, t.Y = Dr, mat.DenseCopyOf(s.b.Y0r)
+	t.gc, t.curOK, s.fitOK, s.nucOK = gramCache{}, false, false, false
+	return true
+}
+
+// full returns the data-space dictionary W·Dr (a workspace of s).
+func (s *dlrdTrain) full() *mat.Dense {
+	b := s.b
+	d, _ := b.W.Dims()
+	b.D.Reset()
+	b.D.ReuseAs(d, s.t.K)
+	kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, b.W.RawMatrix(), s.t.D().RawMatrix(), 0, b.D.RawMatrix())
+	return &b.D
+}
+
+// dictionary returns the learned D = W·Dr with ‖dᵢ‖ ≤ 1 exact (W is
+// orthonormal to rounding), or the data-space D without a basis.
+func (s *dlrdTrain) dictionary() *mat.Dense {
+	if s.b == nil {
+		return s.t.Db
+	}
+	D := mat.DenseCopyOf(s.full())
+	for j := 0; j < s.t.K; j++ {
+		col := D.ColView(j).(*mat.VecDense)
+		if nrm := mat.Norm(col, 2); nrm > 1 {
+			col.ScaleVec(1/nrm, col)
+		}
+	}
+	return D
+}
+
+// stepEReduced is stepE in coordinates: E = S_{β/2}(½(R + R̂)) from the
+// data-space D = W·Dr, W extended by the rows where E is newly non-zero,
+// and Yr = WᵀY0 − WᵀE (E has a few non-zeros).
+func (s *dlrdTrain) stepEReduced() {
+	t, b := s.t, s.b
+	s.residualsOf(s.full())
+	h := s.beta / 2
+	e, r := s.E.RawMatrix(), s.R.RawMatrix()
+	b.nz = b.nz[:0]
+	var fresh []int
+	for i := 0; i < e.Rows; i++ {
+		ei, ri := e.Data[i*e.Stride:i*e.Stride+e.Cols], r.Data[i*r.Stride:i*r.Stride+e.Cols]
+		added := false
+		for j, v := range ri {
+			nv := 0.0
+			if a := math.Abs(v); a > h {
+				nv = math.Copysign(a-h, v)
+				b.nz = append(b.nz, dlrdEntry{i, j, nv})
+				if !b.in[i] && !added {
+					fresh, added = append(fresh, i), true
+				}
+			}
+			ei[j] = nv
+		}
+	}
+	if len(fresh) > 0 {
+		s.extend(fresh)
+	}
+	t.Y.Copy(b.Y0r)
+	w, y := b.W.RawMatrix(), t.Y.RawMatrix()
+	for _, z := range b.nz {
+		// column j of WᵀE gains E_ij·(row i of W).
+		blas64.Axpy(-z.v, blas64.Vector{N: w.Cols, Inc: 1, Data: w.Data[z.i*w.Stride:]},
+			blas64.Vector{N: w.Cols, Inc: y.Stride, Data: y.Data[z.j:]})
+	}
+	t.gc = gramCache{} // Y changed in place
+	t.curOK, s.fitOK = false, false
+}
+
+// extend adds to W an orthonormal basis of the parts of e_i, i in rows,
+// outside range(W): Z = (I − WWᵀ)E_rows twice (block Gram–Schmidt, three
+// d×r×m products), then among themselves (modified Gram–Schmidt, twice),
+// columns below 10⁻⁸ (e_i in range(W)) dropped; with the coordinates of
+// the new columns (appendBasis).
+func (s *dlrdTrain) extend(rows []int) {
+	t, b := s.t, s.b
+	d, r := b.W.Dims()
+	m := len(rows)
+	w := b.W.RawMatrix()
+	for _, i := range rows {
+		b.in[i] = true
+	}
+	// Z = E_rows − W·W[rows,:]ᵀ.
+	Z := mat.NewDense(d, m, nil)
+	C := mat.NewDense(r, m, nil)
+	for q, i := range rows {
+		Z.Set(i, q, 1)
+		for k, v := range w.Data[i*w.Stride : i*w.Stride+r] {
+			C.Set(k, q, v)
+		}
+	}
+	z, c := Z.RawMatrix(), C.RawMatrix()
+	kernels.Gemm(blas.NoTrans, blas.NoTrans, -1, w, c, 1, z)
+	kernels.Gemm(blas.Trans, blas.NoTrans, 1, w, z, 0, c)
+	kernels.Gemm(blas.NoTrans, blas.NoTrans, -1, w, c, 1, z)
+	// The columns among themselves: modified Gram–Schmidt, twice (m ≪ r).
+	var cols [][]float64
+	for q := 0; q < m; q++ {
+		v := mat.Col(nil, q, Z)
+		if floats.Norm(v, 2) < 1e-8 {
+			continue // e_i in range(W)
+		}
+		for pass := 0; pass < 2; pass++ {
+			for _, u := range cols {
+				floats.AddScaled(v, -floats.Dot(u, v), u)
+			}
+		}
+		nrm := floats.Norm(v, 2)
+		if nrm < 1e-8 {
+			continue
+		}
+		floats.Scale(1/nrm, v)
+		cols = append(cols, v)
+	}
+	s.appendBasis(cols, t.Db)
+}
+
+// appendBasis appends the columns Z (orthonormal, ⊥ W) to W, with their
+// coordinates: zero rows in Dr (set as t.Db with Dr's first rows), ZᵀY0
+// in Y0r.
+func (s *dlrdTrain) appendBasis(Z [][]float64, Dr *mat.Dense) {
+	t, b := s.t, s.b
+	d, r := b.W.Dims()
+	m := len(Z)
+	if m == 0 {
+		return
+	}
+	W := mat.NewDense(d, r+m, nil)
+	W.Slice(0, d, 0, r).(*mat.Dense).Copy(b.W)
+	for q, z := range Z {
+		W.ColView(r + q).(*mat.VecDense).CopyVec(mat.NewVecDense(d, z))
+	}
+	_, N := b.Y0r.Dims()
+	Y0r := mat.NewDense(r+m, N, nil)
+	Y0r.Slice(0, r, 0, N).(*mat.Dense).Copy(b.Y0r)
+	Y0r.Slice(r, r+m, 0, N).(*mat.Dense).Mul(W.Slice(0, d, r, r+m).T(), s.Y0)
+	Dn := mat.NewDense(r+m, t.K, nil)
+	Dn.Slice(0, r, 0, t.K).(*mat.Dense).Copy(Dr)
+	b.W, b.Y0r, t.Db, t.Y = W, Y0r, Dn, mat.NewDense(r+m, N, nil)
+}
