@@ -71,9 +71,10 @@ func full() config {
 		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 40 * time.Second,
 		SimTrain: 200, SimTest: 800,
 		Deadline: 45 * time.Minute,
-		Budgets: map[string]time.Duration{flower: time.Minute, coil: time.Minute,
+		Budgets: map[string]time.Duration{flower: 75 * time.Second, coil: time.Minute,
 			flower + "/FDDL": 2 * time.Minute, flower + "/LRSDL": 2 * time.Minute,
-			coil + "/FDDL": 150 * time.Second, coil + "/LRSDL": 240 * time.Second},
+			coil + "/FDDL": 150 * time.Second, coil + "/LRSDL": 240 * time.Second,
+			coil + "/DLSI": 90 * time.Second, coil + "/COPAR": 200 * time.Second, coil + "/JDL*": 90 * time.Second},
 		Grids: map[string]map[string]eval.Grid{flower: small, coil: none},
 	}
 }
