@@ -12,12 +12,19 @@ import (
 )
 
 // TestLassoADMMAgrees checks that LassoADMM and FISTA, both run to tight
-// tolerances, find the same minimiser (TestLassoKKT checks its optimality).
+// tolerances, find the same minimiser (TestLassoKKT checks its optimality),
+// with many columns (explicit inverse) and few (triangular solves).
 func TestLassoADMMAgrees(t *testing.T) {
-	D, Y := svLassoProblem(31, 20, 12, 40)
+	for _, sz := range [][3]int{{20, 12, 40}, {30, 40, 2}} {
+		lassoADMMAgrees(t, sz[0], sz[1], sz[2])
+	}
+}
+
+func lassoADMMAgrees(t *testing.T, d, k, n int) {
+	D, Y := svLassoProblem(31, d, k, n)
 	const lambda = 0.3
 	testutil.Backends(t, func(t *testing.T) {
-		X, F := mat.NewDense(12, 40, nil), mat.NewDense(12, 40, nil)
+		X, F := mat.NewDense(k, n, nil), mat.NewDense(k, n, nil)
 		if err := Lasso(context.Background(), X, D, Y, lambda, LassoOptions{ADMM: true, MaxIter: 20000, Tol: 1e-12}); err != nil {
 			t.Fatal(err)
 		}

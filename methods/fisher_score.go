@@ -94,13 +94,9 @@ func (f *fisherDL) scoreEach(ctx context.Context, name string, Y mat.Matrix, ps 
 // scoreSets is ScoreEach for a model f with options o (a copy of them);
 // opts returns a fresh copy of o for each set.
 func (f *fisherDL) scoreSets(ctx context.Context, name string, Y mat.Matrix, sets []map[string]string, opts func() fisherOptions) ([][]int, error) {
-	ps := make([]dlParams, len(sets))
-	for i, set := range sets {
-		p, err := predictParams(opts(), set)
-		if err != nil {
-			return nil, err
-		}
-		ps[i] = p
+	ps, err := setsParams(sets, opts)
+	if err != nil {
+		return nil, err
 	}
 	return f.scoreEach(ctx, name, Y, ps)
 }

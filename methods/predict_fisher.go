@@ -470,6 +470,16 @@ func (r Tuned) set(o *FDDLOptions) {
 // predictSets is PredictEach for a model f with options o (a copy of
 // them); opts returns a fresh copy of o for each set.
 func (f *fisherDL) predictSets(ctx context.Context, Y mat.Matrix, sets []map[string]string, opts func() fisherOptions) ([][]int, error) {
+	ps, err := setsParams(sets, opts)
+	if err != nil {
+		return nil, err
+	}
+	return f.predictEach(ctx, Y, ps)
+}
+
+// setsParams returns the prediction parameters of each of sets applied to
+// a fresh copy of the options from opts.
+func setsParams(sets []map[string]string, opts func() fisherOptions) ([]dlParams, error) {
 	ps := make([]dlParams, len(sets))
 	for i, set := range sets {
 		p, err := predictParams(opts(), set)
@@ -478,7 +488,7 @@ func (f *fisherDL) predictSets(ctx context.Context, Y mat.Matrix, sets []map[str
 		}
 		ps[i] = p
 	}
-	return f.predictEach(ctx, Y, ps)
+	return ps, nil
 }
 
 // PredictEach returns the labels Predict gives for the columns of Y with
