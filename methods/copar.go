@@ -223,12 +223,8 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 }
 
 // coparTrainXIter is COPAR-X's FISTA iteration limit per class in
-// training, where each outer iteration warm-starts X from the last. At 50
-// instead of 200: Oxford Flower's fit took 15 % less CPU to the same cost
-// and accuracy, AR gender's half to a 3 % lower cost; on COIL-100 (K = 1010
-// atoms, every class at the limit either way) the fit took a third of the
-// CPU, accuracy rose 0.3 points and the final cost 21 % (3.30 → 3.99).
-var coparTrainXIter = 50
+// training, where each outer iteration warm-starts X from the last.
+var coparTrainXIter = 200
 
 // coparSolveX is coparUpdateX with at most maxIter FISTA iterations per
 // class.
