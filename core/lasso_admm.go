@@ -29,9 +29,9 @@ import (
 // iterations. For n ≥ k/16, (G + ρI)⁻¹ is formed (Cholesky, then its
 // inverse) at every change of ρ, so that each iteration is one k×k×n Gemm:
 // the same multiply-adds as the two triangular solves used for fewer
-// columns, at Gemm's speed (1.5–2.8× the solves' on one OpenBLAS thread
-// at k=1000, n=6168); the inverse's 2k³/3 more pay off from about k/25
-// columns over 100 iterations.
+// columns, at Gemm's higher speed (the process CPU of BenchmarkCOILFit/FDDL,
+// mostly its 6168 test codings, falls by about a fifth). Forming the inverse costs
+// 2k³/3 more per change of ρ, which few columns would not repay.
 //
 // The start of ρ and α were chosen by the gap to the minimum after 25–200
 // iterations on training samples of AR gender, Oxford Flower and COIL-100
@@ -90,7 +90,10 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		return err
 	}
 	x := mat.NewDense(k, n, nil)
-	w := mat.NewDense(k, n, nil)
+	w := x // the right-hand side, solved in place unless explicit
+	if explicit {
+		w = mat.NewDense(k, n, nil)
+	}
 	z := mat.DenseCopyOf(X)
 	u := mat.NewDense(k, n, nil)
 	xd, wd, zd, ud := x.RawMatrix().Data, w.RawMatrix().Data, z.RawMatrix().Data, u.RawMatrix().Data
@@ -108,7 +111,6 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		if explicit {
 			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, F.RawMatrix(), w.RawMatrix(), 0, x.RawMatrix())
 		} else {
-			x.Copy(w)
 			lapack64.Potrs(T, x.RawMatrix())
 		}
 		thr := lambda / rho

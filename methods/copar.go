@@ -140,7 +140,7 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	}
 	duals := make([]mat.Dense, part.Blocks())
 	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
-		if err := coparSolveX(ctx, X, D, part, Ys, g.Part, o.Lambda, coparTrainXIter); err != nil {
+		if err := coparUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda); err != nil {
 			return lrsdl.Cost{}, err
 		}
 		if err := coparUpdateD(ctx, D, part, X, Ys, g.Part, duals, lit(o.Eta), o.OriginalD); err != nil {
@@ -219,16 +219,6 @@ func coparSystem(H, B, G, DtY *mat.Dense, part core.Partition, c int) {
 // the iterations to a lower cost. On COIL-100 (K = 1010, d = 1024) every
 // class stops at the iteration cap either way and restarts raised the cost.
 func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64) error {
-	return coparSolveX(ctx, X, D, part, Ys, sp, lambda, 200)
-}
-
-// coparTrainXIter is COPAR-X's FISTA iteration limit per class in
-// training, where each outer iteration warm-starts X from the last.
-var coparTrainXIter = 200
-
-// coparSolveX is coparUpdateX with at most maxIter FISTA iterations per
-// class.
-func coparSolveX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64, maxIter int) error {
 	K := part.Len()
 	C := len(X)
 	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
@@ -247,7 +237,7 @@ func coparSolveX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Pa
 		done            bool
 	}
 	cl := make([]class, C)
-	const tol = 1e-6 // core.FISTA's default, as LassoGram
+	const maxIter, tol = 200, 1e-6 // core.FISTA's defaults, as LassoGram
 	err := forClasses(C, func(c int) error {
 		lo, hi := sp.Block(c)
 		H := mat.NewDense(K, K, nil)
@@ -366,7 +356,7 @@ func coparSolveX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Pa
 		H := mat.NewDense(K, K, nil)
 		B := mat.NewDense(K, hi-lo, nil)
 		coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
-		if err := core.LassoGram(ctx, X[c], H, B, lambda, core.LassoOptions{MaxIter: maxIter, Restart: restart}); err != nil {
+		if err := core.LassoGram(ctx, X[c], H, B, lambda, core.LassoOptions{Restart: restart}); err != nil {
 			return err
 		}
 	}

@@ -28,17 +28,6 @@ type dlrdBasis struct {
 	nz  []dlrdEntry
 }
 
-// orthBasis returns an orthonormal basis Q (d×r, formed) of the columns of
-// B and C = QᵀB: thinQR's factored Q₁V⁻¹ with the triangular solve done.
-func orthBasis(B *mat.Dense) (Q, C *mat.Dense, ok bool) {
-	sb, C := thinQR(B)
-	if sb == nil {
-		return nil, nil, false
-	}
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, sb.v, sb.q1.RawMatrix())
-	return sb.q1, C, true
-}
-
 // dlrdEntry is a non-zero entry E[i, j] = v of the error.
 type dlrdEntry struct {
 	i, j int
@@ -67,10 +56,11 @@ func (s *dlrdTrain) reduce() bool {
 	if spanOff || dlrdReduceOff || float64(d) < dlrdReduceMin*float64(N) || t.k0 > 0 {
 		return false
 	}
-	W, C, ok := orthBasis(s.Y0)
-	if !ok {
+	Q, C := thinQR(s.Y0)
+	if Q == nil {
 		return false
 	}
+	W := Q.form()
 	D := t.Db
 	_, r := W.Dims()
 	Dr := mat.NewDense(r, t.K, nil)
@@ -93,26 +83,7 @@ func (s *dlrdTrain) reduce() bool {
 		for q, j := range out {
 			R.ColView(q).(*mat.VecDense).CopyVec(P.ColView(j))
 		}
-		Z, _, ok := orthBasis(R)
-		if !ok {
-			s.b = nil
-			return false
-		}
-		// Z ⊥ W to about ε/‖residual‖: once more against W, then orthonormal.
-		var c, wc mat.Dense
-		c.Mul(W.T(), Z)
-		wc.Mul(W, &c)
-		Z.Sub(Z, &wc)
-		if Z, _, ok = orthBasis(Z); !ok {
-			s.b = nil
-			return false
-		}
-		_, m := Z.Dims()
-		cols := make([][]float64, m)
-		for q := range cols {
-			cols[q] = mat.Col(nil, q, Z)
-		}
-		s.appendBasis(cols, Dr)
+		s.appendBasis(complement(W, R), Dr)
 		_, r = s.b.W.Dims()
 		Dr = mat.NewDense(r, t.K, nil)
 		Dr.Mul(s.b.W.T(), D)
@@ -196,32 +167,33 @@ func (s *dlrdTrain) stepEReduced() {
 }
 
 // extend adds to W an orthonormal basis of the parts of e_i, i in rows,
-// outside range(W): Z = (I − WWᵀ)E_rows twice (block Gram–Schmidt, three
-// d×r×m products), then among themselves (modified Gram–Schmidt, twice),
-// columns below 10⁻⁸ (e_i in range(W)) dropped; with the coordinates of
-// the new columns (appendBasis).
+// outside range(W) (complement), with the coordinates of the new columns
+// (appendBasis).
 func (s *dlrdTrain) extend(rows []int) {
-	t, b := s.t, s.b
-	d, r := b.W.Dims()
-	m := len(rows)
-	w := b.W.RawMatrix()
-	for _, i := range rows {
-		b.in[i] = true
-	}
-	// Z = E_rows − W·W[rows,:]ᵀ.
-	Z := mat.NewDense(d, m, nil)
-	C := mat.NewDense(r, m, nil)
+	b := s.b
+	d, _ := b.W.Dims()
+	Z := mat.NewDense(d, len(rows), nil)
 	for q, i := range rows {
+		b.in[i] = true
 		Z.Set(i, q, 1)
-		for k, v := range w.Data[i*w.Stride : i*w.Stride+r] {
-			C.Set(k, q, v)
-		}
 	}
-	z, c := Z.RawMatrix(), C.RawMatrix()
-	kernels.Gemm(blas.NoTrans, blas.NoTrans, -1, w, c, 1, z)
-	kernels.Gemm(blas.Trans, blas.NoTrans, 1, w, z, 0, c)
-	kernels.Gemm(blas.NoTrans, blas.NoTrans, -1, w, c, 1, z)
-	// The columns among themselves: modified Gram–Schmidt, twice (m ≪ r).
+	s.appendBasis(complement(b.W, Z), s.t.Db)
+}
+
+// complement returns an orthonormal basis of the parts of the columns of
+// Z (d×m, overwritten) outside range(W), W (d×r) orthonormal: Z = (I −
+// WWᵀ)Z twice (block Gram–Schmidt, four d×r×m products), then the columns
+// among themselves (modified Gram–Schmidt, twice; m ≪ r), those below
+// 10⁻⁸ (inside range(W) or the others) dropped.
+func complement(W, Z *mat.Dense) [][]float64 {
+	_, r := W.Dims()
+	_, m := Z.Dims()
+	w, z := W.RawMatrix(), Z.RawMatrix()
+	c := mat.NewDense(r, m, nil).RawMatrix()
+	for pass := 0; pass < 2; pass++ {
+		kernels.Gemm(blas.Trans, blas.NoTrans, 1, w, z, 0, c)
+		kernels.Gemm(blas.NoTrans, blas.NoTrans, -1, w, c, 1, z)
+	}
 	var cols [][]float64
 	for q := 0; q < m; q++ {
 		v := mat.Col(nil, q, Z)
@@ -240,7 +212,7 @@ func (s *dlrdTrain) extend(rows []int) {
 		floats.Scale(1/nrm, v)
 		cols = append(cols, v)
 	}
-	s.appendBasis(cols, t.Db)
+	return cols
 }
 
 // appendBasis appends the columns Z (orthonormal, ⊥ W) to W, with their

@@ -18,9 +18,7 @@ type projection struct {
 }
 
 // project returns P = QᵀY (r×n, r the rows of Yr) for the d×n matrix Y,
-// computed once per Y (by key) and kept in e. Q is formed as expand(Q, I),
-// one expansion of r columns, so that only reduceSpan and expand know how
-// Q is held; P is read only.
+// computed once per Y (by key) and kept in e; P is read only.
 func (e *spanEntry) project(ctx context.Context, Y *mat.Dense) (*mat.Dense, error) {
 	k := keyOf(Y)
 	e.mu.Lock()
@@ -33,15 +31,7 @@ func (e *spanEntry) project(ctx context.Context, Y *mat.Dense) (*mat.Dense, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r, _ := e.Yr.Dims()
-	I := mat.NewDense(r, r, nil)
-	for i := 0; i < r; i++ {
-		I.Set(i, i, 1)
-	}
-	Qd := expand(e.Q, I)
-	_, n := Y.Dims()
-	P := mat.NewDense(r, n, nil)
-	P.Mul(Qd.T(), Y)
+	P := e.Q.project(Y)
 	if len(e.proj) == maxProjections {
 		e.proj = e.proj[1:]
 	}

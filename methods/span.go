@@ -165,6 +165,23 @@ type spanBasis struct {
 // Dims returns the dimensions of Q.
 func (q *spanBasis) Dims() (d, r int) { return q.q1.Dims() }
 
+// form returns Q = Q₁V⁻¹ (d×r) formed, in Q₁'s storage: q is used up.
+func (q *spanBasis) form() *mat.Dense {
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, q.v, q.q1.RawMatrix())
+	return q.q1
+}
+
+// project returns QᵀY = V⁻ᵀ(Q₁ᵀY) (r×n) for the d×n matrix Y: drn
+// multiply-adds, against dr² to form Q first.
+func (q *spanBasis) project(Y mat.Matrix) *mat.Dense {
+	_, r := q.Dims()
+	_, n := Y.Dims()
+	P := mat.NewDense(r, n, nil)
+	P.Mul(q.q1.T(), Y)
+	blas64.Trsm(blas.Left, blas.Trans, 1, q.v, P.RawMatrix())
+	return P
+}
+
 // expand returns Q·Dr = Q₁·(V⁻¹Dr), a dictionary learned on reduced data
 // mapped back to the data space: dr·K multiply-adds for K atoms.
 func expand(Q *spanBasis, Dr *mat.Dense) *mat.Dense {
