@@ -72,7 +72,7 @@ func full() config {
 		SimTrain: 200, SimTest: 800,
 		Deadline: 45 * time.Minute,
 		Budgets: map[string]time.Duration{flower: 75 * time.Second, coil: time.Minute,
-			flower + "/FDDL": 2 * time.Minute, flower + "/LRSDL": 2 * time.Minute,
+			flower + "/FDDL": 2 * time.Minute, flower + "/LRSDL": 2 * time.Minute, flower + "/DLRD": 100 * time.Second,
 			coil + "/FDDL": 150 * time.Second, coil + "/LRSDL": 240 * time.Second,
 			coil + "/DLSI": 90 * time.Second, coil + "/COPAR": 200 * time.Second, coil + "/JDL*": 90 * time.Second},
 		Grids: map[string]map[string]eval.Grid{flower: small, coil: none},
