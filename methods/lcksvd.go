@@ -213,6 +213,13 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	if Qs != nil {
 		Ys = Yr
 	}
+	// Training, up to expand, runs every product on one OpenBLAS thread
+	// (lrsdl.OneBLASThread): threaded, the Gram product (Syrk) and DᵀY
+	// (Trmm) of every K-SVD iteration left OpenBLAS's second thread
+	// spinning through the level-2 atom sweep that follows, and the
+	// per-class initialisation runs one class per core already.
+	endOne := lrsdl.OneBLASThread()
+	defer endOne()
 	d, N := Ys.Dims()
 	ap := blockPartition(C, k)
 	// D_c by K-SVD on class c, from k random samples of it; the classes
@@ -270,12 +277,6 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	if err != nil {
 		return err
 	}
-	// The K-SVD iterations run every product on one OpenBLAS thread
-	// (lrsdl.OneBLASThread): threaded, the Gram product (Syrk) and DᵀY
-	// (Trmm) of every iteration left OpenBLAS's second thread spinning
-	// through the level-2 atom sweep that follows. The initialisation
-	// keeps its arithmetic.
-	endOne := lrsdl.OneBLASThread()
 	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		if err := run.Step(ctx); err != nil {
 			return lrsdl.Cost{}, err
@@ -285,7 +286,6 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 		}
 		return lcCost(Ysk, Gs, run.X, rows, names), nil
 	})
-	endOne()
 	l.info = fi
 	if err != nil {
 		return err
@@ -323,6 +323,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 			return err
 		}
 	}
+	endOne()
 	if Qs != nil {
 		D = expand(Qs, D)
 	}
