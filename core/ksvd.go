@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack"
+	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/kernels"
@@ -17,8 +19,8 @@ import (
 type KSVDOptions struct {
 	// Tol stops OMP for a sample once ‖yᵢ − Dxᵢ‖₂ ≤ Tol; zero: T atoms.
 	Tol float64
-	// PowerIter bounds the power iterations computing each atom's leading
-	// singular pair; zero means 20.
+	// PowerIter bounds the Lanczos steps computing each atom's leading
+	// singular pair (see leadingPair); zero means 20.
 	PowerIter int
 	// Progress, if set, is called after every iteration with the current
 	// dictionary and codes, which it must not modify.
@@ -37,8 +39,8 @@ type KSVDOptions struct {
 // Y by OMP, keeping a sample's previous code when OMP does not lower its
 // error, then updates the atoms one by one: with ω the samples using atom
 // j and E = (Y − DX + dⱼxʲ)_ω the residual without it, (dⱼ, xʲ_ω) becomes
-// the leading singular pair (u, σv) of E, computed by power iteration
-// warm-started from the current pair. Hence ‖Y − DX‖_F never increases. An
+// the leading singular pair (u, σv) of E, computed by Lanczos on EEᵀ
+// started from the current atom. Hence ‖Y − DX‖_F never increases. An
 // unused atom is replaced by the worst-represented sample (largest
 // residual, normalised), each sample used at most once per sweep. The
 // columns of D are normalised first. ctx is checked before every atom
@@ -204,6 +206,7 @@ type ksvdWork struct {
 	u, dk  []float64
 	picked []bool
 	rr     []float64
+	lw     lanczosWork
 }
 
 // sweep updates every atom of D and its row of X in turn, keeping
@@ -263,7 +266,7 @@ func (w *ksvdWork) sweep(ctx context.Context, D, X, Rt, Yt *mat.Dense, powerIter
 			floats.AddScaledTo(e[q*d:(q+1)*d], r.Data[i*r.Stride:i*r.Stride+d], v[q], w.dk)
 		}
 		u := w.u
-		if leadingPair(u, v, e, powerIter) == 0 {
+		if leadingPair(u, v, w.dk, e, powerIter, &w.lw) == 0 {
 			continue
 		}
 		for p := 0; p < d; p++ {
@@ -302,32 +305,141 @@ func (w *ksvdWork) replace(D, Yt *mat.Dense, j int) {
 
 // leadingPair sets u (d) and x (m) to the leading singular pair of the d×m
 // matrix E, given by its columns as the rows of e (m×d, row-major), with
-// ‖u‖ = 1 and x = Eᵀu, and returns σ = ‖x‖. It runs at most maxIter power
-// iterations warm-started from the x given, alternating u = Ex/‖Ex‖ and
-// x = Eᵀu, each exact for the other factor fixed (so ‖E − u·xᵀ‖_F never
-// exceeds that of the starting pair), until σ changes by at most 10⁻¹⁰
-// relative. Ex is a sum of rows of e (kernels.AddCombination) and Eᵀu
-// their dot products with u (Gemv), so E is never transposed. With Ex = 0
-// it returns 0.
-func leadingPair(u, x, e []float64, maxIter int) float64 {
+// ‖u‖ = 1 and x = Eᵀu, and returns σ = ‖x‖. It runs at most maxIter steps
+// of Lanczos on A = EEᵀ, each one product Eᵀuⱼ (Gemv) and one E·(Eᵀuⱼ)
+// (kernels.AddCombination), so E is never transposed: the three-term
+// recurrence αⱼ = uⱼᵀAuⱼ, βⱼuⱼ₊₁ = Auⱼ − αⱼuⱼ − βⱼ₋₁uⱼ₋₁ with one full
+// reorthogonalisation against u₁..uⱼ. It starts from u₀ (unit norm, the
+// current atom) or, when Eᵀu₀ = 0, from Ex for the x given, and stops once
+// the largest eigenvalue θ of the tridiagonal T_j (Dsterf) grows by at most
+// ritzTol·θ in a step, or βⱼ ≤ lanczosTol·θ (an invariant subspace). Then
+// u = U·y/‖U·y‖ for the eigenvector y of θ (Dsteqr), signed as u₀, and
+// x = Σ yᵢ·Eᵀuᵢ/‖U·y‖ from the stored products. As the Krylov space holds
+// u₀, σ² = θ ≥ ‖Eᵀu₀‖², so ‖E − u·xᵀ‖_F never exceeds ‖E − u₀·x₀ᵀ‖_F for
+// any x₀. With E = 0 it returns 0.
+func leadingPair(u, x, u0, e []float64, maxIter int, w *lanczosWork) float64 {
 	m, d := len(x), len(u)
+	maxIter = max(maxIter, 1)
+	w.grow(d, m, maxIter)
 	g := blas64.General{Rows: m, Cols: d, Stride: d, Data: e}
-	sigma := 0.0
-	for range maxIter {
-		clear(u)
-		kernels.AddCombination(u, m, x, 1, e, d)
-		nu := floats.Norm(u, 2)
+	eTu := func(j int) []float64 {
+		wj := w.eu[j*m : (j+1)*m]
+		blas64.Gemv(blas.NoTrans, 1, g, blas64.Vector{N: d, Inc: 1, Data: w.u[j*d : (j+1)*d]}, 0, blas64.Vector{N: m, Inc: 1, Data: wj})
+		return wj
+	}
+	u1 := w.u[:d]
+	copy(u1, u0)
+	if w0 := eTu(0); floats.Dot(w0, w0) == 0 {
+		// Eᵀu₀ = 0: start from Ex instead.
+		clear(u1)
+		kernels.AddCombination(u1, m, x, 1, e, d)
+		nu := math.Sqrt(floats.Dot(u1, u1))
 		if nu == 0 {
-			break
+			return 0
 		}
-		floats.Scale(1/nu, u)
-		blas64.Gemv(blas.NoTrans, 1, g, blas64.Vector{N: d, Inc: 1, Data: u}, 0, blas64.Vector{N: m, Inc: 1, Data: x})
-		s := floats.Norm(x, 2)
-		done := math.Abs(s-sigma) <= 1e-10*s
-		sigma = s
-		if done {
-			break
+		floats.Scale(1/nu, u1)
+		if w0 = eTu(0); floats.Dot(w0, w0) == 0 {
+			return 0
 		}
 	}
-	return sigma
+	k := 0 // Lanczos vectors
+	theta := 0.0
+	z := w.z
+	for {
+		j := k
+		uj := w.u[j*d : (j+1)*d]
+		if j > 0 {
+			eTu(j)
+		}
+		clear(z)
+		kernels.AddCombination(z, m, w.eu[j*m:(j+1)*m], 1, e, d)
+		w.a[j] = floats.Dot(uj, z)
+		k++
+		// The three-term recurrence, then one full reorthogonalisation.
+		floats.AddScaled(z, -w.a[j], uj)
+		if j > 0 {
+			floats.AddScaled(z, -w.b[j-1], w.u[(j-1)*d:j*d])
+		}
+		for i := 0; i < k; i++ {
+			ui := w.u[i*d : (i+1)*d]
+			floats.AddScaled(z, -floats.Dot(ui, z), ui)
+		}
+		beta := math.Sqrt(floats.Dot(z, z))
+		// θ: the largest eigenvalue of T_k (diagonal a, off-diagonal b).
+		copy(w.td, w.a[:k])
+		copy(w.te, w.b[:j])
+		if !lapackImpl.Dsterf(k, w.td, w.te) {
+			k-- // keep the previous T
+			break
+		}
+		prev := theta
+		theta = w.td[k-1]
+		if beta <= lanczosTol*theta || theta-prev <= ritzTol*theta || k == maxIter {
+			break
+		}
+		w.b[j] = beta
+		floats.ScaleTo(w.u[k*d:(k+1)*d], 1/beta, z)
+	}
+	// The Ritz vector y of T_k for θ: Dsteqr's last eigenvector.
+	copy(w.td, w.a[:k])
+	copy(w.te, w.b[:k-1])
+	if !lapackImpl.Dsteqr(lapack.EVTridiag, k, w.td, w.te, w.tz, k, w.tw) {
+		k = 1 // the Rayleigh quotient of u₁
+		w.tz[0] = 1
+	}
+	y := w.y[:k]
+	for i := range y {
+		y[i] = w.tz[i*k+k-1]
+	}
+	clear(u)
+	kernels.AddCombination(u, k, y, 1, w.u, d)
+	clear(x)
+	kernels.AddCombination(x, k, y, 1, w.eu, m)
+	nu := math.Sqrt(floats.Dot(u, u))
+	if nu == 0 {
+		return 0
+	}
+	if floats.Dot(u, u0) < 0 {
+		nu = -nu // keep the sign of the current atom
+	}
+	floats.Scale(1/nu, u)
+	floats.Scale(1/nu, x)
+	return math.Sqrt(floats.Dot(x, x))
+}
+
+// leadingPair stops when β_k ≤ lanczosTol·θ (an invariant subspace) or
+// once the Ritz value θ grows by at most ritzTol·θ in a step.
+const (
+	lanczosTol = 1e-12
+	ritzTol    = 1e-10
+)
+
+// lapackImpl runs the small tridiagonal eigenproblems of leadingPair in
+// pure Go on every BLAS backend.
+var lapackImpl gonumlapack.Implementation
+
+// lanczosWork holds the buffers of leadingPair.
+type lanczosWork struct {
+	u, eu, z        []float64 // Lanczos vectors (rows), their Eᵀuᵢ, next vector
+	a, b, td, te, y []float64
+	tz, tw          []float64
+}
+
+func (w *lanczosWork) grow(d, m, k int) {
+	if cap(w.u) < k*d {
+		w.u = make([]float64, k*d)
+	}
+	if cap(w.eu) < k*m {
+		w.eu = make([]float64, k*m)
+	}
+	if cap(w.z) < d {
+		w.z = make([]float64, d)
+	}
+	if cap(w.a) < k {
+		w.a, w.b, w.td, w.te, w.y = make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
+		w.tz, w.tw = make([]float64, k*k), make([]float64, max(1, 2*k))
+	}
+	w.u, w.eu, w.z = w.u[:k*d], w.eu[:k*m], w.z[:d]
+	w.a, w.b, w.td, w.te, w.y = w.a[:k], w.b[:k], w.td[:k], w.te[:k], w.y[:k]
+	w.tz, w.tw = w.tz[:k*k], w.tw[:max(1, 2*k)]
 }

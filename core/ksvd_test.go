@@ -205,8 +205,13 @@ func TestLeadingPairMatchesSVD(t *testing.T) {
 			for i := range x {
 				x[i] = rng.NormFloat64()
 			}
-			u := make([]float64, d)
-			s := leadingPair(u, x, Et.RawMatrix().Data, 200)
+			u, u0 := make([]float64, d), make([]float64, d)
+			for i := range u0 {
+				u0[i] = rng.NormFloat64()
+			}
+			floats.Scale(1/floats.Norm(u0, 2), u0)
+			var w lanczosWork
+			s := leadingPair(u, x, u0, Et.RawMatrix().Data, 200, &w)
 			if math.Abs(s-want) > 1e-8*want {
 				t.Errorf("d=%d m=%d: σ = %.15g, SVD %.15g", d, m, s, want)
 			}
@@ -219,6 +224,57 @@ func TestLeadingPairMatchesSVD(t *testing.T) {
 				if math.Abs(etu.AtVec(q)-x[q]) > 1e-12*want {
 					t.Fatalf("d=%d m=%d: x[%d] = %g, (Eᵀu)[%d] = %g", d, m, q, x[q], q, etu.AtVec(q))
 				}
+			}
+		}
+	})
+}
+
+// TestLeadingPairFromAtom checks leadingPair on matrices without a planted
+// direction (small spectral gaps): from any start u₀, σ is at least
+// ‖Eᵀu₀‖ (the atom update never raises the cost) even after one step, and
+// with enough steps it is the largest singular value of the SVD.
+func TestLeadingPairFromAtom(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		for _, sz := range [][2]int{{40, 30}, {25, 60}, {100, 48}} {
+			d, m := sz[0], sz[1]
+			Et := mat.NewDense(m, d, nil)
+			for q := 0; q < m; q++ {
+				for p := 0; p < d; p++ {
+					Et.Set(q, p, rng.NormFloat64())
+				}
+			}
+			var svd mat.SVD
+			if !svd.Factorize(Et, mat.SVDNone) {
+				t.Fatal("SVD failed")
+			}
+			want := svd.Values(nil)[0]
+			u0 := make([]float64, d)
+			for i := range u0 {
+				u0[i] = rng.NormFloat64()
+			}
+			floats.Scale(1/floats.Norm(u0, 2), u0)
+			etu0 := mat.NewVecDense(m, nil)
+			etu0.MulVec(Et, mat.NewVecDense(d, u0))
+			start := mat.Norm(etu0, 2)
+			u, x := make([]float64, d), make([]float64, m)
+			var w lanczosWork
+			prev := start
+			for _, steps := range []int{1, 2, 5, 200} {
+				s := leadingPair(u, x, u0, Et.RawMatrix().Data, steps, &w)
+				if s < prev*(1-1e-14) {
+					t.Errorf("d=%d m=%d steps=%d: σ = %.15g below %.15g (start %.15g)", d, m, steps, s, prev, start)
+				}
+				if s > want*(1+1e-12) {
+					t.Errorf("d=%d m=%d steps=%d: σ = %.15g above the SVD's %.15g", d, m, steps, s, want)
+				}
+				prev = s
+			}
+			if math.Abs(prev-want) > 1e-9*want {
+				t.Errorf("d=%d m=%d: σ = %.15g, SVD %.15g", d, m, prev, want)
+			}
+			if floats.Dot(u, u0) < 0 {
+				t.Errorf("d=%d m=%d: u turned against u₀", d, m)
 			}
 		}
 	})
