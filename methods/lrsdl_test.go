@@ -349,10 +349,11 @@ func TestLRSDLTransformOptimal(t *testing.T) {
 	}
 }
 
-// TestFDDLIsLRSDLWithoutShared checks that FDDL is LRSDL with k0 = 0.
+// TestFDDLIsLRSDLWithoutShared checks that FDDL is LRSDL with k0 = 0 (and
+// the same options: their default x_iters differ).
 func TestFDDLIsLRSDLWithoutShared(t *testing.T) {
 	Y, labels, _ := lrsdlSynth(3, 10, 20, 9)
-	o := FDDLOptions{K: 3, Iters: 4, Seed: 3}
+	o := FDDLOptions{K: 3, Iters: 4, Seed: 3, XIters: 50}
 	f := &FDDL{Options: o}
 	l := &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: -1}}
 	if err := f.Fit(context.Background(), Y, labels); err != nil {
