@@ -26,7 +26,7 @@ type FDDLOptions struct {
 	// from one outer iteration to the next (from the second on); zero
 	// means 1e-4, Off runs all Iters.
 	Tol       float64 `json:"tol"`
-	XIters    int     `json:"x_iters"`    // FISTA iterations per X step; zero means 50
+	XIters    int     `json:"x_iters"`    // FISTA iterations per X step; zero means 50 (LRSDL: 20)
 	XTol      float64 `json:"x_tol"`      // FISTA relative tolerance; zero means 1e-4, Off none
 	DIters    int     `json:"d_iters"`    // ODL sweeps per dictionary update; zero means 20
 	ADMMIters int     `json:"admm_iters"` // ADMM iterations of nuclear-norm updates; zero means 20
