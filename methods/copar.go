@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
@@ -179,15 +179,28 @@ func coparMask(dst, X *mat.Dense, part core.Partition, c int) {
 	}
 }
 
-// coparSystem sets H = G + P_cGP_c + I − P_c and B = (I + P_c)·DtY, so that
-// COPAR-X for class c minimises ½tr(XᵀHX) − tr(BᵀX) + λ‖X‖₁.
+// coparSystem sets H = G + P_cGP_c + I − P_c (coparHessian) and
+// B = (I + P_c)·DtY, so that COPAR-X for class c minimises
+// ½tr(XᵀHX) − tr(BᵀX) + λ‖X‖₁.
 func coparSystem(H, B, G, DtY *mat.Dense, part core.Partition, c int) {
-	K, n := DtY.Dims()
+	coparHessian(H, G, part, c)
+	_, n := DtY.Dims()
+	B.Copy(DtY)
+	for _, i := range coparRows(part, c) {
+		for j := 0; j < n; j++ {
+			B.Set(i, j, 2*B.At(i, j))
+		}
+	}
+}
+
+// coparHessian sets H = G + P_cGP_c + I − P_c, the Hessian of COPAR-X for
+// class c (coparSystem).
+func coparHessian(H, G *mat.Dense, part core.Partition, c int) {
+	K, _ := G.Dims()
 	C := part.Blocks() - 1
 	lo, hi := part.Block(c)
 	in := func(i int) bool { return i >= lo && i < hi || i >= part[C] }
 	H.Copy(G)
-	B.Copy(DtY)
 	for i := 0; i < K; i++ {
 		if !in(i) {
 			H.Set(i, i, H.At(i, i)+1)
@@ -198,9 +211,6 @@ func coparSystem(H, B, G, DtY *mat.Dense, part core.Partition, c int) {
 				H.Set(i, j, H.At(i, j)+G.At(i, j))
 			}
 		}
-		for j := 0; j < n; j++ {
-			B.Set(i, j, 2*B.At(i, j))
-		}
 	}
 }
 
@@ -209,15 +219,20 @@ func coparSystem(H, B, G, DtY *mat.Dense, part core.Partition, c int) {
 // at once: H_cW = GW + P_cGP_cW + (I − P_c)W, so the K×K products GW_c of
 // the classes still iterating are one product G·[W_c …] per iteration
 // (compute-bound) instead of one K×K×n_c product per class (bound by
-// reading G), plus a correction on the rows of P_c. Each class keeps its
-// own step 1/L_c (PowerIter.MaxEig(H_c), as LassoGram), and core.FISTA's
-// stopping test, so the iterates are LassoGram's class by class up to
-// rounding; a class whose FISTA diverges is solved again by LassoGram,
-// which retries with the safe bound ‖H_c‖_∞. When the atoms number at most
-// d/2, G is well conditioned and each class restarts its momentum
-// (LassoOptions.Restart): on Oxford Flower (K = 350, d = 1020) that halves
-// the iterations to a lower cost. On COIL-100 (K = 1010, d = 1024) every
-// class stops at the iteration cap either way and restarts raised the cost.
+// reading G), plus a correction on the rows of P_c. The iterates are kept
+// transposed, one row per sample (N×K), so that each class's rows are
+// contiguous in the product's operand and result: the product is
+// [W_c …]ᵀ·G (G is symmetric), the gradient is formed in place in its
+// result and the operand is repacked only when a class stops. Each class
+// keeps its own step 1/L_c (PowerIter.MaxEig(H_c), as LassoGram), and
+// core.FISTA's stopping test, so the iterates are LassoGram's class by
+// class up to rounding; a class whose FISTA diverges is solved again by
+// LassoGram, which retries with the safe bound ‖H_c‖_∞. When the atoms
+// number at most d/2, G is well conditioned and each class restarts its
+// momentum (LassoOptions.Restart): on Oxford Flower (K = 350, d = 1020)
+// that halves the iterations to a lower cost. On COIL-100 (K = 1010,
+// d = 1024) every class stops at the iteration cap either way and restarts
+// raised the cost.
 func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64) error {
 	K := part.Len()
 	C := len(X)
@@ -228,52 +243,68 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	G.Mul(D.T(), D)
 	core.MulTrans(&DtY, D, Ys)
 	d, _ := D.Dims()
+	_, N := DtY.Dims()
 	restart := 2*K <= d
+	// Row j of Wt, GWt, Zt and Bt is sample j; a class's rows start at its
+	// off in Wt and GWt (packed, classes still iterating first) and at its
+	// sp.Block in Zt and Bt.
+	Wt := mat.NewDense(max(N, 1), max(K, 1), nil)
+	GWt := mat.NewDense(max(N, 1), max(K, 1), nil)
+	Zt := mat.NewDense(max(N, 1), max(K, 1), nil)
+	Bt := mat.NewDense(max(N, 1), max(K, 1), nil)
 	type class struct {
-		x0, w, g, b, gs *mat.Dense
-		idx             []int // rows of P_c
-		in              []bool
-		L, t            float64
-		done            bool
+		idx  []int     // rows of P_c
+		in   []bool    // in[i]: row i is in P_c
+		gs   []float64 // G restricted to idx, row-major
+		off  int       // first row in Wt
+		L, t float64
+		done bool
 	}
 	cl := make([]class, C)
 	const maxIter, tol = 200, 1e-6 // core.FISTA's defaults, as LassoGram
-	err := forClasses(C, func(c int) error {
+	workers := runtime.GOMAXPROCS(0)
+	Hs := make([]*mat.Dense, min(workers, C))
+	err := core.ForEach(C, workers, func(wk, c int) error {
 		lo, hi := sp.Block(c)
-		H := mat.NewDense(K, K, nil)
-		B := mat.NewDense(K, hi-lo, nil)
-		coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
+		if Hs[wk] == nil {
+			Hs[wk] = mat.NewDense(K, K, nil)
+		}
+		H := Hs[wk]
+		coparHessian(H, &G, part, c)
 		var p core.PowerIter
 		_, L := p.MaxEig(H)
 		if math.IsNaN(L) || math.IsInf(L, 0) {
 			return fmt.Errorf("methods: COPAR-X Gram matrix (λmax estimate %v): %w", L, core.ErrNotFinite)
 		}
 		q := &cl[c]
-		q.L, q.t, q.b = L, 1, B
+		q.L, q.t, q.off = L, 1, lo
 		if L == 0 {
-			X[c].Zero()
 			q.done = true
 			return nil
 		}
-		if X[c].RawMatrix().Stride != hi-lo { // ProxStep needs contiguous rows
-			q.x0, q.done = mat.DenseCopyOf(X[c]), true
-			return nil
+		// Bt's rows of class c = ((I + P_c)·DtY_c)ᵀ.
+		for j := lo; j < hi; j++ {
+			for i := 0; i < K; i++ {
+				Bt.Set(j, i, DtY.At(i, j))
+				Zt.Set(j, i, X[c].At(i, j-lo))
+				Wt.Set(j, i, X[c].At(i, j-lo))
+			}
 		}
-		q.x0 = mat.DenseCopyOf(X[c])
-		q.w = mat.DenseCopyOf(X[c])
-		q.g = mat.NewDense(K, hi-lo, nil)
 		a, e := part.Block(c)
 		q.in = make([]bool, K)
 		for i := 0; i < K; i++ {
 			if i >= a && i < e || i >= part[part.Blocks()-1] {
 				q.in[i] = true
 				q.idx = append(q.idx, i)
+				for j := lo; j < hi; j++ {
+					Bt.Set(j, i, 2*Bt.At(j, i))
+				}
 			}
 		}
-		q.gs = mat.NewDense(len(q.idx), len(q.idx), nil)
+		q.gs = make([]float64, len(q.idx)*len(q.idx))
 		for i, gi := range q.idx {
 			for j, gj := range q.idx {
-				q.gs.Set(i, j, G.At(gi, gj))
+				q.gs[i*len(q.idx)+j] = G.At(gi, gj)
 			}
 		}
 		return nil
@@ -281,83 +312,102 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	if err != nil {
 		return err
 	}
-	_, N := DtY.Dims()
-	W := mat.NewDense(K, max(N, 1), nil)
-	GW := mat.NewDense(K, max(N, 1), nil)
 	var retry []int
-	for c := range cl {
-		if cl[c].done && cl[c].L != 0 {
-			retry = append(retry, c)
-		}
-	}
 	thr := make([]float64, 1)
+	wr, gr, zr, br := Wt.RawMatrix(), GWt.RawMatrix(), Zt.RawMatrix(), Bt.RawMatrix()
+	gd := G.RawMatrix()
+	packed := false
+	n := 0
 	for k := 1; k <= maxIter; k++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		// Gather the W_c still iterating, then GW = G·W in one product.
-		n := 0
-		for c := range cl {
-			if q := &cl[c]; !q.done {
-				_, nc := q.w.Dims()
-				W.Slice(0, K, n, n+nc).(*mat.Dense).Copy(q.w)
-				n += nc
+		if !packed {
+			// Move the rows of the classes still iterating to the top of
+			// Wt, in class order (each moves up, so copy is safe).
+			n = 0
+			for c := range cl {
+				if q := &cl[c]; !q.done {
+					lo, hi := sp.Block(c)
+					nc := hi - lo
+					copy(wr.Data[n*wr.Stride:(n+nc)*wr.Stride], wr.Data[q.off*wr.Stride:(q.off+nc)*wr.Stride])
+					q.off = n
+					n += nc
+				}
 			}
+			packed = true
 		}
 		if n == 0 {
 			break
 		}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, G.RawMatrix(), W.Slice(0, K, 0, n).(*mat.Dense).RawMatrix(),
-			0, GW.Slice(0, K, 0, n).(*mat.Dense).RawMatrix())
-		n = 0
+		// GWt = Wtᵀ·G for the rows still iterating, one product.
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Wt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), gd,
+			0, GWt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix())
 		for c := range cl {
 			q := &cl[c]
 			if q.done {
 				continue
 			}
-			_, nc := q.w.Dims()
-			// g = GW_c + P_cGP_cW_c + (I − P_c)W_c − B_c.
-			q.g.Copy(GW.Slice(0, K, n, n+nc))
-			n += nc
-			gr, wr := q.g.RawMatrix(), q.w.RawMatrix()
-			for i := 0; i < K; i++ {
-				if !q.in[i] {
-					floats.Add(gr.Data[i*gr.Stride:i*gr.Stride+nc], wr.Data[i*wr.Stride:i*wr.Stride+nc])
+			lo, hi := sp.Block(c)
+			nc := hi - lo
+			ni := len(q.idx)
+			// g = GW_c + P_cGP_cW_c + (I − P_c)W_c − B_c, one sample a row.
+			for j := 0; j < nc; j++ {
+				g := gr.Data[(q.off+j)*gr.Stride : (q.off+j)*gr.Stride+K]
+				w := wr.Data[(q.off+j)*wr.Stride : (q.off+j)*wr.Stride+K]
+				b := br.Data[(lo+j)*br.Stride : (lo+j)*br.Stride+K]
+				for i := range g {
+					if !q.in[i] {
+						g[i] = g[i] + w[i] - b[i]
+					}
+				}
+				for i, gi := range q.idx {
+					v := g[gi]
+					for l, gl := range q.idx {
+						v += q.gs[i*ni+l] * w[gl]
+					}
+					g[gi] = v - b[gi]
 				}
 			}
-			for i, gi := range q.idx {
-				row := gr.Data[gi*gr.Stride : gi*gr.Stride+nc]
-				for j, gj := range q.idx {
-					floats.AddScaled(row, q.gs.At(i, j), wr.Data[gj*wr.Stride:gj*wr.Stride+nc])
-				}
-			}
-			q.g.Sub(q.g, q.b)
 			tn := (1 + math.Sqrt(1+4*q.t*q.t)) / 2
 			thr[0] = lambda / q.L
-			dz2, z2, rs := kernels.ProxStep(X[c].RawMatrix().Data, wr.Data, gr.Data, K, nc, 1/q.L, thr, (q.t-1)/tn)
+			w := wr.Data[q.off*wr.Stride : (q.off+nc)*wr.Stride]
+			z := zr.Data[lo*zr.Stride : hi*zr.Stride]
+			dz2, z2, rs := kernels.ProxStep(z, w, gr.Data[q.off*gr.Stride:(q.off+nc)*gr.Stride], nc, K, 1/q.L, thr, (q.t-1)/tn)
 			q.t = tn
 			if restart && rs > 0 { // gradient restart, as core.FISTA's Restart
 				q.t = 1
-				copy(wr.Data[:K*nc], X[c].RawMatrix().Data[:K*nc])
+				copy(w, z)
 			}
 			if !(dz2 <= math.MaxFloat64 && z2 <= math.MaxFloat64) { // NaN, or ‖Z‖² overflowed
-				q.done = true
+				q.done, packed = true, false
 				retry = append(retry, c)
 				continue
 			}
 			if math.Sqrt(dz2) <= tol*math.Max(1, math.Sqrt(z2)) {
-				q.done = true
+				q.done, packed = true, false
 			}
 		}
 	}
+	isRetry := make([]bool, C)
 	for _, c := range retry {
+		isRetry[c] = true
+	}
+	for c := range cl {
 		lo, hi := sp.Block(c)
-		X[c].Copy(cl[c].x0)
-		H := mat.NewDense(K, K, nil)
-		B := mat.NewDense(K, hi-lo, nil)
-		coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
-		if err := core.LassoGram(ctx, X[c], H, B, lambda, core.LassoOptions{Restart: restart}); err != nil {
-			return err
+		switch {
+		case isRetry[c]:
+			H := mat.NewDense(K, K, nil)
+			B := mat.NewDense(K, hi-lo, nil)
+			coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
+			if err := core.LassoGram(ctx, X[c], H, B, lambda, core.LassoOptions{Restart: restart}); err != nil {
+				return err
+			}
+		case cl[c].L == 0:
+			X[c].Zero()
+		case hi == lo:
+		default:
+			X[c].Copy(Zt.Slice(lo, hi, 0, K).T())
 		}
 	}
 	return nil
@@ -484,26 +534,50 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 	return nil
 }
 
-// coparCost evaluates J at (D̄, X̄) for the class-sorted samples Ys.
+// coparCost evaluates J at (D̄, X̄) for the class-sorted samples Ys: the
+// fidelity from one product D̄·[X̄_1 … X̄_C], the class fidelity from the
+// blocks, Y_c − D_cX^c_c − D_0X⁰_c (d·(k+k0)·n_c each), instead of
+// products of all of D̄ class by class.
 func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, o COPAROptions) lrsdl.Cost {
-	d, _ := D.Dims()
+	d, K := D.Dims()
+	N := sp.Len()
 	var fid, cfid, off, l1 float64
-	var R, Xt mat.Dense
+	if N > 0 {
+		W := mat.NewDense(K, N, nil)
+		for c := range X {
+			lo, hi := sp.Block(c)
+			W.Slice(0, K, lo, hi).(*mat.Dense).Copy(X[c])
+		}
+		var R mat.Dense
+		R.Mul(D, W)
+		R.Sub(Ys, &R)
+		fid = core.Dot(&R, &R)
+	}
+	C := part.Blocks() - 1
+	var R mat.Dense
 	for c := range X {
 		lo, hi := sp.Block(c)
-		Yc := Ys.Slice(0, d, lo, hi)
+		if hi == lo {
+			continue
+		}
 		R.Reset()
-		R.Mul(D, X[c])
-		R.Sub(Yc, &R)
-		fid += core.Dot(&R, &R)
-		Xt.Reset()
-		Xt.ReuseAs(X[c].Dims())
-		coparMask(&Xt, X[c], part, c)
-		R.Mul(D, &Xt)
-		R.Sub(Yc, &R)
+		R.CloneFrom(Ys.Slice(0, d, lo, hi))
+		for _, b := range []int{c, C} {
+			if a, e := part.Block(b); e > a {
+				// R −= D_b·X^b_c
+				blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, D.Slice(0, d, a, e).(*mat.Dense).RawMatrix(),
+					X[c].Slice(a, e, 0, hi-lo).(*mat.Dense).RawMatrix(), 1, R.RawMatrix())
+			}
+		}
 		cfid += core.Dot(&R, &R)
-		Xt.Sub(X[c], &Xt)
-		off += core.Dot(&Xt, &Xt)
+		in := func(i int) bool { a, e := part.Block(c); return i >= a && i < e || i >= part[C] }
+		for i := 0; i < K; i++ {
+			if !in(i) {
+				for _, x := range X[c].RawRowView(i) {
+					off += x * x
+				}
+			}
+		}
 		l1 += core.L1(X[c])
 	}
 	var G mat.Dense

@@ -390,6 +390,122 @@ func TestCOPARUpdateXBatched(t *testing.T) {
 	}
 }
 
+// TestCOPARUpdateXView checks coparUpdateX against LassoGram when a
+// class's codes are a view into a wider matrix (its rows not contiguous),
+// whose other columns must stay as they are.
+func TestCOPARUpdateXView(t *testing.T) {
+	part := core.Partition{0, 3, 6, 9, 11}
+	sp := core.Partition{0, 4, 6, 14}
+	K := part.Len()
+	rng := rand.New(rand.NewPCG(7, 8))
+	D := mat.NewDense(10, K, nil)
+	Ys := mat.NewDense(10, sp.Len(), nil)
+	for _, m := range []*mat.Dense{D, Ys} {
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+	}
+	const lambda = 0.05
+	var G, DtY mat.Dense
+	G.Mul(D.T(), D)
+	core.MulTrans(&DtY, D, Ys)
+	wide := mat.NewDense(K, 11, nil)
+	for i := 0; i < K; i++ {
+		wide.Set(i, 0, 7)
+		wide.Set(i, 9, 0.1*float64(i))
+		wide.Set(i, 10, 9)
+	}
+	X := []*mat.Dense{mat.NewDense(K, 4, nil), mat.NewDense(K, 2, nil), wide.Slice(0, K, 2, 10).(*mat.Dense)}
+	want := make([]*mat.Dense, 3)
+	for c := range X {
+		lo, hi := sp.Block(c)
+		want[c] = mat.DenseCopyOf(X[c])
+		H := mat.NewDense(K, K, nil)
+		B := mat.NewDense(K, hi-lo, nil)
+		coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
+		if err := core.LassoGram(context.Background(), want[c], H, B, lambda, core.LassoOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda); err != nil {
+		t.Fatal(err)
+	}
+	for c := range X {
+		if !mat.EqualApprox(X[c], want[c], 1e-10) {
+			t.Errorf("class %d: COPAR-X\n%v\nLassoGram\n%v", c, mat.Formatted(X[c]), mat.Formatted(want[c]))
+		}
+	}
+	for i := 0; i < K; i++ {
+		if wide.At(i, 0) != 7 || wide.At(i, 10) != 9 {
+			t.Fatalf("row %d: columns outside the view changed: %v %v", i, wide.At(i, 0), wide.At(i, 10))
+		}
+	}
+	if mat.Norm(X[2], 1) == 0 {
+		t.Error("codes of class 2 are all zero; the check is vacuous")
+	}
+}
+
+// coparCostDirect is J by the definition, class by class with the masked
+// codes P_cX̄_c (coparMask): the reference for coparCost.
+func coparCostDirect(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, o COPAROptions) lrsdl.Cost {
+	d, _ := D.Dims()
+	var fid, cfid, off, l1 float64
+	var R, Xt mat.Dense
+	for c := range X {
+		lo, hi := sp.Block(c)
+		Yc := Ys.Slice(0, d, lo, hi)
+		R.Reset()
+		R.Mul(D, X[c])
+		R.Sub(Yc, &R)
+		fid += core.Dot(&R, &R)
+		Xt.Reset()
+		Xt.ReuseAs(X[c].Dims())
+		coparMask(&Xt, X[c], part, c)
+		R.Mul(D, &Xt)
+		R.Sub(Yc, &R)
+		cfid += core.Dot(&R, &R)
+		Xt.Sub(X[c], &Xt)
+		off += core.Dot(&Xt, &Xt)
+		l1 += core.L1(X[c])
+	}
+	var G mat.Dense
+	G.Mul(D.T(), D)
+	terms := []lrsdl.Term{
+		{Name: "fidelity", Value: fid / 2},
+		{Name: "class fidelity", Value: cfid / 2},
+		{Name: "off-class codes", Value: off / 2},
+		{Name: "sparsity", Value: o.Lambda * l1},
+		{Name: "incoherence", Value: lit(o.Eta) * dlsiOffBlockSq(&G, part)},
+	}
+	var total float64
+	for _, t := range terms {
+		total += t.Value
+	}
+	return lrsdl.Cost{Total: total, Terms: terms}
+}
+
+// TestCOPARCostDirect checks coparCost against J formed by the definition
+// (coparCostDirect) at random dictionaries and codes, term by term.
+func TestCOPARCostDirect(t *testing.T) {
+	Ys, sp, part, D, X := coparToyProblem(3, 3, 9, 4, 3, 2)
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, x := range X {
+		for i := range x.RawMatrix().Data {
+			x.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+	}
+	o := resolvedOpts(COPAROptions{Lambda: 0.05, Eta: 0.1})
+	got, want := coparCost(D, part, X, Ys, sp, o), coparCostDirect(D, part, X, Ys, sp, o)
+	if math.Abs(got.Total-want.Total) > 1e-12*want.Total {
+		t.Errorf("J = %v, want %v", got.Total, want.Total)
+	}
+	for _, w := range want.Terms {
+		if g := got.Term(w.Name); math.Abs(g-w.Value) > 1e-12*math.Max(1, w.Value) || w.Value == 0 {
+			t.Errorf("%s = %v, want %v (non-zero)", w.Name, g, w.Value)
+		}
+	}
+}
+
 // TestDictStepsSameWhateverBLASThreads checks that DLSI's dictionary step,
 // which runs on one OpenBLAS thread, gives the same bits with OpenBLAS on
 // one thread and on two, at a size (K = 200 atoms, d = 900) where its Gram
