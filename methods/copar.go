@@ -253,10 +253,9 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	Zt := mat.NewDense(max(N, 1), max(K, 1), nil)
 	Bt := mat.NewDense(max(N, 1), max(K, 1), nil)
 	type class struct {
-		idx  []int     // rows of P_c
-		in   []bool    // in[i]: row i is in P_c
-		gs   []float64 // G restricted to idx, row-major
-		off  int       // first row in Wt
+		in   []bool   // in[i]: row i is in P_c
+		pr   [][2]int // the atom ranges of P_c: class c's block, D_0's
+		off  int      // first row in Wt
 		L, t float64
 		done bool
 	}
@@ -295,16 +294,14 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		for i := 0; i < K; i++ {
 			if i >= a && i < e || i >= part[part.Blocks()-1] {
 				q.in[i] = true
-				q.idx = append(q.idx, i)
 				for j := lo; j < hi; j++ {
 					Bt.Set(j, i, 2*Bt.At(j, i))
 				}
 			}
 		}
-		q.gs = make([]float64, len(q.idx)*len(q.idx))
-		for i, gi := range q.idx {
-			for j, gj := range q.idx {
-				q.gs[i*len(q.idx)+j] = G.At(gi, gj)
+		for _, r := range [][2]int{{a, e}, {part[part.Blocks()-1], K}} {
+			if r[1] > r[0] {
+				q.pr = append(q.pr, r)
 			}
 		}
 		return nil
@@ -350,23 +347,26 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 			}
 			lo, hi := sp.Block(c)
 			nc := hi - lo
-			ni := len(q.idx)
-			// g = GW_c + P_cGP_cW_c + (I − P_c)W_c − B_c, one sample a row.
+			// g = GW_c + P_cGP_cW_c + (I − P_c)W_c − B_c, one sample a
+			// row: g[:,T] += W_c[:,S]·G[S,T] over the ranges S, T of P_c.
+			gc := GWt.Slice(q.off, q.off+nc, 0, K).(*mat.Dense)
+			wc := Wt.Slice(q.off, q.off+nc, 0, K).(*mat.Dense)
+			for _, T := range q.pr {
+				for _, S := range q.pr {
+					blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, wc.Slice(0, nc, S[0], S[1]).(*mat.Dense).RawMatrix(),
+						G.Slice(S[0], S[1], T[0], T[1]).(*mat.Dense).RawMatrix(), 1, gc.Slice(0, nc, T[0], T[1]).(*mat.Dense).RawMatrix())
+				}
+			}
 			for j := 0; j < nc; j++ {
 				g := gr.Data[(q.off+j)*gr.Stride : (q.off+j)*gr.Stride+K]
 				w := wr.Data[(q.off+j)*wr.Stride : (q.off+j)*wr.Stride+K]
 				b := br.Data[(lo+j)*br.Stride : (lo+j)*br.Stride+K]
 				for i := range g {
-					if !q.in[i] {
+					if q.in[i] {
+						g[i] -= b[i]
+					} else {
 						g[i] = g[i] + w[i] - b[i]
 					}
-				}
-				for i, gi := range q.idx {
-					v := g[gi]
-					for l, gl := range q.idx {
-						v += q.gs[i*ni+l] * w[gl]
-					}
-					g[gi] = v - b[gi]
 				}
 			}
 			tn := (1 + math.Sqrt(1+4*q.t*q.t)) / 2
