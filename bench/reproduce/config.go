@@ -62,7 +62,7 @@ func full() config {
 		}
 	}
 	return config{Mode: "full",
-		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: time.Minute,
+		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: 40 * time.Second,
 		Budget: time.Minute, Splits: 10, CoSplits: 3, Parallel: 2, Folds: 3, ArPerClass: 250, FlPerClass: 60, FlTest: 20, CoPerClass: 10,
 		ArSizes: []int{50, 150, 250, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
 		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 2,
@@ -74,7 +74,7 @@ func full() config {
 		Budgets: map[string]time.Duration{flower: 75 * time.Second, coil: time.Minute,
 			flower + "/FDDL": 2 * time.Minute, flower + "/LRSDL": 2 * time.Minute, flower + "/DLRD": 100 * time.Second,
 			coil + "/FDDL": 150 * time.Second, coil + "/LRSDL": 240 * time.Second,
-			coil + "/DLSI": 90 * time.Second, coil + "/COPAR": 200 * time.Second, coil + "/JDL*": 90 * time.Second},
+			coil + "/DLSI": 90 * time.Second, coil + "/COPAR": 400 * time.Second, coil + "/JDL*": 90 * time.Second},
 		Grids: map[string]map[string]eval.Grid{flower: small, coil: none},
 	}
 }
