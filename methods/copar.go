@@ -580,6 +580,12 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 		}
 		l1 += core.L1(X[c])
 	}
+	return coparTerms(D, part, o, fid, cfid, off, l1)
+}
+
+// coparTerms returns J from its sums: ½ of the squared fidelity, class
+// fidelity and off-class codes, λ times the ℓ1 norm, and η·Σ_{i≠j}‖D_iᵀD_j‖²_F.
+func coparTerms(D *mat.Dense, part core.Partition, o COPAROptions, fid, cfid, off, l1 float64) lrsdl.Cost {
 	var G mat.Dense
 	G.Mul(D.T(), D)
 	terms := []lrsdl.Term{

@@ -468,20 +468,7 @@ func coparCostDirect(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.
 		off += core.Dot(&Xt, &Xt)
 		l1 += core.L1(X[c])
 	}
-	var G mat.Dense
-	G.Mul(D.T(), D)
-	terms := []lrsdl.Term{
-		{Name: "fidelity", Value: fid / 2},
-		{Name: "class fidelity", Value: cfid / 2},
-		{Name: "off-class codes", Value: off / 2},
-		{Name: "sparsity", Value: o.Lambda * l1},
-		{Name: "incoherence", Value: lit(o.Eta) * dlsiOffBlockSq(&G, part)},
-	}
-	var total float64
-	for _, t := range terms {
-		total += t.Value
-	}
-	return lrsdl.Cost{Total: total, Terms: terms}
+	return coparTerms(D, part, o, fid, cfid, off, l1)
 }
 
 // TestCOPARCostDirect checks coparCost against J formed by the definition
