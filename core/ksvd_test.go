@@ -205,11 +205,8 @@ func TestLeadingPairMatchesSVD(t *testing.T) {
 			for i := range x {
 				x[i] = rng.NormFloat64()
 			}
-			u, u0 := make([]float64, d), make([]float64, d)
-			for i := range u0 {
-				u0[i] = rng.NormFloat64()
-			}
-			floats.Scale(1/floats.Norm(u0, 2), u0)
+			u := make([]float64, d)
+			u0 := testutil.RandUnitCols(rng, d, 1).RawMatrix().Data
 			var w lanczosWork
 			s := leadingPair(u, x, u0, Et.RawMatrix().Data, 200, &w)
 			if math.Abs(s-want) > 1e-8*want {
@@ -238,22 +235,13 @@ func TestLeadingPairFromAtom(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
 		for _, sz := range [][2]int{{40, 30}, {25, 60}, {100, 48}} {
 			d, m := sz[0], sz[1]
-			Et := mat.NewDense(m, d, nil)
-			for q := 0; q < m; q++ {
-				for p := 0; p < d; p++ {
-					Et.Set(q, p, rng.NormFloat64())
-				}
-			}
+			Et := testutil.RandDense(rng, m, d)
 			var svd mat.SVD
 			if !svd.Factorize(Et, mat.SVDNone) {
 				t.Fatal("SVD failed")
 			}
 			want := svd.Values(nil)[0]
-			u0 := make([]float64, d)
-			for i := range u0 {
-				u0[i] = rng.NormFloat64()
-			}
-			floats.Scale(1/floats.Norm(u0, 2), u0)
+			u0 := testutil.RandUnitCols(rng, d, 1).RawMatrix().Data
 			etu0 := mat.NewVecDense(m, nil)
 			etu0.MulVec(Et, mat.NewVecDense(d, u0))
 			start := mat.Norm(etu0, 2)

@@ -163,22 +163,6 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return nil
 }
 
-// coparMask sets dst = P_c·X: the rows of X outside class block c and the
-// shared (last) block set to zero.
-func coparMask(dst, X *mat.Dense, part core.Partition, c int) {
-	dst.Copy(X)
-	_, n := X.Dims()
-	C := part.Blocks() - 1
-	lo, hi := part.Block(c)
-	for i := 0; i < part[C]; i++ {
-		if i < lo || i >= hi {
-			for j := 0; j < n; j++ {
-				dst.Set(i, j, 0)
-			}
-		}
-	}
-}
-
 // coparSystem sets H = G + P_cGP_c + I − P_c (coparHessian) and
 // B = (I + P_c)·DtY, so that COPAR-X for class c minimises
 // ½tr(XᵀHX) − tr(BᵀX) + λ‖X‖₁.
@@ -258,6 +242,8 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		off  int      // first row in Wt
 		L, t float64
 		done bool
+		// retry: FISTA diverged; LassoGram solves the class again
+		retry bool
 	}
 	cl := make([]class, C)
 	const maxIter, tol = 200, 1e-6 // core.FISTA's defaults, as LassoGram
@@ -289,19 +275,16 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 				Wt.Set(j, i, X[c].At(i, j-lo))
 			}
 		}
-		a, e := part.Block(c)
 		q.in = make([]bool, K)
-		for i := 0; i < K; i++ {
-			if i >= a && i < e || i >= part[part.Blocks()-1] {
-				q.in[i] = true
-				for j := lo; j < hi; j++ {
-					Bt.Set(j, i, 2*Bt.At(j, i))
-				}
+		for _, i := range coparRows(part, c) {
+			q.in[i] = true
+			for j := lo; j < hi; j++ {
+				Bt.Set(j, i, 2*Bt.At(j, i))
 			}
 		}
-		for _, r := range [][2]int{{a, e}, {part[part.Blocks()-1], K}} {
-			if r[1] > r[0] {
-				q.pr = append(q.pr, r)
+		for _, b := range []int{c, part.Blocks() - 1} {
+			if a, e := part.Block(b); e > a {
+				q.pr = append(q.pr, [2]int{a, e})
 			}
 		}
 		return nil
@@ -309,7 +292,6 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	if err != nil {
 		return err
 	}
-	var retry []int
 	thr := make([]float64, 1)
 	wr, gr, zr, br := Wt.RawMatrix(), GWt.RawMatrix(), Zt.RawMatrix(), Bt.RawMatrix()
 	gd := G.RawMatrix()
@@ -380,8 +362,7 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 				copy(w, z)
 			}
 			if !(dz2 <= math.MaxFloat64 && z2 <= math.MaxFloat64) { // NaN, or ‖Z‖² overflowed
-				q.done, packed = true, false
-				retry = append(retry, c)
+				q.done, q.retry, packed = true, true, false
 				continue
 			}
 			if math.Sqrt(dz2) <= tol*math.Max(1, math.Sqrt(z2)) {
@@ -389,14 +370,10 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 			}
 		}
 	}
-	isRetry := make([]bool, C)
-	for _, c := range retry {
-		isRetry[c] = true
-	}
 	for c := range cl {
 		lo, hi := sp.Block(c)
 		switch {
-		case isRetry[c]:
+		case cl[c].retry:
 			H := mat.NewDense(K, K, nil)
 			B := mat.NewDense(K, hi-lo, nil)
 			coparSystem(H, B, &G, DtY.Slice(0, K, lo, hi).(*mat.Dense), part, c)
@@ -570,9 +547,10 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 			}
 		}
 		cfid += core.Dot(&R, &R)
-		in := func(i int) bool { a, e := part.Block(c); return i >= a && i < e || i >= part[C] }
-		for i := 0; i < K; i++ {
-			if !in(i) {
+		// off: the rows outside P_c, the other classes' blocks
+		a, e := part.Block(c)
+		for i := 0; i < part[C]; i++ {
+			if i < a || i >= e {
 				for _, x := range X[c].RawRowView(i) {
 					off += x * x
 				}

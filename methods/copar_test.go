@@ -352,13 +352,8 @@ func TestCOPARUpdateXBatched(t *testing.T) {
 	K := part.Len()
 	for _, d := range []int{12, 2 * K} {
 		rng := rand.New(rand.NewPCG(5, 6))
-		D := mat.NewDense(d, K, nil)
-		Ys := mat.NewDense(d, sp.Len(), nil)
-		for _, m := range []*mat.Dense{D, Ys} {
-			for i := range m.RawMatrix().Data {
-				m.RawMatrix().Data[i] = rng.NormFloat64()
-			}
-		}
+		D := testutil.RandDense(rng, d, K)
+		Ys := testutil.RandDense(rng, d, sp.Len())
 		const lambda = 0.05
 		var G, DtY mat.Dense
 		G.Mul(D.T(), D)
@@ -398,13 +393,8 @@ func TestCOPARUpdateXView(t *testing.T) {
 	sp := core.Partition{0, 4, 6, 14}
 	K := part.Len()
 	rng := rand.New(rand.NewPCG(7, 8))
-	D := mat.NewDense(10, K, nil)
-	Ys := mat.NewDense(10, sp.Len(), nil)
-	for _, m := range []*mat.Dense{D, Ys} {
-		for i := range m.RawMatrix().Data {
-			m.RawMatrix().Data[i] = rng.NormFloat64()
-		}
-	}
+	D := testutil.RandDense(rng, 10, K)
+	Ys := testutil.RandDense(rng, 10, sp.Len())
 	const lambda = 0.05
 	var G, DtY mat.Dense
 	G.Mul(D.T(), D)
@@ -575,5 +565,21 @@ func TestCOPARDictProducts(t *testing.T) {
 	}
 	if !mat.EqualApprox(E, wantE, 1e-12) {
 		t.Errorf("E\n%v\nwant\n%v", mat.Formatted(E), mat.Formatted(wantE))
+	}
+}
+
+// coparMask sets dst = P_c·X: the rows of X outside class block c and the
+// shared (last) block set to zero.
+func coparMask(dst, X *mat.Dense, part core.Partition, c int) {
+	dst.Copy(X)
+	_, n := X.Dims()
+	C := part.Blocks() - 1
+	lo, hi := part.Block(c)
+	for i := 0; i < part[C]; i++ {
+		if i < lo || i >= hi {
+			for j := 0; j < n; j++ {
+				dst.Set(i, j, 0)
+			}
+		}
 	}
 }

@@ -215,7 +215,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	}
 	// Training, up to expand, runs every product on one OpenBLAS thread
 	// (lrsdl.OneBLASThread): threaded, the Gram product (Syrk) and DᵀY
-	// (Trmm) of every K-SVD iteration left OpenBLAS's second thread
+	// (Gemm) of every K-SVD iteration left OpenBLAS's second thread
 	// spinning through the level-2 atom sweep that follows, and the
 	// per-class initialisation runs one class per core already.
 	endOne := lrsdl.OneBLASThread()
