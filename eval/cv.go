@@ -10,11 +10,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -210,8 +210,8 @@ func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, lab
 // the coding, and a scorer (SetScoreOnly, ScoreEach: the same three)
 // scores from its training state without forming the model, in the
 // coordinates of its span reduction, to the same labels up to rounding.
-// The folds of a point train in parallel on GOMAXPROCS goroutines, every
-// product on one OpenBLAS thread (lrsdl.OneBLASThread); the result does
+// The fits of a round, every candidate on every fold, train in parallel
+// on GOMAXPROCS goroutines, every product on one OpenBLAS thread (lrsdl.OneBLASThread); the result does
 // not depend on how many goroutines.
 func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64) (*CVResult, error) {
 	if k < 2 {
@@ -306,9 +306,11 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 	}
 	alive := cands
 	for r, it := range rounds {
+		last := r == len(rounds)-1
+		jobs := make([]cvJob, 0, len(alive))
 		for ci, c := range alive {
 			tp := c.train
-			if r < len(rounds)-1 {
+			if !last {
 				tp = Params{"iters": float64(it)}
 				for n, v := range c.train {
 					tp[n] = v
@@ -320,12 +322,15 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 			if c.models == nil {
 				c.models = make([]lrsdl.Classifier, k)
 			}
-			acc, err := crossValidatePoint(sctx, newClassifier, tp, it, r < len(rounds)-1, c.models, pts, c.pts, trains, vals)
-			if err != nil {
-				return nil, err
-			}
+			jobs = append(jobs, cvJob{ctx: sctx, tp: tp, models: c.models, idx: c.pts})
+		}
+		accs, err := crossValidateRound(newClassifier, jobs, it, !last, pts, trains, vals)
+		if err != nil {
+			return nil, err
+		}
+		for ci, c := range alive {
 			for j, i := range c.pts {
-				res.Scores[i].Accuracy, res.Scores[i].Iters = acc[j], it
+				res.Scores[i].Accuracy, res.Scores[i].Iters = accs[ci][j], it
 			}
 		}
 		if r == len(rounds)-1 {
@@ -432,38 +437,50 @@ type eachPredictor interface {
 	PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error)
 }
 
-// crossValidatePoint trains newClassifier with the training options tp
-// (it outer iterations) on every fold, in parallel, and returns the mean
-// validation accuracy of each grid point pts[i], i in idx, setting its
-// prediction options on the fit. models[f], if not nil, is fold f's
+// cvJob is one candidate of a round of CrossValidateSet: its training
+// options tp, its fits by fold (suspended fits to resume, or nil) and the
+// grid points idx it scores.
+type cvJob struct {
+	ctx    context.Context
+	tp     Params
+	models []lrsdl.Classifier
+	idx    []int
+}
+
+// crossValidateRound trains every job's options (it outer iterations) on
+// every fold and returns, by job, the mean validation accuracy of each of
+// its grid points pts[i], i in idx, setting their prediction options on
+// the fit. The fits of all jobs and folds share one pool of GOMAXPROCS
+// goroutines, taken job by job, so that a round of many candidates keeps
+// both cores busy where the folds of one candidate would leave one idle,
+// and a job's fold f starts after the previous job's, whose span factors
+// it shares (see foldScores). models[f], if not nil, is fold f's
 // suspended fit of the same options at fewer iterations, which is resumed
 // instead; with keep, the fits of resumable methods are left in models.
-func crossValidatePoint(ctx context.Context, newClassifier NewFunc, tp Params, it int, keep bool, models []lrsdl.Classifier, pts []Params, idx []int, trains, vals []split.Set) ([]float64, error) {
+// Each fit is independent, so the result does not depend on the order.
+func crossValidateRound(newClassifier NewFunc, jobs []cvJob, it int, keep bool, pts []Params, trains, vals []split.Set) ([][]float64, error) {
 	k := len(trains)
-	accs := make([][]float64, k)
-	errs := make([]error, k)
-	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
-	var wg sync.WaitGroup
-	for f := range k {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			fctx := withStage(ctx, func(s *Stage) { s.Fold = f + 1 })
-			accs[f], models[f], errs[f] = foldScores(fctx, newClassifier, models[f], tp, it, keep, pts, idx, trains[f], vals[f])
-			if errs[f] != nil {
-				errs[f] = fmt.Errorf("cross-validation at %v, fold %d: %w", tp, f+1, errs[f])
-			}
-		}()
-	}
-	wg.Wait()
-	out := make([]float64, len(idx))
-	for f := range k {
-		if errs[f] != nil {
-			return nil, errs[f]
+	accs := make([][]float64, len(jobs)*k)
+	err := core.ForEach(len(jobs)*k, runtime.GOMAXPROCS(0), func(_, i int) error {
+		j, f := &jobs[i/k], i%k
+		fctx := withStage(j.ctx, func(s *Stage) { s.Fold = f + 1 })
+		var err error
+		accs[i], j.models[f], err = foldScores(fctx, newClassifier, j.models[f], j.tp, it, keep, pts, j.idx, trains[f], vals[f])
+		if err != nil {
+			return fmt.Errorf("cross-validation at %v, fold %d: %w", j.tp, f+1, err)
 		}
-		for j := range idx {
-			out[j] += accs[f][j] / float64(k)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(jobs))
+	for ji, j := range jobs {
+		out[ji] = make([]float64, len(j.idx))
+		for f := range k {
+			for p := range j.idx {
+				out[ji][p] += accs[ji*k+f][p] / float64(k)
+			}
 		}
 	}
 	return out, nil
