@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ import (
 type scalePoint struct {
 	C, D    int
 	perIter time.Duration // 0 when no timed iteration finished
+	oneCore time.Duration // perIter on one core; 0 when not measured
 	ops     float64       // the paper's multiplications of one iteration
 	note    string        // why there is no time
 }
@@ -64,7 +66,7 @@ func (r *run) scaling() error {
 			if over {
 				p.note = "skipped: a smaller size exceeded the budget"
 			} else {
-				p.perIter, p.note = r.timeIteration(m, C, c.ScaleDim)
+				p.perIter, p.oneCore, p.note = r.timeBoth(m, C, c.ScaleDim)
 				over = p.perIter == 0
 			}
 			m.byC = append(m.byC, p)
@@ -75,7 +77,7 @@ func (r *run) scaling() error {
 			if over {
 				p.note = "skipped: a smaller size exceeded the budget"
 			} else {
-				p.perIter, p.note = r.timeIteration(m, c.ScaleClasses, d)
+				p.perIter, p.oneCore, p.note = r.timeBoth(m, c.ScaleClasses, d)
 				over = p.perIter == 0
 			}
 			m.byD = append(m.byD, p)
@@ -88,16 +90,22 @@ func (r *run) scaling() error {
 		"classes C grows at d=%d, then as the dimension d grows at C=%d; each run stops after %v. \"ops\" is the paper's Table 2 "+
 		"formula at those sizes (q=q2=50), and \"ns per 1000 ops\" the measured time over it: a flat column means the time grows as "+
 		"the formula says. LRSDL and FDDL train in the span of the training samples, so above d = N = Cn their time stops "+
-		"growing with d while the formula keeps growing.\n\n",
-		c.ScaleIters, c.ScaleN, c.ScaleK, c.ScaleK, c.ScaleDim, c.ScaleClasses, c.ScaleBudget)
-	fmt.Fprintf(&b, "| method | C | d | s / iteration | ops | ns per 1000 ops |\n|---|---:|---:|---:|---:|---:|\n")
+		"growing with d while the formula keeps growing. Times are on both cores (GOMAXPROCS=2, the library's OpenBLAS "+
+		"thread policy); \"1 core\" is the same run at GOMAXPROCS=1 on one OpenBLAS thread, timed right after it "+
+		"(where %d iterations of the first took less than %v), and \"2 cores / 1\" their ratio.\n\n",
+		c.ScaleIters, c.ScaleN, c.ScaleK, c.ScaleK, c.ScaleDim, c.ScaleClasses, c.ScaleBudget, c.ScaleIters, oneCoreLimit)
+	fmt.Fprintf(&b, "| method | C | d | s / iteration | ops | ns per 1000 ops | 1 core s / iteration | 2 cores / 1 |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range ms {
 		for _, p := range append(append([]scalePoint(nil), m.byC...), m.byD...) {
 			if p.perIter == 0 {
-				fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3g | |\n", m.name, p.C, p.D, p.note, p.ops)
+				fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3g | | | |\n", m.name, p.C, p.D, p.note, p.ops)
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %.3g | %.3g | %.3g |\n", m.name, p.C, p.D, p.perIter.Seconds(), p.ops, 1e12*p.perIter.Seconds()/p.ops)
+			one, ratio := "–", "–"
+			if p.oneCore > 0 {
+				one, ratio = fmt.Sprintf("%.3g", p.oneCore.Seconds()), fmt.Sprintf("%.2f", p.perIter.Seconds()/p.oneCore.Seconds())
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %.3g | %.3g | %.3g | %s | %s |\n", m.name, p.C, p.D, p.perIter.Seconds(), p.ops, 1e12*p.perIter.Seconds()/p.ops, one, ratio)
 		}
 	}
 	b.WriteString("\n")
@@ -152,6 +160,24 @@ func (r *run) scaling() error {
 	return nil
 }
 
+// oneCoreLimit bounds the training time (ScaleIters iterations on two
+// cores) of the sizes the scaling study also times on one core.
+const oneCoreLimit = 10 * time.Second
+
+// timeBoth returns timeIteration of m at C and d on two cores and, if
+// that run was shorter than oneCoreLimit, on one (GOMAXPROCS=1, one
+// OpenBLAS thread).
+func (r *run) timeBoth(m *scaleMethod, C, d int) (two, one time.Duration, note string) {
+	two, note = r.timeIteration(m, C, d)
+	if two == 0 || time.Duration(r.cfg.ScaleIters)*two >= oneCoreLimit {
+		return two, 0, note
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	defer lrsdl.OneBLASThread()()
+	one, _ = r.timeIteration(m, C, d)
+	return two, one, note
+}
+
 // timeIteration trains m on C classes in d dimensions for ScaleIters
 // outer iterations and returns the mean time of iterations 2 and on, or 0
 // and the reason when the budget ran out first.
@@ -174,7 +200,7 @@ func (r *run) timeIteration(m *scaleMethod, C, d int) (time.Duration, string) {
 	ctx, cancel := context.WithTimeout(r.ctx, c.ScaleBudget)
 	err = cl.Fit(ctx, Y, labels)
 	cancel()
-	logf("scaling %s C=%d d=%d: %d iterations, %v/iteration, err %v", m.name, C, d, len(v.Trace), v.perIter().Round(time.Millisecond), err)
+	logf("scaling %s C=%d d=%d GOMAXPROCS=%d: %d iterations, %v/iteration, err %v", m.name, C, d, runtime.GOMAXPROCS(0), len(v.Trace), v.perIter().Round(time.Millisecond), err)
 	switch {
 	case err != nil && !errors.Is(err, context.DeadlineExceeded):
 		return 0, "failed: " + err.Error()
