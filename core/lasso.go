@@ -98,10 +98,14 @@ type LassoOptions struct {
 	MaxIter int     // iteration limit; zero means 200 (FISTA) or 100 (ADMM)
 	Tol     float64 // relative tolerance; zero means 1e-6
 	Restart bool    // adaptive restart of FISTA's momentum
-	// ADMM solves by LassoADMM instead of FISTA: one Cholesky factor of
-	// G + ρI serves every column, and ill-conditioned G (many correlated
-	// atoms, small λ) costs it tens of iterations where FISTA needs
-	// thousands. For coding many samples with a fixed dictionary.
+	// ADMM codes many samples with a fixed dictionary: each column by the
+	// exact homotopy path of the lasso (active-set Cholesky updates on G,
+	// O(k·a²) for a active atoms) where its codes are sparse, and by
+	// LassoADMM (one Cholesky factor of G + ρI for every column, a k×k×n
+	// Gemm per iteration, MaxIter and Tol) where they are too dense for the
+	// path to be cheaper or it fails; ill-conditioned G (many correlated
+	// atoms, small λ) costs either far less than FISTA. The warm start in X
+	// is not used.
 	ADMM bool
 }
 
@@ -138,7 +142,7 @@ func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		return err
 	}
 	if opts.ADMM {
-		return LassoADMM(ctx, X, G, B, lambda, opts)
+		return lassoPathCodes(ctx, X, G, B, lambda, opts)
 	}
 	var p PowerIter
 	_, L := p.MaxEig(G)

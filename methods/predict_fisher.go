@@ -19,8 +19,9 @@ import (
 //
 //	x̄ = argmin ½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖² + λ‖x̄‖₁,
 //
-// by core.LassoADMM, and returns X (K×n) and X0 (k0×n, nil when k0 = 0); o is a copy
-// of the model's options.
+// by core.LassoGram's ADMM option (the homotopy path for sparse codes),
+// and returns X (K×n) and X0 (k0×n, nil when k0 = 0); o is a copy of the
+// model's options.
 func (f *fisherDL) transform(o fisherOptions, Y mat.Matrix) (X, X0 *mat.Dense, err error) {
 	if err := f.trained(); err != nil {
 		return nil, nil, err

@@ -35,7 +35,8 @@ func (o *SRCOptions) spec() optSpec {
 
 // SRC is the sparse representation-based classifier of Wright et al.: the
 // dictionary D = [D_1..D_C] is the training set (columns scaled to unit
-// norm), a sample y is coded by the lasso (core.LassoADMM)
+// norm), a sample y is coded by the lasso (core.LassoGram's ADMM option:
+// the exact homotopy path for sparse codes, ADMM for dense ones)
 //
 //	x = argmin_x ½‖y − Dx‖²₂ + λ‖x‖₁
 //
