@@ -17,8 +17,8 @@ import (
 //
 // column by column by the homotopy (LARS-lasso) path of lassoPath.solve.
 // The first lassoPathProbe chunks of lassoPathChunk columns always take
-// the path; when their paths cost more than ADMM would (Σ_steps |A| ·
-// lassoPathRatio > MaxIter·k per column: codes too dense), the other
+// the path; when their paths cost more than ADMM would (lassoPath.work ·
+// lassoPathRatio > MaxIter·k² per column: codes too dense), the other
 // columns go to LassoADMM with opts, as do the columns whose path needs
 // more than lassoPathActive(k) atoms or lassoPathSteps(k) steps or ends off
 // the optimality conditions (rounding on a nearly singular G_AA). The
@@ -46,7 +46,7 @@ func lassoPathCodes(ctx context.Context, X, G, B *mat.Dense, lambda float64, opt
 	procs := min(runtime.GOMAXPROCS(0), chunks)
 	work := make([]*lassoPath, procs)
 	failed := make([]bool, n)
-	cost := make([]float64, n) // Σ over the path's steps of |A|
+	cost := make([]float64, n) // the paths' multiply-adds (lassoPath.work)
 	xr, br := X.RawMatrix(), B.RawMatrix()
 	code := func(from, to int) error {
 		return ForEach(to-from, procs, func(w, ch int) error {
@@ -65,7 +65,7 @@ func lassoPathCodes(ctx context.Context, X, G, B *mat.Dense, lambda float64, opt
 					xr.Data[i*xr.Stride+j] = 0
 				}
 				ok := p.solve(g.Data, lambda, steps)
-				cost[j] = float64(p.work)
+				cost[j] = p.work
 				if !ok {
 					failed[j] = true
 					continue
@@ -88,7 +88,7 @@ func lassoPathCodes(ctx context.Context, X, G, B *mat.Dense, lambda float64, opt
 	for _, c := range cost[:m] {
 		sum += c
 	}
-	if sum*lassoPathRatio > float64(m)*float64(maxIter)*float64(k) {
+	if sum*lassoPathRatio > float64(m)*float64(maxIter)*float64(k)*float64(k) {
 		for j := m; j < n; j++ {
 			failed[j] = true
 		}
@@ -130,9 +130,10 @@ const lassoPathChunk = 32
 const lassoPathProbe = 2
 
 // lassoPathRatio is the measured cost of one multiply-add of the path
-// (G_{:,A}·d, one atom per step) over that of ADMM's Gemm (one per atom
-// and iteration): on COIL-100 with OpenBLAS about 7.5 (0.37 against
-// 0.05 ns).
+// (lassoPath.work: G_{:,A}·d and the passes over the k correlations) over
+// one of ADMM's Gemm (k² per column and iteration): on COIL-100 with
+// OpenBLAS about 7.5 (0.37 against 0.05 ns). With it LRSDL's codes on AR
+// gender (k ≈ 60) go to ADMM, where the path took twice its time.
 const lassoPathRatio = 8
 
 // lassoPathActive is the largest active set the path of a lasso with k
@@ -162,7 +163,7 @@ const lassoPathKKT = 1e-9
 type lassoPath struct {
 	k, amax int
 	na      int       // active atoms
-	work    int       // Σ over the steps of the last solve of na
+	work    float64   // multiply-adds of the last solve, Σ_steps k·(|A| + 4) + |A|²
 	leaves  int       // atoms that left the active set in the last solve
 	b       []float64 // the right-hand side b = Dᵀy (k)
 	c       []float64 // correlations b − Gx (k)
@@ -237,7 +238,7 @@ func (p *lassoPath) solve(g []float64, lambda float64, maxSteps int) bool {
 			return false
 		}
 		na := p.na
-		p.work += na
+		p.work += float64(k*(na+4) + na*na)
 		p.direction()
 		a := p.a
 		clear(a)

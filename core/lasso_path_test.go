@@ -236,8 +236,9 @@ func bruteLasso(G, B *mat.Dense, j int, lambda float64) (float64, []float64) {
 	return best, bx
 }
 
-// TestLassoPathFISTA compares LassoGram's codes (ADMM option: the path)
-// with FISTA run to convergence: the objective is no higher, per column.
+// TestLassoPathFISTA compares LassoGram's codes (ADMM option, all by the
+// path) with FISTA run to convergence: the objective is no higher, per
+// column.
 func TestLassoPathFISTA(t *testing.T) {
 	for _, sz := range [][3]int{{30, 20, 40}, {20, 40, 30}} {
 		D, Y := svLassoProblem(41, sz[0], sz[1], sz[2])
@@ -245,8 +246,18 @@ func TestLassoPathFISTA(t *testing.T) {
 		testutil.Backends(t, func(t *testing.T) {
 			k, n := sz[1], sz[2]
 			X, F := mat.NewDense(k, n, nil), mat.NewDense(k, n, nil)
-			if err := Lasso(context.Background(), X, D, Y, lambda, LassoOptions{ADMM: true}); err != nil {
+			// A large MaxIter makes ADMM dearer than the path for every column.
+			if err := Lasso(context.Background(), X, D, Y, lambda, LassoOptions{ADMM: true, MaxIter: 1 << 20}); err != nil {
 				t.Fatal(err)
+			}
+			G, B := mat.NewDense(k, k, nil), mat.NewDense(k, n, nil)
+			G.Mul(D.T(), D)
+			B.Mul(D.T(), Y)
+			for j := 0; j < n; j++ {
+				x, ok, _ := pathSolve(G, B, j, lambda)
+				if !ok || !mat.Equal(X.ColView(j), mat.NewVecDense(k, x)) {
+					t.Fatalf("%v column %d: not the path's code", sz, j)
+				}
 			}
 			if err := Lasso(context.Background(), F, D, Y, lambda, LassoOptions{MaxIter: 100000, Tol: 1e-15, Restart: true}); err != nil {
 				t.Fatal(err)
@@ -280,20 +291,29 @@ func blLasso(D, Y, X *mat.Dense, j int, lambda float64) float64 {
 }
 
 // TestLassoPathDeterministic: the codes are the same bit for bit on one
-// goroutine and on several, with the path and with ADMM for dense codes.
+// goroutine and on several, with the path and with ADMM (tiny λ on a
+// rank-deficient G: the path fails).
 func TestLassoPathDeterministic(t *testing.T) {
-	for _, lambda := range []float64{0.05, 1e-7} {
+	for _, c := range []struct {
+		lambda  float64
+		maxIter int // large: the path for every column
+	}{{0.05, 1 << 20}, {1e-7, 0}} {
+		lambda := c.lambda
 		G, B := pathProblem(9, 30, 60, 5*lassoPathChunk+3, 0.2, 0)
 		k, n := B.Dims()
 		run := func(procs int) *mat.Dense {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			X := mat.NewDense(k, n, nil)
-			if err := LassoGram(context.Background(), X, G, B, lambda, LassoOptions{ADMM: true}); err != nil {
+			if err := LassoGram(context.Background(), X, G, B, lambda, LassoOptions{ADMM: true, MaxIter: c.maxIter}); err != nil {
 				t.Fatal(err)
 			}
 			return X
 		}
 		a, b := run(1), run(4)
+		x, ok, _ := pathSolve(G, B, n-1, lambda)
+		if path := ok && mat.Equal(a.ColView(n-1), mat.NewVecDense(k, x)); path != (c.maxIter > 0) {
+			t.Errorf("λ = %g: the last column was coded by the path: %v", lambda, path)
+		}
 		if !mat.Equal(a, b) {
 			t.Errorf("λ = %g: codes differ between GOMAXPROCS 1 and 4", lambda)
 		}
