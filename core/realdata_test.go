@@ -132,7 +132,16 @@ func TestLassoADMMStart(t *testing.T) {
 		const lambda = 1e-3
 		solve := func(o core.LassoOptions) float64 {
 			X := mat.NewDense(k, n, nil)
-			if err := core.Lasso(context.Background(), X, D, Y, lambda, o); err != nil {
+			var err error
+			if o.ADMM { // LassoADMM itself, not the path LassoGram prefers
+				var G, B mat.Dense
+				G.Mul(D.T(), D)
+				B.Mul(D.T(), Y)
+				err = core.LassoADMM(context.Background(), X, &G, &B, lambda, o)
+			} else {
+				err = core.Lasso(context.Background(), X, D, Y, lambda, o)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			return lassoCost(D, X, Y, lambda)
