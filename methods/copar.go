@@ -55,7 +55,8 @@ func (o *COPAROptions) spec() optSpec {
 //
 // with ‖dᵢ‖₂ ≤ 1, where X^j_c are the codes of the samples of class c on
 // D_j. Training alternates COPAR-X and COPAR-D. COPAR-X solves one ℓ1
-// problem per class by FISTA on its exact gradient
+// problem per class, by FISTA on its exact gradient (or, with more than
+// d/2 atoms, by ADMM: coparUpdateXADMM)
 //
 //	∇ = (G + P_cGP_c + I − P_c)·X̄_c − (I + P_c)·D̄ᵀY_c,  G = D̄ᵀD̄,
 //
@@ -139,8 +140,8 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		X[c] = mat.NewDense(part.Len(), g.Part.Size(c), nil)
 	}
 	duals := make([]mat.Dense, part.Blocks())
-	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
-		if err := coparUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda); err != nil {
+	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(it int, wantCost bool) (lrsdl.Cost, error) {
+		if err := coparUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda, it > coparFISTAOuter); err != nil {
 			return lrsdl.Cost{}, err
 		}
 		if err := coparUpdateD(ctx, D, part, X, Ys, g.Part, duals, lit(o.Eta), o.OriginalD); err != nil {
@@ -216,8 +217,10 @@ func coparHessian(H, G *mat.Dense, part core.Partition, c int) {
 // momentum (LassoOptions.Restart): on Oxford Flower (K = 350, d = 1020)
 // that halves the iterations to a lower cost. On COIL-100 (K = 1010,
 // d = 1024) every class stops at the iteration cap either way and restarts
-// raised the cost.
-func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64) error {
+// raised the cost, so there, if admm and coparUseADMM hold, COPAR-X runs
+// coparUpdateXADMM instead (FISTA only if that fails). Fit sets admm after
+// its first coparFISTAOuter outer iterations; Cost never.
+func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64, admm bool) error {
 	K := part.Len()
 	C := len(X)
 	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
@@ -228,6 +231,11 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	core.MulTrans(&DtY, D, Ys)
 	d, _ := D.Dims()
 	_, N := DtY.Dims()
+	if admm && coparUseADMM(d, K, N) {
+		if ok, err := coparUpdateXADMM(ctx, X, &G, &DtY, part, sp, lambda); ok || err != nil {
+			return err
+		}
+	}
 	restart := 2*K <= d
 	// Row j of Wt, GWt, Zt and Bt is sample j; a class's rows start at its
 	// off in Wt and GWt (packed, classes still iterating first) and at its
@@ -594,7 +602,7 @@ func (m *COPAR) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	for c := range X {
 		X[c] = mat.NewDense(m.part.Len(), sp.Size(c), nil)
 	}
-	if err := coparUpdateX(context.Background(), X, m.D, m.part, Ys, sp, m.Options.Lambda); err != nil {
+	if err := coparUpdateX(context.Background(), X, m.D, m.part, Ys, sp, m.Options.Lambda, false); err != nil {
 		return lrsdl.Cost{}, err
 	}
 	return coparCost(m.D, m.part, X, Ys, sp, m.Options), nil

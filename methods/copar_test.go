@@ -53,7 +53,7 @@ func TestCOPARUpdatesLowerCost(t *testing.T) {
 		Ys, sp, part, D, X := coparToyProblem(1, 3, 12, 15, 3, 2)
 		o := resolvedOpts(COPAROptions{Lambda: 0.05, Eta: 0.2})
 		dlsiCheckDescent(t, fmt.Sprint("original=", original), D, 0.95, func() float64 { return coparCost(D, part, X, Ys, sp, o).Total },
-			func() error { return coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda) },
+			func() error { return coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, true) },
 			func() error { return coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original) })
 		if !original {
 			lo, hi := part.Block(3) // D_0, updated last
@@ -103,7 +103,7 @@ func TestCOPARXGradient(t *testing.T) {
 		}
 	}
 	// Optimality of COPAR-X: ∂smooth = −λ·sgn(x) where x ≠ 0, |∂smooth| ≤ λ where x = 0.
-	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda); err != nil {
+	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, true); err != nil {
 		t.Fatal(err)
 	}
 	nz := 0
@@ -136,7 +136,7 @@ func TestCOPARDictOriginalVsEfficient(t *testing.T) {
 		Ys, sp, part, D, X := coparToyProblem(3, 3, 12, 15, 3, 2)
 		o := resolvedOpts(COPAROptions{Lambda: 0.05, Eta: 0.2})
 		for it := 0; it < 8; it++ {
-			if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda); err != nil {
+			if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, true); err != nil {
 				t.Fatal(err)
 			}
 			if err := coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original); err != nil {
@@ -374,7 +374,7 @@ func TestCOPARUpdateXBatched(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda); err != nil {
+		if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda, true); err != nil {
 			t.Fatal(err)
 		}
 		for c := range X {
@@ -417,7 +417,7 @@ func TestCOPARUpdateXView(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda); err != nil {
+	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda, true); err != nil {
 		t.Fatal(err)
 	}
 	for c := range X {
