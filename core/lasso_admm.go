@@ -114,24 +114,8 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 			lapack64.Potrs(T, x.RawMatrix())
 		}
 		thr := lambda / rho
-		var r2, s2, x2, z2, u2 float64
-		for i, xv := range xd {
-			v := admmRelax*xv + (1-admmRelax)*zd[i] + ud[i]
-			zn := 0.0
-			if v > thr {
-				zn = v - thr
-			} else if v < -thr {
-				zn = v + thr
-			}
-			dz := zn - zd[i]
-			zd[i], ud[i] = zn, v-zn
-			r := xv - zn
-			r2 += r * r
-			s2 += dz * dz
-			x2 += xv * xv
-			z2 += zn * zn
-			u2 += ud[i] * ud[i]
-		}
+		sums := ADMMShrink(xd, zd, ud, ADMMRelax, thr, [5]float64{})
+		r2, s2, x2, z2, u2 := sums[0], sums[1], sums[2], sums[3], sums[4]
 		if !(r2 <= math.MaxFloat64 && x2 <= math.MaxFloat64) {
 			return fmt.Errorf("core: lasso ADMM iterate %d: %w", it+1, ErrNotFinite)
 		}
@@ -160,5 +144,35 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 	return nil
 }
 
-// admmRelax is LassoADMM's over-relaxation α.
-const admmRelax = 1.8
+// ADMMRelax is LassoADMM's over-relaxation α.
+const ADMMRelax = 1.8
+
+// ADMMShrink is the Z and U update of over-relaxed ADMM on X = Z for an
+// ℓ1 term: for every i,
+//
+//	v = αx_i + (1 − α)z_i + u_i,  z_i ← S_thr(v),  u_i ← v − z_i.
+//
+// It returns sums with, added in the order of i, (x_i − z_i)², the change
+// of z_i squared, and x_i², z_i² and u_i² (the new z and u).
+func ADMMShrink(x, z, u []float64, alpha, thr float64, sums [5]float64) [5]float64 {
+	z, u = z[:len(x)], u[:len(x)]
+	r2, s2, x2, z2, u2 := sums[0], sums[1], sums[2], sums[3], sums[4]
+	for i, xv := range x {
+		v := alpha*xv + (1-alpha)*z[i] + u[i]
+		zn := 0.0
+		if v > thr {
+			zn = v - thr
+		} else if v < -thr {
+			zn = v + thr
+		}
+		dz := zn - z[i]
+		z[i], u[i] = zn, v-zn
+		r := xv - zn
+		r2 += r * r
+		s2 += dz * dz
+		x2 += xv * xv
+		z2 += zn * zn
+		u2 += u[i] * u[i]
+	}
+	return [5]float64{r2, s2, x2, z2, u2}
+}

@@ -30,7 +30,6 @@ func coparUseADMM(d, K, N int) bool { return 2*K > d && K >= 64 && 4*N >= K }
 // to a better one.
 const (
 	coparADMMRhoDiv  = 1.5
-	coparADMMRelax   = 1.8
 	coparADMMMaxIter = 200
 	coparADMMTol     = 3e-4
 	coparFISTAOuter  = 3
@@ -219,29 +218,14 @@ func coparUpdateXADMM(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, pa
 				}
 				blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, y, q.V.RawMatrix(), 1, xc.RawMatrix())
 			}
-			var r2, s2, x2, z2, u2 float64
+			var sums [5]float64
 			for j := 0; j < nc; j++ {
 				x := xr.Data[(q.off+j)*xr.Stride : (q.off+j)*xr.Stride+K]
 				z := zr.Data[(lo+j)*zr.Stride : (lo+j)*zr.Stride+K]
 				u := ur.Data[(lo+j)*ur.Stride : (lo+j)*ur.Stride+K]
-				for i, xv := range x {
-					v := coparADMMRelax*xv + (1-coparADMMRelax)*z[i] + u[i]
-					zn := 0.0
-					if v > thr {
-						zn = v - thr
-					} else if v < -thr {
-						zn = v + thr
-					}
-					dz := zn - z[i]
-					z[i], u[i] = zn, v-zn
-					r := xv - zn
-					r2 += r * r
-					s2 += dz * dz
-					x2 += xv * xv
-					z2 += zn * zn
-					u2 += u[i] * u[i]
-				}
+				sums = core.ADMMShrink(x, z, u, core.ADMMRelax, thr, sums)
 			}
+			r2, s2, x2, z2, u2 := sums[0], sums[1], sums[2], sums[3], sums[4]
 			if !(r2 <= math.MaxFloat64 && x2 <= math.MaxFloat64 && u2 <= math.MaxFloat64) {
 				return false, nil
 			}
