@@ -88,7 +88,6 @@ func coparUpdateXADMM(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, pa
 		return false, nil
 	}
 	type class struct {
-		in   []bool     // in[i]: row i is in P_c
 		pr   [][2]int   // the atom ranges of P_c: class c's block, D_0's
 		idx  []int      // the rows S of P_c
 		V    *mat.Dense // Q_c·W_{S:}, |S|×K
@@ -102,14 +101,14 @@ func coparUpdateXADMM(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, pa
 	Rt := mat.NewDense(max(N, 1), K, nil)
 	Xt := mat.NewDense(max(N, 1), K, nil)
 	maxS := 0
+	in := make([]bool, K) // in[i]: row i is in P_c of the class being set up
 	for c := range cl {
 		q := &cl[c]
 		lo, hi := sp.Block(c)
 		idx := coparRows(part, c)
 		maxS = max(maxS, len(idx))
-		q.in = make([]bool, K)
 		for _, i := range idx {
-			q.in[i] = true
+			in[i] = true
 		}
 		for _, b := range []int{c, part.Blocks() - 1} {
 			if a, e := part.Block(b); e > a {
@@ -119,12 +118,15 @@ func coparUpdateXADMM(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, pa
 		for j := lo; j < hi; j++ {
 			for i := 0; i < K; i++ {
 				v := DtY.At(i, j)
-				if q.in[i] {
+				if in[i] {
 					v *= 2
 				}
 				Bt.Set(j, i, v)
 				Zt.Set(j, i, X[c].At(i, j-lo))
 			}
+		}
+		for _, i := range idx {
+			in[i] = false
 		}
 		q.done = hi == lo
 		if q.done || len(idx) == 0 { // no correction if P_c is empty: H_c = G + I
