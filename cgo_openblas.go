@@ -50,6 +50,18 @@ type OpenBLAS struct {
 
 var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}}
 
+// DgemmSerial is Dgemm on one OpenBLAS thread whatever its size. Calls
+// on several goroutines run at once; kernels.Gemm shares the chunks of a
+// large product between the cores with it, in place of OpenBLAS's threads,
+// whose workers keep spinning on the second core for about 0.1 s after the
+// call and need it at once on a loaded machine.
+func (OpenBLAS) DgemmSerial(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	policy.once.Do(setup)
+	policy.run.RLock()
+	netlib.Implementation{}.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	policy.run.RUnlock()
+}
+
 // Level3 is OpenBLAS's level 3 through netlib under a thread policy:
 // OpenBLAS is kept on one thread, and a call of at least GemmThreadsMin
 // multiply-adds (m·n·k for Dgemm, half that for the triangular and

@@ -129,3 +129,39 @@ func TestLevel3Threaded(t *testing.T) {
 		}
 	}
 }
+
+// TestDgemmSerial checks that OpenBLAS.DgemmSerial of a product above
+// GemmThreadsMin makes no threaded call and gives the bits of Level3.Dgemm
+// on one thread.
+func TestDgemmSerial(t *testing.T) {
+	defer SetOpenBLASThreads(SetOpenBLASThreads(2))
+	defer func(v int) { GemmThreadsMin = v }(GemmThreadsMin)
+	rnd := rand.New(rand.NewPCG(5, 6))
+	const m, n, k = 90, 70, 50
+	a, b := make([]float64, m*k), make([]float64, k*n)
+	for _, s := range [][]float64{a, b} {
+		for i := range s {
+			s[i] = 2*rnd.Float64() - 1
+		}
+	}
+	GemmThreadsMin = m * n * k
+	want, got := make([]float64, m*n), make([]float64, m*n)
+	SetOpenBLASThreads(1)
+	Level3{}.Dgemm(blas.NoTrans, blas.Trans, m, n, k, 1, a, k, b, k, 0, want, n)
+	SetOpenBLASThreads(2)
+	before := policy.threaded.Load()
+	OpenBLAS{}.DgemmSerial(blas.NoTrans, blas.Trans, m, n, k, 1, a, k, b, k, 0, got, n)
+	if c := policy.threaded.Load() - before; c != 0 {
+		t.Errorf("DgemmSerial made %d threaded calls", c)
+	}
+	if th := threads(); th != 1 {
+		t.Errorf("OpenBLAS on %d threads after DgemmSerial, want 1", th)
+	}
+	if !slices.Equal(got, want) {
+		t.Error("DgemmSerial differs from Dgemm on one thread")
+	}
+	Level3{}.Dgemm(blas.NoTrans, blas.Trans, m, n, k, 1, a, k, b, k, 0, got, n)
+	if c := policy.threaded.Load() - before; c != 1 {
+		t.Errorf("Dgemm of GemmThreadsMin multiply-adds made %d threaded calls, want 1", c)
+	}
+}

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/internal/testutil"
 
 	"fmt"
@@ -570,6 +571,119 @@ func TestGemm(t *testing.T) {
 					}
 					checkClose(t, "Gemm", got[0], want, 1e-12)
 					checkIdentical(t, "Gemm, GOMAXPROCS 1 vs 4", got[1].Data, got[0].Data)
+				}
+			}
+		}
+	})
+}
+
+// TestSparseWorkspaceMulT checks MulT against Mul of the transposed matrix
+// formed explicitly, bit for bit, on the sparse and the dense path, on
+// shapes large enough to be split between the cores, at GOMAXPROCS 1 and 4.
+func TestSparseWorkspaceMulT(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+		rnd := rand.New(rand.NewPCG(17, 18))
+		for _, sh := range [][3]int{{3, 5, 4}, {40, 70, 90}, {300, 1100, 1000}} {
+			m, N, K := sh[0], sh[1], sh[2]
+			for _, density := range []float64{0.01, 0.3} {
+				a, b := randGeneral(rnd, m, N, pad), randGeneral(rnd, K, N, pad)
+				sparsify(rnd, b, density)
+				x := blas64.General{Rows: N, Cols: K, Stride: K, Data: make([]float64, N*K)}
+				for k := 0; k < K; k++ {
+					for j := 0; j < N; j++ {
+						x.Data[j*K+k] = at(b, k, j)
+					}
+				}
+				want := randGeneral(rnd, m, K, pad)
+				wantSp := NewSparseWorkspace(N, K).Mul(want, a, x)
+				for _, procs := range []int{1, 4} {
+					runtime.GOMAXPROCS(procs)
+					got := randGeneral(rnd, m, K, pad)
+					if sp := NewSparseWorkspace(N, K).MulT(got, a, b); sp != wantSp {
+						t.Errorf("%v density %v GOMAXPROCS %d: MulT sparse=%v, Mul %v", sh, density, procs, sp, wantSp)
+					}
+					for i := 0; i < m; i++ {
+						checkIdentical(t, fmt.Sprintf("MulT %v density %v GOMAXPROCS %d", sh, density, procs),
+							got.Data[i*got.Stride:i*got.Stride+K], want.Data[i*want.Stride:i*want.Stride+K])
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestSparseWorkspaceLimit checks that Mul and MulT take the sparse path
+// exactly when X has at most DensityCrossover()·K·N non-zeros, at the
+// limit and one above it, on a matrix whose non-zeros are counted in
+// chunks shared between the cores (repeated, for the early stop of the
+// counting), and that the products are right either way.
+func TestSparseWorkspaceLimit(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rnd := rand.New(rand.NewPCG(19, 20))
+	const m, K, N = 3, 1200, 1000
+	limit := int(DensityCrossover() * float64(K) * float64(N))
+	a := randGeneral(rnd, m, K, 0)
+	for _, nnz := range []int{limit, limit + 1} {
+		if nnz > K*N { // gonum's crossover: every X takes the sparse path
+			continue
+		}
+		x := blas64.General{Rows: K, Cols: N, Stride: N, Data: make([]float64, K*N)}
+		for _, p := range rnd.Perm(K * N)[:nnz] {
+			x.Data[p] = rnd.NormFloat64()
+		}
+		xt := blas64.General{Rows: N, Cols: K, Stride: K, Data: make([]float64, K*N)}
+		for k := 0; k < K; k++ {
+			for j := 0; j < N; j++ {
+				xt.Data[j*K+k] = at(x, k, j)
+			}
+		}
+		want := naiveMul(a, x, false)
+		ws, wst := NewSparseWorkspace(K, N), NewSparseWorkspace(K, N)
+		for _, procs := range []int{1, 4} {
+			runtime.GOMAXPROCS(procs)
+			for range 5 {
+				dst, dstT := randGeneral(rnd, m, N, 0), randGeneral(rnd, m, N, 0)
+				if sp := ws.Mul(dst, a, x); sp != (nnz <= limit) {
+					t.Errorf("%d non-zeros, limit %d, GOMAXPROCS %d: Mul sparse=%v", nnz, limit, procs, sp)
+				}
+				if sp := wst.MulT(dstT, a, xt); sp != (nnz <= limit) {
+					t.Errorf("%d non-zeros, limit %d, GOMAXPROCS %d: MulT sparse=%v", nnz, limit, procs, sp)
+				}
+				checkClose(t, "Mul at the limit", dst, want, 1e-13)
+				checkClose(t, "MulT at the limit", dstT, want, 1e-13)
+			}
+		}
+	}
+}
+
+// TestGemmLarge checks Gemm on products of at least lrsdl.GemmThreadsMin
+// multiply-adds (lowered for the test): split between the cores like
+// smaller ones, the result is right and has the same bits at GOMAXPROCS 1
+// and 4 and with one or two OpenBLAS threads.
+func TestGemmLarge(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+		defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+		defer func(v int) { lrsdl.GemmThreadsMin = v }(lrsdl.GemmThreadsMin)
+		rnd := rand.New(rand.NewPCG(21, 22))
+		for _, sh := range [][3]int{{77, 1234, 55}, {300, 300, 40}} {
+			m, n, k := sh[0], sh[1], sh[2]
+			lrsdl.GemmThreadsMin = m * n * k
+			a, b := randGeneral(rnd, m, k, pad), randGeneral(rnd, k, n, pad)
+			c0 := randGeneral(rnd, m, n, pad)
+			want := naiveMul(a, b, false)
+			var first []float64
+			for _, c := range [][2]int{{1, 1}, {4, 1}, {4, 2}, {1, 2}} {
+				runtime.GOMAXPROCS(c[0])
+				lrsdl.SetOpenBLASThreads(c[1])
+				got := cloneGeneral(c0)
+				Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, got)
+				checkClose(t, "Gemm above GemmThreadsMin", got, want, 1e-12)
+				if first == nil {
+					first = got.Data
+				} else {
+					checkIdentical(t, fmt.Sprintf("Gemm above GemmThreadsMin, GOMAXPROCS %d, %d OpenBLAS threads", c[0], c[1]), got.Data, first)
 				}
 			}
 		}

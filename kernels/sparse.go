@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"sync/atomic"
+
 	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -196,6 +198,7 @@ type SparseWorkspace struct {
 	ind        []int32 // row k of each entry
 	val        []float64
 	at, t      []float64 // Aᵀ (K×m) and (A·X)ᵀ (N×m)
+	bt         []float64 // X formed from Bᵀ by MulT's dense path
 }
 
 // NewSparseWorkspace returns a workspace for K×N matrices X. Room for
@@ -204,6 +207,9 @@ type SparseWorkspace struct {
 func NewSparseWorkspace(K, N int) *SparseWorkspace {
 	return &SparseWorkspace{rows: K, cols: N, ptr: make([]int, N+1), next: make([]int, N)}
 }
+
+// Dims returns the dimensions K×N of the matrices X of w.
+func (w *SparseWorkspace) Dims() (K, N int) { return w.rows, w.cols }
 
 // Mul sets dst = A·X for an m×K matrix A and the K×N matrix X. When the
 // density of X is at most DensityCrossover() it compresses X into the
@@ -230,35 +236,106 @@ func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
 	return true
 }
 
+// MulT sets dst = A·Bᵀ for an m×N matrix A and a K×N matrix B, with w
+// made for the N×K matrix X = Bᵀ (NewSparseWorkspace(N, K)): it is
+// Mul(dst, a, X), bit for bit, without forming X on the sparse path, where
+// the columns of X are the rows of B. dst must not overlap a or b.
+func (w *SparseWorkspace) MulT(dst, a, b blas64.General) (sparse bool) {
+	m, N, K := a.Rows, w.rows, w.cols
+	if b.Rows != K || b.Cols != N || a.Cols != N || dst.Rows != m || dst.Cols != K {
+		panic(errShape)
+	}
+	if m == 0 || K == 0 {
+		return true
+	}
+	if N > 0 && !w.compressT(b, int(DensityCrossover()*float64(N)*float64(K))) {
+		if len(w.bt) < N*K {
+			w.bt = make([]float64, N*K)
+		}
+		x := blas64.General{Rows: N, Cols: K, Stride: K, Data: w.bt[:N*K]}
+		transpose(x.Data, b)
+		Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
+		return false
+	}
+	w.mulCompressed(dst, a)
+	return true
+}
+
+// compressT is compress for X = bᵀ, reading b (w.cols×w.rows) by rows:
+// column c of X is row c of b. Rows of b are counted and filled in fixed
+// chunks shared between the cores.
+func (w *SparseWorkspace) compressT(b blas64.General, limit int) bool {
+	K, N := w.cols, w.rows
+	j := compressJobs.Get()
+	j.w, j.x, j.fill, j.trans, j.limit = w, b, false, true, -1
+	j.total.Store(0)
+	if limit < K*N {
+		j.limit = limit
+	}
+	var count int
+	j.size, count = chunks(K, max(1, compressMinElems/max(N, 1)))
+	parallelFor(count, j, K*N)
+	n := 0
+	for _, c := range j.part[:count] {
+		n += c
+	}
+	ok := !(j.limit >= 0 && j.total.Load() > int64(limit) || n > limit)
+	if ok {
+		w.fill(b, n, limit, j)
+	}
+	j.w, j.x, j.trans = nil, blas64.General{}, false
+	compressJobs.Put(j)
+	return ok
+}
+
+// compressMinElems is the fewest elements of a chunk of compressT.
+const compressMinElems = 8192
+
+// transpose sets dst (a.Cols×a.Rows, row-major) = aᵀ in fixed chunks
+// shared between the cores.
+func transpose(dst []float64, a blas64.General) {
+	tj := transposeJobs.Get()
+	*tj = transposeJob{dst: dst, a: a}
+	var count int
+	tj.size, count = chunks(a.Cols, transposeMinRows)
+	parallelFor(count, tj, a.Rows*a.Cols)
+	*tj = transposeJob{}
+	transposeJobs.Put(tj)
+}
+
 // compress stores the non-zeros of x by columns, rows increasing; it reports
 // false if there are more than limit. Columns are counted and filled in
-// fixed chunks shared between the cores; when x may have more than limit
-// non-zeros they are counted row by row on one core instead, to stop as
-// soon as limit is passed.
+// fixed chunks shared between the cores. When x may have more than limit
+// non-zeros, the chunks add their counts to a shared total every
+// countBatch rows and all stop once it passes limit: the answer is false
+// exactly when x has more than limit non-zeros, whichever chunks ran.
 func (w *SparseWorkspace) compress(x blas64.General, limit int) bool {
 	K, N := w.rows, w.cols
 	j := compressJobs.Get()
-	*j = compressJob{w: w, x: x}
+	j.w, j.x, j.fill, j.trans, j.limit = w, x, false, false, -1
+	j.total.Store(0)
+	if limit < K*N {
+		j.limit = limit
+	}
 	var count int
 	j.size, count = chunks(N, compressMinCols)
+	parallelFor(count, j, K*N)
 	n := 0
-	if limit >= K*N {
-		parallelFor(count, j, K*N)
-		for _, c := range j.part[:count] {
-			n += c
-		}
-	} else {
-		cnt := w.next
-		clear(cnt)
-		for k := 0; k < K && n <= limit; k++ {
-			n += countRow(cnt, x.Data[k*x.Stride:k*x.Stride+N])
-		}
+	for _, c := range j.part[:count] {
+		n += c
 	}
-	if n > limit {
-		*j = compressJob{}
-		compressJobs.Put(j)
-		return false
+	ok := !(j.limit >= 0 && j.total.Load() > int64(limit) || n > limit)
+	if ok {
+		w.fill(x, n, limit, j)
 	}
+	j.w, j.x = nil, blas64.General{}
+	compressJobs.Put(j)
+	return ok
+}
+
+// fill stores the n non-zeros of x counted per column in w.next, room for
+// limit kept, by the chunks of j.
+func (w *SparseWorkspace) fill(x blas64.General, n, limit int, j *compressJob) {
 	if len(w.val) < n { // room for limit entries, so a denser X later does not allocate
 		w.ind, w.val = make([]int32, limit), make([]float64, limit)
 	}
@@ -266,25 +343,33 @@ func (w *SparseWorkspace) compress(x blas64.General, limit int) bool {
 	for c, v := range w.next {
 		w.ptr[c+1] = w.ptr[c] + v
 	}
-	copy(w.next, w.ptr[:N])
+	copy(w.next, w.ptr[:len(w.next)])
 	j.fill = true
-	parallelFor(count, j, K*N)
-	*j = compressJob{}
-	compressJobs.Put(j)
-	return true
+	count := (len(w.next) + j.size - 1) / j.size
+	parallelFor(count, j, w.rows*w.cols)
 }
 
 // compressMinCols is the narrowest chunk of columns of compress.
 const compressMinCols = 32
 
+// countBatch is the number of rows a chunk of compress counts between
+// looks at the shared total.
+const countBatch = 16
+
 // compressJob counts (fill false) or stores (fill true) the non-zeros of
-// chunks of size columns of x; the count of chunk c goes to part[c].
+// chunks of size columns of x, or with trans of size rows of x (the
+// columns of xᵀ, compressT); the count of chunk c goes to part[c]. With
+// limit ≥ 0 the counts also go to total, and counting stops once it is
+// above limit (the counts are then incomplete).
 type compressJob struct {
-	w    *SparseWorkspace
-	x    blas64.General
-	size int
-	fill bool
-	part [maxChunks]int
+	w     *SparseWorkspace
+	x     blas64.General
+	size  int
+	fill  bool
+	trans bool
+	limit int
+	total atomic.Int64
+	part  [maxChunks]int
 }
 
 var compressJobs = make(freeList[compressJob], 4)
@@ -292,14 +377,29 @@ var compressJobs = make(freeList[compressJob], 4)
 func (j *compressJob) Do(c int) {
 	w, x := j.w, j.x
 	lo, hi := c*j.size, min((c+1)*j.size, w.cols)
+	if j.trans {
+		j.doT(c, lo, hi)
+		return
+	}
 	if !j.fill {
 		cnt := w.next[lo:hi]
 		clear(cnt)
-		n := 0
+		n, m := 0, 0
 		for k := 0; k < w.rows; k++ {
-			n += countRow(cnt, x.Data[k*x.Stride+lo:k*x.Stride+hi])
+			m += countRow(cnt, x.Data[k*x.Stride+lo:k*x.Stride+hi])
+			if j.limit >= 0 && (k+1)%countBatch == 0 {
+				n += m
+				if j.total.Add(int64(m)) > int64(j.limit) {
+					j.part[c] = n
+					return
+				}
+				m = 0
+			}
 		}
-		j.part[c] = n
+		if j.limit >= 0 {
+			j.total.Add(int64(m))
+		}
+		j.part[c] = n + m
 		return
 	}
 	next, ind, val := w.next[lo:hi], w.ind, w.val
@@ -309,6 +409,47 @@ func (j *compressJob) Do(c int) {
 				q := next[i]
 				ind[q], val[q] = int32(k), v
 				next[i] = q + 1
+			}
+		}
+	}
+}
+
+// doT is Do for compressT: chunk c has rows [lo, hi) of x.
+func (j *compressJob) doT(c, lo, hi int) {
+	w, x := j.w, j.x
+	N := x.Cols
+	if !j.fill {
+		n, m := 0, 0
+		for k := lo; k < hi; k++ {
+			r := 0
+			for _, v := range x.Data[k*x.Stride : k*x.Stride+N] {
+				if v != 0 {
+					r++
+				}
+			}
+			w.next[k] = r
+			m += r
+			if j.limit >= 0 && (k-lo+1)%countBatch == 0 {
+				n += m
+				if j.total.Add(int64(m)) > int64(j.limit) {
+					j.part[c] = n
+					return
+				}
+				m = 0
+			}
+		}
+		if j.limit >= 0 {
+			j.total.Add(int64(m))
+		}
+		j.part[c] = n + m
+		return
+	}
+	for k := lo; k < hi; k++ {
+		q := w.ptr[k]
+		for i, v := range x.Data[k*x.Stride : k*x.Stride+N] {
+			if v != 0 {
+				w.ind[q], w.val[q] = int32(i), v
+				q++
 			}
 		}
 	}
@@ -339,16 +480,35 @@ func (w *SparseWorkspace) mulCompressed(dst, a blas64.General) {
 	if len(w.t) < m*N {
 		w.t = make([]float64, m*N)
 	}
-	for i := 0; i < m; i++ {
-		for k, v := range a.Data[i*a.Stride : i*a.Stride+K] {
-			w.at[k*m+i] = v
-		}
-	}
+	transpose(w.at, a)
 	j := spmmJobs.Get()
 	*j = spmmJob{w: w, dst: dst, m: m}
 	parallelFor((N+spmmCols-1)/spmmCols, j, m*w.ptr[N])
 	*j = spmmJob{}
 	spmmJobs.Put(j)
+}
+
+// transposeJob sets dst (a.Cols×a.Rows, row-major) = aᵀ in chunks of
+// size rows of dst.
+type transposeJob struct {
+	dst  []float64
+	a    blas64.General
+	size int
+}
+
+var transposeJobs = make(freeList[transposeJob], 4)
+
+// transposeMinRows is the fewest rows of aᵀ of a chunk of transposeJob.
+const transposeMinRows = 16
+
+func (j *transposeJob) Do(c int) {
+	a, m := j.a, j.a.Rows
+	lo, hi := c*j.size, min((c+1)*j.size, a.Cols)
+	for i := 0; i < m; i++ {
+		for k, v := range a.Data[i*a.Stride+lo : i*a.Stride+hi] {
+			j.dst[(lo+k)*m+i] = v
+		}
+	}
 }
 
 type spmmJob struct {

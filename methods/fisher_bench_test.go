@@ -2,6 +2,7 @@ package methods
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -83,5 +84,75 @@ func BenchmarkGemmThreads(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkScaleTwoCores trains E-FDDL and LRSDL (k0 = 7) at the sizes of
+// the scaling study of bench/reproduce (data.FaceLike, n = k = 7, tol
+// Off) switching between one core (GOMAXPROCS=1, one OpenBLAS thread) and
+// two (GOMAXPROCS=2, two OpenBLAS threads under the library's thread
+// policy) from one outer iteration to the next, twice per op with the
+// opposite phase (as BenchmarkTwoCores), so that every iteration after the
+// first is timed once on each per op. It reports the summed times on one
+// core and on two (one-s/op, two-s/op), their ratio (two/one), and the
+// ratio of the sums of each iteration's shortest time over the ops
+// (two/one-min), which a machine loaded by other processes disturbs less.
+func BenchmarkScaleTwoCores(b *testing.B) {
+	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	use := func(procs int) {
+		runtime.GOMAXPROCS(procs)
+		lrsdl.SetOpenBLASThreads(procs)
+	}
+	const iters = 9
+	for _, m := range []struct {
+		name string
+		k0   int
+	}{{"E-FDDL", Off}, {"LRSDL", 7}} {
+		for _, s := range [][2]int{{10, 300}, {25, 300}, {50, 300}, {100, 300}, {200, 300}, {20, 300}, {20, 1000}, {20, 3000}, {20, 10000}} {
+			C, d := s[0], s[1]
+			b.Run(fmt.Sprintf("%s/C=%d/d=%d", m.name, C, d), func(b *testing.B) {
+				Y, labels := data.FaceLike(C, d, 7, 1)
+				var spent [3]time.Duration
+				var best [3][iters + 1]time.Duration
+				fit := func(first int) {
+					procs, prev := first, time.Duration(0)
+					use(procs)
+					progress := func(p lrsdl.Progress) {
+						if t := p.Elapsed - prev; p.Iter > 1 {
+							spent[procs] += t
+							if best[procs][p.Iter] == 0 || t < best[procs][p.Iter] {
+								best[procs][p.Iter] = t
+							}
+						}
+						procs = 3 - procs
+						use(procs)
+						prev = p.Elapsed
+					}
+					o := FDDLOptions{K: 7, Iters: iters, Tol: Off, Seed: 1, Progress: progress}
+					var cl lrsdl.Classifier = &FDDL{Options: o}
+					if m.k0 > 0 {
+						cl = &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: m.k0}}
+					}
+					if err := cl.Fit(context.Background(), Y, labels); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ResetTimer()
+				for range b.N {
+					fit(1)
+					fit(2)
+				}
+				var min1, min2 time.Duration
+				for i := range best[1] {
+					min1 += best[1][i]
+					min2 += best[2][i]
+				}
+				b.ReportMetric(spent[1].Seconds()/float64(b.N), "one-s/op")
+				b.ReportMetric(spent[2].Seconds()/float64(b.N), "two-s/op")
+				b.ReportMetric(spent[2].Seconds()/spent[1].Seconds(), "two/one")
+				b.ReportMetric(min2.Seconds()/min1.Seconds(), "two/one-min")
+			})
+		}
 	}
 }

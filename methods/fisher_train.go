@@ -454,25 +454,25 @@ func (t *train) dProblem() (E, F *mat.Dense) {
 	return E, F
 }
 
-// dWork holds the workspaces of the D update: Bᵀ and its compressed copy
-// for the products of dProblem.
+// dWork holds the workspace of the D update's products.
 type dWork struct {
-	bt mat.Dense
 	sw *kernels.SparseWorkspace
 }
 
 // mulT sets dst = A·Bᵀ for A m×N and B K×N (dst m×K) through
-// kernels.SparseWorkspace.Mul, which takes the sparse path when B is
+// kernels.SparseWorkspace.MulT, which takes the sparse path when B is
 // sparse enough and Gemm otherwise.
 func (w *dWork) mulT(dst, a, b *mat.Dense) {
 	K, N := b.Dims()
-	if w.sw == nil || w.bt.RawMatrix().Rows != N || w.bt.RawMatrix().Cols != K {
-		w.bt.Reset()
-		w.bt.ReuseAs(N, K)
+	if w.sw != nil {
+		if r, c := w.sw.Dims(); r != N || c != K {
+			w.sw = nil
+		}
+	}
+	if w.sw == nil {
 		w.sw = kernels.NewSparseWorkspace(N, K)
 	}
-	w.bt.Copy(b.T())
-	w.sw.Mul(dst.RawMatrix(), a.RawMatrix(), w.bt.RawMatrix())
+	w.sw.MulT(dst.RawMatrix(), a.RawMatrix(), b.RawMatrix())
 }
 
 // d0Problem returns E = V·X0ᵀ, V = Y − ½D·M(X), and F = X0X0ᵀ of the D0

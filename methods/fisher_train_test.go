@@ -4,12 +4,14 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
@@ -212,4 +214,33 @@ func maxDiff(a, b *mat.Dense) float64 {
 		}
 	}
 	return m
+}
+
+// TestTwoCoresSameModelLarge is TestTwoCoresSameModel for E-FDDL and LRSDL
+// at C=50, d=300, n=k=7, where the Gram products of the cost (350×350×300)
+// are above lrsdl.GemmThreadsMin, which OpenBLAS would thread (and round
+// differently on two threads): the dictionaries on one core and one
+// OpenBLAS thread and on two cores and two threads must be the same.
+func TestTwoCoresSameModelLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains twice per method")
+	}
+	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	Y, labels := data.FaceLike(50, 300, 7, 3)
+	for _, k0 := range []int{Off, 7} {
+		var dicts []*mat.Dense
+		for _, procs := range []int{1, 2} {
+			runtime.GOMAXPROCS(procs)
+			lrsdl.SetOpenBLASThreads(procs)
+			m := &LRSDL{Options: LRSDLOptions{K0: k0, FDDLOptions: FDDLOptions{K: 7, Iters: 2, Tol: Off}}}
+			if err := m.Fit(context.Background(), Y, labels); err != nil {
+				t.Fatal(err)
+			}
+			dicts = append(dicts, m.dl.Db)
+		}
+		if !mat.Equal(dicts[0], dicts[1]) {
+			t.Errorf("k0=%d: one core and two gave different dictionaries", k0)
+		}
+	}
 }
