@@ -50,11 +50,12 @@ type OpenBLAS struct {
 
 var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}}
 
-// DgemmSerial is Dgemm on one OpenBLAS thread whatever its size. Calls
-// on several goroutines run at once; kernels.Gemm shares the chunks of a
-// large product between the cores with it, in place of OpenBLAS's threads,
-// whose workers keep spinning on the second core for about 0.1 s after the
-// call and need it at once on a loaded machine.
+// DgemmSerial is Dgemm on one OpenBLAS thread whatever its size; calls on
+// several goroutines run at once. kernels.Gemm computes the fixed chunks
+// of a large product with it on the library's goroutines instead of
+// threading it in OpenBLAS, whose threads spin on the other cores for
+// about 0.1 s after a threaded call, taking them from the goroutines, and
+// on a loaded machine must all get a core before the call can end.
 func (OpenBLAS) DgemmSerial(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	policy.once.Do(setup)
 	policy.run.RLock()
@@ -78,9 +79,10 @@ type Level3 struct{ netlib.Implementation }
 // GemmThreadsMin is the size, in multiply-adds, of a level-3 call from
 // which Level3 runs it on SetOpenBLASThreads's count of threads. At 2^25
 // every product of AR gender training (d=300, N=700, K̄=50: at most 1.1e7)
-// runs on one thread and the Gram products at C=100, d=300 (1.5e8) on all;
-// BenchmarkGemmThreads in package methods compares one thread, every
-// product threaded and this policy.
+// runs on one thread; E-FDDL and LRSDL hand their larger products (the
+// Gram products at C=100, d=300: 1.5e8) to kernels.Gemm, which splits them
+// between the cores itself (DgemmSerial). BenchmarkGemmThreads in package
+// methods compares one thread, every product threaded and this policy.
 var GemmThreadsMin = 1 << 25
 
 // Dgemm is netlib's Dgemm under the thread policy of Level3 (m·n·k
