@@ -39,6 +39,8 @@ type train struct {
 	fist0 core.FISTA
 	cur   lrsdl.Cost // cost at the current point when curOK
 	curOK bool
+	// before holds X̄ before the X step, restored if the step raises J̄.
+	before mat.Dense
 }
 
 func (t *train) D() *mat.Dense  { return t.Db.Slice(0, t.Db.RawMatrix().Rows, 0, t.K).(*mat.Dense) }
@@ -170,12 +172,16 @@ func (t *train) means() (*mat.Dense, []float64) {
 // with origX, by O-FDDL-X (one FISTA per class over its columns, the
 // others fixed).
 func (t *train) stepX(ctx context.Context) error {
-	before := mat.DenseCopyOf(t.Xb)
+	if r, c := t.Xb.Dims(); t.before.IsEmpty() || t.before.RawMatrix().Rows != r || t.before.RawMatrix().Cols != c {
+		t.before.Reset()
+		t.before.ReuseAs(r, c)
+	}
+	t.before.Copy(t.Xb)
 	old := t.current()
 	if err := t.solveX(ctx, t.Xb); err != nil {
 		return err
 	}
-	t.keepIfLower(old, func() { t.Xb.Copy(before) }) // FISTA is not monotone
+	t.keepIfLower(old, func() { t.Xb.Copy(&t.before) }) // FISTA is not monotone
 	return nil
 }
 

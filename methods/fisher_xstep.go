@@ -56,9 +56,10 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 	_, N := Y.Dims()
 	K := ap.Len()
 	k0 := kb - K
-	sw, off, groups := s.sw, s.off, s.groups
+	sw, off, groups, H, B := s.sw, s.off, s.groups, s.H, s.B
 	if sw == nil || s.K != K || s.k0 != k0 || s.N != N {
 		sw = kernels.NewSparseWorkspace(kb, N)
+		H, B = nil, nil
 	}
 	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap, sw: sw, off: off, groups: groups}
 	if G == nil {
@@ -66,7 +67,8 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 		G.Mul(Db.T(), Db)
 	}
 	s.gram = G
-	s.H = mat.DenseCopyOf(s.gram)
+	// H and B are rebuilt in the previous run's matrices (same shapes).
+	s.H = copyInto(H, s.gram)
 	kernels.DoubleDiagBlocks(s.H.RawMatrix(), ap, ap)
 	for i := 0; i < kb; i++ {
 		if i >= K {
@@ -81,7 +83,7 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 		s.H.Set(i, i, s.H.At(i, i)+2*lambda2)
 	}
 	if DtY != nil {
-		s.B = mat.DenseCopyOf(DtY)
+		s.B = copyInto(B, DtY)
 	} else {
 		s.B = mat.NewDense(kb, N, nil)
 		s.B.Mul(Db.T(), Y)
@@ -153,6 +155,16 @@ func addMulSmall(dst, a, b blas64.General, trans bool) {
 			}
 		}
 	}
+}
+
+// copyInto copies a into dst and returns dst, or returns a copy of a when
+// dst is nil.
+func copyInto(dst, a *mat.Dense) *mat.Dense {
+	if dst == nil {
+		return mat.DenseCopyOf(a)
+	}
+	dst.Copy(a)
+	return dst
 }
 
 // bigGemm is blas64.Gemm, except that a product of at least
