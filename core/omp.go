@@ -74,7 +74,8 @@ type OMPWork struct {
 	nx     []float64 // −x
 	gi     []float64 // T×k rows G_{I,:} of the selected atoms
 	idx    []int
-	used   []bool
+	ginv   []float64 // 1/G_ii (0 when G_ii ≤ 0), shared by the goroutines
+	sel    []float64 // ginv with the selected atoms set to 0
 	sub    []OMPWork // workspaces of the extra goroutines
 }
 
@@ -82,7 +83,8 @@ func (w *OMPWork) grow(k, T int) {
 	if cap(w.alpha) < k {
 		w.alpha0 = make([]float64, k)
 		w.alpha = make([]float64, k)
-		w.used = make([]bool, k)
+		w.ginv = make([]float64, k)
+		w.sel = make([]float64, k)
 	}
 	if cap(w.gi) < T*k {
 		w.gi = make([]float64, T*k)
@@ -95,7 +97,7 @@ func (w *OMPWork) grow(k, T int) {
 		w.w = make([]float64, T)
 		w.idx = make([]int, T)
 	}
-	w.alpha0, w.alpha, w.used = w.alpha0[:k], w.alpha[:k], w.used[:k]
+	w.alpha0, w.alpha, w.ginv, w.sel = w.alpha0[:k], w.alpha[:k], w.ginv[:k], w.sel[:k]
 	w.l, w.x, w.w, w.idx, w.nx = w.l[:T*T], w.x[:T], w.w[:T], w.idx[:T], w.nx[:T]
 }
 
@@ -137,12 +139,16 @@ func BatchOMP(ctx context.Context, dst, G, B *mat.Dense, yy []float64, T int, to
 		if !finite(g.Data[i*g.Stride : i*g.Stride+k]) {
 			return fmt.Errorf("core: OMP Gram matrix row %d: %w", i, ErrNotFinite)
 		}
+		work.ginv[i] = 0
+		if gii := g.Data[i*g.Stride+i]; gii > 0 {
+			work.ginv[i] = 1 / gii
+		}
 	}
 	chunks := (n + ompCtxEvery - 1) / ompCtxEvery
 	procs := min(runtime.GOMAXPROCS(0), chunks)
 	if procs < 2 || float64(n)*float64(T)*float64(k) < ompParallelWork {
 		for c := 0; c < chunks; c++ {
-			if err := work.chunk(ctx, c, dst, g, B, yy, T, tol, n); err != nil {
+			if err := work.chunk(ctx, c, dst, g, B, yy, T, tol, n, work.ginv); err != nil {
 				return err
 			}
 		}
@@ -162,7 +168,7 @@ func BatchOMP(ctx context.Context, dst, G, B *mat.Dense, yy []float64, T int, to
 		if w > 0 {
 			ws = &work.sub[w-1]
 		}
-		return ws.chunk(ctx, c, dst, g, B, yy, T, tol, n)
+		return ws.chunk(ctx, c, dst, g, B, yy, T, tol, n, work.ginv)
 	})
 }
 
@@ -171,8 +177,8 @@ func BatchOMP(ctx context.Context, dst, G, B *mat.Dense, yy []float64, T int, to
 const ompParallelWork = 1 << 20
 
 // chunk codes the samples of chunk c (ompCtxEvery of them) into dst,
-// checking ctx first.
-func (work *OMPWork) chunk(ctx context.Context, c int, dst *mat.Dense, g blas64.General, B *mat.Dense, yy []float64, T int, tol float64, n int) error {
+// checking ctx first; ginv holds 1/G_ii (0 for G_ii ≤ 0).
+func (work *OMPWork) chunk(ctx context.Context, c int, dst *mat.Dense, g blas64.General, B *mat.Dense, yy []float64, T int, tol float64, n int, ginv []float64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -192,7 +198,7 @@ func (work *OMPWork) chunk(ctx context.Context, c int, dst *mat.Dense, g blas64.
 		if tol > 0 {
 			err2 = yy[j]
 		}
-		m := work.code(g.Data, g.Stride, T, tol > 0, tol2, err2)
+		m := work.code(g.Data, g.Stride, ginv, T, tol > 0, tol2, err2)
 		for p, a := range work.idx[:m] {
 			xr.Data[a*xr.Stride+j] = work.x[p]
 		}
@@ -215,13 +221,15 @@ func finite(x []float64) bool {
 }
 
 // code runs OMP for one sample whose Dᵀy is in w.alpha0 and returns the
-// number of selected atoms, w.idx[:m], with coefficients w.x[:m].
-func (w *OMPWork) code(g []float64, gs, T int, useTol bool, tol2, yy float64) int {
+// number of selected atoms, w.idx[:m], with coefficients w.x[:m]. The
+// next atom maximises αᵢ²/G_ii, computed as αᵢ²·ginv[i] over a copy of
+// ginv whose selected entries are 0 (so they, and atoms with G_ii ≤ 0,
+// never win).
+func (w *OMPWork) code(g []float64, gs int, ginv []float64, T int, useTol bool, tol2, yy float64) int {
 	err2 := yy
 	copy(w.alpha, w.alpha0)
-	for i := range w.used {
-		w.used[i] = false
-	}
+	sel := w.sel
+	copy(sel, ginv)
 	l, x := w.l, w.x
 	m := 0
 	for m < T {
@@ -230,11 +238,7 @@ func (w *OMPWork) code(g []float64, gs, T int, useTol bool, tol2, yy float64) in
 		}
 		best, bv := -1, 0.0
 		for i, a := range w.alpha {
-			gii := g[i*gs+i]
-			if w.used[i] || gii <= 0 {
-				continue
-			}
-			if v := a * a / gii; v > bv {
+			if v := a * a * sel[i]; v > bv {
 				best, bv = i, v
 			}
 		}
@@ -260,7 +264,7 @@ func (w *OMPWork) code(g []float64, gs, T int, useTol bool, tol2, yy float64) in
 		copy(l[m*T:m*T+m], v)
 		l[m*T+m] = math.Sqrt(s)
 		w.idx[m] = best
-		w.used[best] = true
+		sel[best] = 0
 		k := len(w.alpha)
 		copy(w.gi[m*k:(m+1)*k], g[best*gs:best*gs+k])
 		m++
@@ -278,6 +282,9 @@ func (w *OMPWork) code(g []float64, gs, T int, useTol bool, tol2, yy float64) in
 				s -= l[q*T+p] * x[q]
 			}
 			x[p] = s / l[p*T+p]
+		}
+		if m == T {
+			break // no further selection needs the correlations
 		}
 		// alpha = alpha0 − G_{:,I}·x_I, using the rows of symmetric G,
 		// rounded as one axpy per selected atom.
