@@ -62,7 +62,10 @@ func (o *LCKSVDOptions) spec() optSpec {
 // label matrix H on the OMP codes of the training set:
 // W = H·Xᵀ(XXᵀ + ρI)⁻¹. Predict labels y by argmax W·x, x the OMP code of
 // y over D with sparsity T. When d > 1.2·N, training runs on the N×N
-// factor R of Y = QR and D = Q·D_r (the same model; see reduceSpan).
+// factor R of Y = QR and D = Q·D_r (the same model; see reduceSpan), and
+// so does the K-SVD of each class with fewer samples than d. The label
+// block runs in C rows, the coordinates of range(P), P the K×C indicator
+// of the atoms of each class, which holds Q and A (the same model).
 type LCKSVD1 struct {
 	Options LCKSVDOptions
 	lc      lcksvd
@@ -227,18 +230,41 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	rng := rand.New(rand.NewPCG(o.Seed, 0x1c5d))
 	D := mat.NewDense(d, K, nil)
 	col := make([]float64, d)
+	picks := make([][]int, C)
 	for c := 0; c < C; c++ {
 		lo, hi := g.Part.Block(c)
-		for j, p := range rng.Perm(hi - lo)[:k] {
+		picks[c] = rng.Perm(hi - lo)[:k]
+		for j, p := range picks[c] {
 			mat.Col(col, lo+p, Ys)
 			D.SetCol(c*k+j, col)
 		}
 	}
+	// D_c's atoms start as samples of class c and K-SVD's updates combine
+	// them with its samples, so D_c stays in span(Y_c): when a class has
+	// fewer samples than d, its K-SVD runs on Y_c = Q_c·R_c in the
+	// coordinates R_c (see reduceSpan), with the starting atoms the
+	// matching columns of R_c, and D_c = Q_c·D_r.
 	if err := forClasses(C, func(c int) error {
 		lo, hi := g.Part.Block(c)
+		Yc := Ys.Slice(0, d, lo, hi)
 		Dc := mat.DenseCopyOf(D.Slice(0, d, c*k, (c+1)*k))
-		if _, err := core.KSVD(ctx, Dc, Ys.Slice(0, d, lo, hi), min(T, k), o.InitIters, core.KSVDOptions{}); err != nil {
+		Qc, Rc, err := reduceSpan(ctx, Yc)
+		if err != nil {
 			return err
+		}
+		if Qc != nil {
+			r, _ := Rc.Dims()
+			Dc = mat.NewDense(r, k, nil)
+			for j, p := range picks[c] {
+				Dc.SetCol(j, mat.Col(nil, p, Rc))
+			}
+			Yc = Rc
+		}
+		if _, err := core.KSVD(ctx, Dc, Yc, min(T, k), o.InitIters, core.KSVDOptions{}); err != nil {
+			return err
+		}
+		if Qc != nil {
+			Dc = expand(Qc, Dc)
 		}
 		D.Slice(0, d, c*k, (c+1)*k).(*mat.Dense).Copy(Dc)
 		return nil
@@ -249,22 +275,35 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	if err := core.OMP(ctx, X, D, Ys, T, 0); err != nil {
 		return err
 	}
-	Q, H := lcTargets(g.Part, ap, g.Class, g.Perm)
-	A, err := lcRidge(Q, X, o.Ridge)
+	// A = Q·Xᵀ(XXᵀ + ρI)⁻¹ with Q = P·H (P: K×C, the atoms of each
+	// class) is P·W₀, W₀ that of H, so A's rows repeat by class. The label
+	// block of the stack lies in range(P) for the data (√α·Q) and the atoms
+	// (√α·A) alike, and K-SVD keeps the atoms' label block there (its
+	// updates combine data and atoms). Training therefore runs in the
+	// orthonormal basis P/√k of range(P): √α·√k·H against √α·√k·W₀, C
+	// rows instead of K, with the same inner products, norms and costs.
+	_, H := lcTargets(g.Part, ap, g.Class, g.Perm)
+	W0, err := lcRidge(H, X, o.Ridge)
 	if err != nil {
 		return err
 	}
+	sk := math.Sqrt(float64(k))
 	parts, targets, weights, names := []*mat.Dense{D}, []*mat.Dense{Ys}, []float64{1}, []string{"fidelity"}
+	coef := []float64{1} // data block b is coef[b]·H for b ≥ 1
 	if alpha > 0 {
-		parts, targets, weights, names = append(parts, A), append(targets, Q), append(weights, alpha), append(names, "label")
+		Ar := mat.NewDense(C, K, nil)
+		Ar.Scale(sk, W0)
+		Hk := mat.NewDense(C, N, nil)
+		Hk.Scale(sk, H)
+		parts, targets, weights, names = append(parts, Ar), append(targets, Hk), append(weights, alpha), append(names, "label")
+		coef = append(coef, math.Sqrt(alpha)*sk)
 	}
 	joint := two && beta > 0
 	var W *mat.Dense
 	if joint {
-		if W, err = lcRidge(H, X, o.Ridge); err != nil {
-			return err
-		}
+		W = W0
 		parts, targets, weights, names = append(parts, W), append(targets, H), append(weights, beta), append(names, "classification")
+		coef = append(coef, math.Sqrt(beta))
 	}
 	Gs := lcStack(parts, weights)
 	Ysk := lcStack(targets, weights)
@@ -273,7 +312,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	for j, p := range g.Perm {
 		cls[j] = g.Class[p]
 	}
-	run, err := core.NewKSVDRun(Gs, Ysk, T, core.KSVDOptions{DtY: lcDtY(Ys, rows, names, weights, ap, cls)})
+	run, err := core.NewKSVDRun(Gs, Ysk, T, core.KSVDOptions{DtY: lcDtY(Ys, rows, coef, cls)})
 	if err != nil {
 		return err
 	}
@@ -291,13 +330,13 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 		return err
 	}
 	X = run.X
-	// Split the stacked atoms and rescale them so that D's atoms have
-	// unit norm.
+	// Split the stacked atoms, A = P·(label block)/(√α·√k), and rescale
+	// them so that D's atoms have unit norm.
 	D = mat.DenseCopyOf(Gs.Slice(0, d, 0, K))
 	scaled := []*mat.Dense{D}
+	A := lcExpand(W0, ap, 1) // α Off: the ridge regression of Q
 	if alpha > 0 {
-		A = mat.DenseCopyOf(Gs.Slice(rows[1], rows[2], 0, K))
-		A.Scale(1/math.Sqrt(alpha), A)
+		A = lcExpand(Gs.Slice(rows[1], rows[2], 0, K).(*mat.Dense), ap, 1/(math.Sqrt(alpha)*sk))
 		scaled = append(scaled, A)
 	}
 	if joint {
@@ -335,33 +374,25 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 }
 
 // lcDtY returns the product GᵀYs of the stacked atoms G with the stacked
-// data Ys = [Y; √α·Q; √β·H] (blocks as in names and rows), using the
-// structure of Q and H: column j of Q is the indicator of the atoms of
-// class cls[j] and column j of H that of class cls[j], so their blocks add
-// √α·(column sums of G's label rows over the atoms of the class) and √β·(G's
-// classification row of the class) instead of a dense product.
-func lcDtY(Y *mat.Dense, rows []int, names []string, weights []float64, ap core.Partition, cls []int) func(dst, G *mat.Dense) {
+// data Ys = [Y; coef[1]·H; coef[2]·H; ...] (blocks starting at rows), H
+// (C×N) the label matrix: column j of H is the indicator of class cls[j],
+// so block b adds coef[b]·(G's row of class cls[j] in block b) to column
+// j instead of a dense product.
+func lcDtY(Y *mat.Dense, rows []int, coef []float64, cls []int) func(dst, G *mat.Dense) {
 	d, N := Y.Dims()
 	var s mat.Dense
 	return func(dst, G *mat.Dense) {
 		_, K := G.Dims()
 		dst.Mul(G.Slice(0, d, 0, K).T(), Y)
-		C := ap.Blocks()
+		if len(rows) < 3 {
+			return
+		}
+		C := rows[2] - rows[1]
 		s.Reset()
 		s.ReuseAs(C, K) // row c: what the class-c samples add
-		for b := 1; b < len(names); b++ {
-			w := math.Sqrt(weights[b])
+		for b := 1; b+1 < len(rows); b++ {
 			for c := 0; c < C; c++ {
-				sc := s.RawRowView(c)
-				switch names[b] {
-				case "label":
-					lo, hi := ap.Block(c)
-					for a := lo; a < hi; a++ {
-						floats.AddScaled(sc, w, G.RawRowView(rows[b]+a))
-					}
-				case "classification":
-					floats.AddScaled(sc, w, G.RawRowView(rows[b]+c))
-				}
+				floats.AddScaled(s.RawRowView(c), coef[b], G.RawRowView(rows[b]+c))
 			}
 		}
 		dr := dst.RawMatrix()
@@ -372,6 +403,20 @@ func lcDtY(Y *mat.Dense, rows []int, names []string, weights []float64, ap core.
 			}
 		}
 	}
+}
+
+// lcExpand returns the K×K matrix whose row a is f times row c of B
+// (C×K), c the class of atom a in ap: P·B·f for the atom indicator P.
+func lcExpand(B *mat.Dense, ap core.Partition, f float64) *mat.Dense {
+	_, K := B.Dims()
+	A := mat.NewDense(K, K, nil)
+	for c := 0; c < ap.Blocks(); c++ {
+		lo, hi := ap.Block(c)
+		for a := lo; a < hi; a++ {
+			floats.ScaleTo(A.RawRowView(a), f, B.RawRowView(c))
+		}
+	}
+	return A
 }
 
 // lcTargets returns Q (K×N), with Q[a, j] = 1 when atom a belongs to the

@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -176,7 +177,7 @@ func TestLCRidgeNormalEquations(t *testing.T) {
 }
 
 // TestLCDtYMatchesDense checks the structured product of lcDtY against the
-// dense GᵀYs of the stacked data [Y; √α·Q; √β·H].
+// dense GᵀYs of the stacked data [Y; c₁·H; c₂·H].
 func TestLCDtYMatchesDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	const d, C, k = 7, 3, 2
@@ -187,16 +188,17 @@ func TestLCDtYMatchesDense(t *testing.T) {
 	}
 	N, K := len(labels), C*k
 	ap := blockPartition(C, k)
-	Q, H := lcTargets(g.Part, ap, g.Class, g.Perm)
+	_, H := lcTargets(g.Part, ap, g.Class, g.Perm)
 	cls := make([]int, N)
 	for j, p := range g.Perm {
 		cls[j] = g.Class[p]
 	}
-	for _, two := range []bool{false, true} {
+	for nb := 0; nb <= 2; nb++ {
 		Y := testutil.RandDense(rng, d, N)
-		targets, weights, names := []*mat.Dense{Y, Q}, []float64{1, 0.3}, []string{"fidelity", "label"}
-		if two {
-			targets, weights, names = append(targets, H), append(weights, 0.7), append(names, "classification")
+		targets, weights, coef := []*mat.Dense{Y}, []float64{1}, []float64{1}
+		for b := 0; b < nb; b++ {
+			w := 0.3 + 0.4*float64(b)
+			targets, weights, coef = append(targets, H), append(weights, w), append(coef, math.Sqrt(w))
 		}
 		Ysk := lcStack(targets, weights)
 		rows := lcRows(targets)
@@ -204,9 +206,75 @@ func TestLCDtYMatchesDense(t *testing.T) {
 		var want mat.Dense
 		want.Mul(G.T(), Ysk)
 		got := mat.NewDense(K, N, nil)
-		lcDtY(Y, rows, names, weights, ap, cls)(got, G)
+		lcDtY(Y, rows, coef, cls)(got, G)
 		if !mat.EqualApprox(got, &want, 1e-12) {
-			t.Errorf("two=%v: structured GᵀYs differs from the dense product", two)
+			t.Errorf("%d label blocks: structured GᵀYs differs from the dense product", nb)
+		}
+	}
+}
+
+// TestLCKSVDReducedLabelBlock checks that K-SVD on the stack with the
+// label block in the basis P/√k of range(P), [Y; √α·√k·H; √β·H] against
+// [D; √α·√k·W₀; √β·W], gives the atoms and codes of K-SVD on the full
+// stack [Y; √α·Q; √β·H] against [D; √α·P·W₀; √β·W] (the LC-KSVD
+// objective as written), with A = P·(label block)/(√α·√k).
+func TestLCKSVDReducedLabelBlock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	const d, C, k, T, iters = 9, 3, 3, 3, 6
+	const alpha, beta = 0.4, 0.3
+	labels := make([]int, 24)
+	for i := range labels {
+		labels[i] = (i * 7) % C
+	}
+	g, err := core.GroupByClass(labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	N, K := len(labels), C*k
+	ap := blockPartition(C, k)
+	Q, H := lcTargets(g.Part, ap, g.Class, g.Perm)
+	Y := testutil.RandDense(rng, d, N)
+	D := testutil.RandDense(rng, d, K)
+	W0 := testutil.RandDense(rng, C, K)
+	W := testutil.RandDense(rng, C, K)
+	sk := math.Sqrt(k)
+	Ar := mat.NewDense(C, K, nil)
+	Ar.Scale(sk, W0)
+	Hk := mat.NewDense(C, N, nil)
+	Hk.Scale(sk, H)
+	w := []float64{1, alpha, beta}
+	Gf := lcStack([]*mat.Dense{D, lcExpand(W0, ap, 1), W}, w)
+	Yf := lcStack([]*mat.Dense{Y, Q, H}, w)
+	Gr := lcStack([]*mat.Dense{D, Ar, W}, w)
+	Yr := lcStack([]*mat.Dense{Y, Hk, H}, w)
+	Xf, err := core.KSVD(context.Background(), Gf, Yf, T, iters, core.KSVDOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Xr, err := core.KSVD(context.Background(), Gr, Yr, T, iters, core.KSVDOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(Xf, Xr, 1e-9) {
+		t.Errorf("codes differ")
+	}
+	if !mat.EqualApprox(Gf.Slice(0, d, 0, K), Gr.Slice(0, d, 0, K), 1e-9) {
+		t.Errorf("D differs")
+	}
+	Af := Gf.Slice(d, d+K, 0, K)
+	Ab := lcExpand(Gr.Slice(d, d+C, 0, K).(*mat.Dense), ap, 1/sk)
+	if !mat.EqualApprox(Af, Ab, 1e-9) {
+		t.Errorf("A differs:\n%v\n%v", mat.Formatted(Af), mat.Formatted(Ab))
+	}
+	if !mat.EqualApprox(Gf.Slice(d+K, d+K+C, 0, K), Gr.Slice(d+C, d+2*C, 0, K), 1e-9) {
+		t.Errorf("W differs")
+	}
+	// The label terms agree too.
+	cf := lcCost(Yf, Gf, Xf, []int{0, d, d + K, d + K + C}, []string{"fidelity", "label", "classification"})
+	cr := lcCost(Yr, Gr, Xr, []int{0, d, d + C, d + 2*C}, []string{"fidelity", "label", "classification"})
+	for i := range cf.Terms {
+		if a, b := cf.Terms[i].Value, cr.Terms[i].Value; math.Abs(a-b) > 1e-9*math.Abs(a) {
+			t.Errorf("%s term %g, reduced %g", cf.Terms[i].Name, a, b)
 		}
 	}
 }
