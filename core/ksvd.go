@@ -119,16 +119,7 @@ func (r *KSVDRun) Step(ctx context.Context) error {
 		return err
 	}
 	D := r.D
-	// G = DᵀD by a symmetric rank-k product (half the multiply-adds of a
-	// general one), mirrored into the lower triangle.
-	k := r.g.RawMatrix().Rows
-	g := r.g.RawMatrix()
-	blas64.Syrk(blas.Trans, 1, D.RawMatrix(), 0, blas64.Symmetric{N: k, Stride: g.Stride, Data: g.Data, Uplo: blas.Upper})
-	for i := 1; i < k; i++ {
-		for j := 0; j < i; j++ {
-			g.Data[i*g.Stride+j] = g.Data[j*g.Stride+i]
-		}
-	}
+	gramTo(r.g, D)
 	if r.opts.DtY != nil {
 		r.opts.DtY(r.b, D)
 	} else {
@@ -144,6 +135,19 @@ func (r *KSVDRun) Step(ctx context.Context) error {
 	}
 	rowNorms2(r.rr, r.rt)
 	return nil
+}
+
+// gramTo sets G (k×k) to DᵀD by a symmetric rank-k product (half the
+// multiply-adds of a general one), mirrored into the lower triangle.
+func gramTo(G, D *mat.Dense) {
+	g := G.RawMatrix()
+	k := g.Rows
+	blas64.Syrk(blas.Trans, 1, D.RawMatrix(), 0, blas64.Symmetric{N: k, Stride: g.Stride, Data: g.Data, Uplo: blas.Upper})
+	for i := 1; i < k; i++ {
+		for j := 0; j < i; j++ {
+			g.Data[i*g.Stride+j] = g.Data[j*g.Stride+i]
+		}
+	}
 }
 
 // residualT sets rnt = (Y − D·Xn)ᵀ from the T-sparse codes Xn, one axpy of

@@ -36,7 +36,7 @@ func OMP(ctx context.Context, dst, D *mat.Dense, Y mat.Matrix, T int, tol float6
 		return err
 	}
 	G := mat.NewDense(k, k, nil)
-	G.Mul(D.T(), D)
+	gramTo(G, D)
 	B := mat.NewDense(k, n, nil)
 	MulTrans(B, D, Y)
 	var yy []float64
