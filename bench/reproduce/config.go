@@ -2,9 +2,6 @@ package main
 
 import (
 	"time"
-
-	"github.com/lrsdl/lrsdl/eval"
-	"github.com/lrsdl/lrsdl/methods"
 )
 
 // config holds the sizes of one run; quick() and full() give the two modes.
@@ -15,24 +12,23 @@ type config struct {
 	EffC, EffD, EffN, EffK, EffIters int
 
 	// Accuracy experiments.
-	EffBudget   time.Duration                   // time budget of one algorithm of the efficiency experiment
-	Budget      time.Duration                   // time budget of one method on one data set (CV, splits, curve each)
-	Budgets     map[string]time.Duration        // Budget by data set or "data set/method"
-	Splits      int                             // random splits of the overall table
-	CoSplits    int                             // random splits of COIL-100 in the overall table; 0: Splits
-	Parallel    int                             // splits of the overall table trained at once
-	Folds       int                             // cross-validation folds (on split 1's training data); <2: no CV
-	Iters       int                             // outer iterations of every method; 0: method defaults
-	Deadline    time.Duration                   // evaluations starting after this run time are skipped; 0: none
-	FlClasses   int                             // Oxford Flower restricted to its first classes; 0: all 17
-	TestCap     int                             // test samples per class at most; 0: all
-	ArPerClass  int                             // AR gender training samples per class
-	FlPerClass  int                             // Oxford Flower training samples per class
-	FlTest      int                             // Oxford Flower test samples per class (of the 80 pooled)
-	CoPerClass  int                             // COIL-100 training views per object (the rest test)
-	CoClasses   int                             // COIL-100 restricted to its first objects; 0: all 100
-	Grids       map[string]map[string]eval.Grid // CV grids by data set and method; default eval.DefaultGrid
-	ArSizes     []int                           // training sizes of the ntrain figure
+	EffBudget   time.Duration            // time budget of one algorithm of the efficiency experiment
+	Budget      time.Duration            // time budget of one method on one data set (CV, splits, curve each)
+	Budgets     map[string]time.Duration // Budget by data set or "data set/method"
+	Splits      int                      // random splits of the overall table
+	CoSplits    int                      // random splits of COIL-100 in the overall table; 0: Splits
+	Parallel    int                      // splits of the overall table trained at once
+	Folds       int                      // cross-validation folds (on split 1's training data); <2: no CV
+	Iters       int                      // outer iterations of every method; 0: method defaults
+	Deadline    time.Duration            // evaluations starting after this run time are skipped; 0: none
+	FlClasses   int                      // Oxford Flower restricted to its first classes; 0: all 17
+	TestCap     int                      // test samples per class at most; 0: all
+	ArPerClass  int                      // AR gender training samples per class
+	FlPerClass  int                      // Oxford Flower training samples per class
+	FlTest      int                      // Oxford Flower test samples per class (of the 80 pooled)
+	CoPerClass  int                      // COIL-100 training views per object (the rest test)
+	CoClasses   int                      // COIL-100 restricted to its first objects; 0: all 100
+	ArSizes     []int                    // training sizes of the ntrain figure
 	FlSizes     []int
 	NTrainSplit int // splits per point of the ntrain figure
 	SharedK0    []int
@@ -51,16 +47,8 @@ type config struct {
 }
 
 func full() config {
-	// Flower (d = 10000) and COIL-100 (100 classes, 6200 test codings)
-	// fits take seconds to minutes, so cross-validation there is 3-fold
-	// over each method's sparsity weight only. Every method has a time
-	// budget per data set.
-	small := map[string]eval.Grid{}
-	for _, m := range methods.Names() {
-		if c, err := methods.New(m); err == nil {
-			small[m] = sparsityGrid(eval.DefaultGrid(c))
-		}
-	}
+	// Every method has a time budget per data set, sized so that none
+	// stops on it: it catches a run that went wrong, not a slow one.
 	return config{Mode: "full",
 		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: 40 * time.Second,
 		Budget: time.Minute, Splits: 10, CoSplits: 3, Parallel: 2, Folds: 3, ArPerClass: 250, FlPerClass: 60, FlTest: 20, CoPerClass: 10,
@@ -70,13 +58,9 @@ func full() config {
 		ScaleC:      []int{10, 25, 50, 100, 200}, ScaleDim: 300, ScaleDims: []int{300, 1000, 3000, 10000}, ScaleClasses: 20,
 		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 40 * time.Second,
 		SimTrain: 200, SimTest: 800,
-		Deadline: 45 * time.Minute,
-		Budgets: map[string]time.Duration{flower: 75 * time.Second, coil: time.Minute,
-			flower + "/FDDL": 2 * time.Minute, flower + "/LRSDL": 2 * time.Minute, flower + "/DLRD": 100 * time.Second,
-			coil + "/FDDL": 150 * time.Second, coil + "/LRSDL": 240 * time.Second,
-			coil + "/DLSI": 90 * time.Second, coil + "/COPAR": 400 * time.Second, coil + "/JDL*": 90 * time.Second,
-			coil + "/D2L2R2": 2 * time.Minute, coil + "/DLRD": 90 * time.Second},
-		Grids: map[string]map[string]eval.Grid{flower: small, coil: small},
+		Deadline: 70 * time.Minute,
+		Budgets: map[string]time.Duration{flower: 3 * time.Minute, coil: 3 * time.Minute,
+			coil + "/LRSDL": 4 * time.Minute, coil + "/D2L2R2": 4 * time.Minute, coil + "/COPAR": 7 * time.Minute},
 	}
 }
 
@@ -92,15 +76,4 @@ func quick() config {
 		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 10 * time.Second,
 		SimTrain: 50, SimTest: 50,
 	}
-}
-
-// sparsityGrid returns the part of g over the sparsity weight (lambda1,
-// lambda or alpha, the first g has), or an empty grid.
-func sparsityGrid(g eval.Grid) eval.Grid {
-	for _, n := range []string{"lambda1", "lambda", "alpha"} {
-		if v, ok := g[n]; ok {
-			return eval.Grid{n: v}
-		}
-	}
-	return eval.Grid{}
 }

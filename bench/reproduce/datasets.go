@@ -169,9 +169,6 @@ func (r *run) paramsFor(dataset, method string, train split.Set, perClass int) (
 		return nil, err
 	}
 	grid := eval.DefaultGrid(c)
-	if g, ok := r.cfg.Grids[dataset][method]; ok {
-		grid = g
-	}
 	if folds := r.cfg.Folds; folds >= 2 && len(grid) > 0 {
 		tr, err := split.Draw(train, perClass, rand.New(rand.NewPCG(r.seed, 0)))
 		if err != nil {

@@ -58,28 +58,6 @@ func (r *run) write() error {
 	return os.Rename(tmp, filepath.Join(r.out, "RESULTS.md"))
 }
 
-// gridList describes the grids replacing eval.DefaultGrids.
-func (r *run) gridList() string {
-	var s []string
-	for _, ds := range r.datasets {
-		var g []string
-		for _, m := range r.methods {
-			if grid, ok := r.cfg.Grids[ds][m]; ok && len(grid) == 0 {
-				g = append(g, m+" no CV (defaults)")
-			} else if ok {
-				g = append(g, m+" "+grid.String())
-			}
-		}
-		if len(g) > 0 {
-			s = append(s, ds+": "+strings.Join(g, ", "))
-		}
-	}
-	if len(s) == 0 {
-		return ""
-	}
-	return " (except " + strings.Join(s, "; ") + ", other options at the defaults)"
-}
-
 // budgetList describes the time budgets.
 func (r *run) budgetList() string {
 	var s []string
@@ -113,10 +91,10 @@ func (r *run) protocol() string {
 	fmt.Fprintf(&b, "Protocol of this run: %s random splits for the overall table; a time budget for each method on each data set (%s) "+
 		"for its cross-validation and for its splits of the overall table each, half of it for its training-size curve (runs stopped by it are marked); ", r.splitCount(), r.budgetList())
 	if c.Folds >= 2 {
-		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids`%s on the training samples of split 1 only "+
+		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids` on the training samples of split 1 only "+
 			"(the paper cross-validates every split; one CV per method and data set keeps the run within the hour) and reused for all splits and sections; "+
 			"AR gender folds keep each person's 14 images together (Y_train's column order), since its test set holds other people; ",
-			c.Folds, r.gridList())
+			c.Folds)
 	} else {
 		fmt.Fprintf(&b, "no cross-validation (each method's default options); ")
 	}
