@@ -60,6 +60,7 @@ func full() config {
 		SimTrain: 200, SimTest: 800,
 		Deadline: 70 * time.Minute,
 		Budgets: map[string]time.Duration{flower: 3 * time.Minute, coil: 3 * time.Minute,
+			flower + "/FDDL": 5 * time.Minute, flower + "/D2L2R2": 6 * time.Minute,
 			coil + "/LRSDL": 4 * time.Minute, coil + "/D2L2R2": 4 * time.Minute, coil + "/COPAR": 7 * time.Minute},
 	}
 }
