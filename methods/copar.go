@@ -468,7 +468,7 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 			inv = nil
 		}
 	}
-	if useGram && inv == nil {
+	if useGram {
 		gram.init(D)
 	}
 	for b := 0; b < part.Blocks(); b++ {
@@ -479,7 +479,6 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		if hi == lo {
 			if inv != nil && b+1 < part.Blocks() && !inv.next(D, part) {
 				inv = nil
-				gram.init(D)
 			}
 			continue
 		}
@@ -503,12 +502,11 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 			continue
 		}
 		if inv != nil {
-			if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), nil, part, b, dual, inv, 4*eta, false); err != nil {
+			if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, nil, &gram, part, b, dual, inv, 4*eta, false); err != nil {
 				return err
 			}
 			if b+1 < part.Blocks() && !inv.next(D, part) {
 				inv = nil
-				gram.init(D)
 			}
 			continue
 		}

@@ -192,9 +192,7 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 				inv = nil
 			}
 		}
-		if inv == nil {
-			gram.init(D)
-		}
+		gram.init(D)
 	}
 	for c := range X {
 		if err := ctx.Err(); err != nil {
@@ -218,12 +216,11 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 			dual = &duals[c]
 		}
 		if inv != nil {
-			if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtoms(D, part, c), nil, part, c, dual, inv, eta, false); err != nil {
+			if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, nil, &gram, part, c, dual, inv, eta, false); err != nil {
 				return err
 			}
 			if c+1 < len(X) && !inv.next(D, part) {
 				inv = nil
-				gram.init(D)
 			}
 			continue
 		}

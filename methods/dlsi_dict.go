@@ -164,22 +164,24 @@ func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float6
 // receives its final dual, or is emptied when
 // the result is rejected; callers keep one per block across outer
 // iterations, where the multiplier of D = Z changes little. A non-nil inv
-// holds (ρI + 2ηAAᵀ)⁻¹ and sets ρ.
+// holds (ρI + 2ηAAᵀ)⁻¹ and sets ρ; with inv and g, A may be nil (it is
+// then never formed: the objective comes from g).
 func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blockGram, part core.Partition, b int, dual *mat.Dense, inv *incoherentInverse, eta float64, original bool) error {
 	if original {
 		return dlsiColumnSweeps(ctx, D, E, F, A, eta)
 	}
-	_, k := D.Dims()
-	d, r := A.Dims()
+	d, k := D.Dims()
+	var r int
+	if A != nil {
+		_, r = A.Dims()
+	} else {
+		r = part.Len() - k
+	}
 	objective := func() float64 {
 		if g == nil {
 			return dlsiIncoherentObjective(D, E, F, A, eta)
 		}
 		return core.DictObjective(D, E, F) + eta*g.offBlockSq(part, b)
-	}
-	var AtA *mat.SymDense
-	if g != nil {
-		AtA = g.others(part, b)
 	}
 	before := objective()
 	D0 := mat.DenseCopyOf(D)
@@ -212,8 +214,8 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 		prox = func(z, v *mat.Dense, rho float64) {
 			if !ok && !failed {
 				M := mat.NewSymDense(r, nil)
-				if AtA != nil {
-					M.CopySym(AtA)
+				if g != nil {
+					M.CopySym(g.others(part, b))
 				} else {
 					M.SymOuterK(1, A.T())
 				}
