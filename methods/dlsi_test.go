@@ -548,3 +548,55 @@ func TestIncoherentInverse(t *testing.T) {
 		}
 	}
 }
+
+// TestDLSIUpdateDInverseGram checks a pass of E-DLSI-D with the Woodbury
+// inverse, whose objective check reads ‖AᵀD_b‖² from the kept Gram matrix,
+// against the same pass with the other atoms A formed for every block and
+// ‖AᵀD_b‖² from AᵀD_b.
+func TestDLSIUpdateDInverseGram(t *testing.T) {
+	ctx := context.Background()
+	const C, k, eta = 4, 4, 0.5
+	Ys, sp, part, D := dlsiToyProblem(7, C, 12, 10, k)
+	if d, _ := D.Dims(); !useIncoherentInverse(d, part) {
+		t.Fatal("toy problem does not select the Woodbury inverse")
+	}
+	X := make([]*mat.Dense, C)
+	for c := range X {
+		X[c] = mat.NewDense(k, 10, nil)
+	}
+	if err := dlsiUpdateX(ctx, X, D, part, Ys, sp, 0.05); err != nil {
+		t.Fatal(err)
+	}
+	got, want := mat.DenseCopyOf(D), mat.DenseCopyOf(D)
+	if err := dlsiUpdateD(ctx, got, part, X, Ys, sp, nil, eta, false); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := D.Dims()
+	var rho float64
+	for c := range X {
+		rho += core.Dot(X[c], X[c]) / k
+	}
+	var inv incoherentInverse
+	if !inv.init(want, part, rho/C, eta) {
+		t.Fatal("init failed")
+	}
+	for c := range X {
+		a, b := part.Block(c)
+		lo, hi := sp.Block(c)
+		var E, F mat.Dense
+		E.Mul(Ys.Slice(0, d, lo, hi), X[c].T())
+		F.Mul(X[c], X[c].T())
+		if err := dlsiUpdateIncoherentGram(ctx, want.Slice(0, d, a, b).(*mat.Dense), &E, &F, otherAtoms(want, part, c), nil, part, c, nil, &inv, eta, false); err != nil {
+			t.Fatal(err)
+		}
+		if c+1 < C && !inv.next(want, part) {
+			t.Fatal("next failed")
+		}
+	}
+	if mat.Equal(want, D) {
+		t.Fatal("the reference pass left D unchanged")
+	}
+	if !mat.EqualApprox(got, want, 1e-10) {
+		t.Errorf("pass differs from the reference by %g", maxAbsDiff(got, want))
+	}
+}
