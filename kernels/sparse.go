@@ -386,22 +386,13 @@ func (j *compressJob) Do(c int) {
 	if !j.fill {
 		cnt := w.next[lo:hi]
 		clear(cnt)
-		n, m := 0, 0
+		var t tally
 		for k := 0; k < w.rows; k++ {
-			m += countRow(cnt, x.Data[k*x.Stride+lo:k*x.Stride+hi])
-			if j.limit >= 0 && (k+1)%countBatch == 0 {
-				n += m
-				if j.total.Add(int64(m)) > int64(j.limit) {
-					j.part[c] = n
-					return
-				}
-				m = 0
+			if !j.add(&t, countRow(cnt, x.Data[k*x.Stride+lo:k*x.Stride+hi]), k) {
+				break
 			}
 		}
-		if j.limit >= 0 {
-			j.total.Add(int64(m))
-		}
-		j.part[c] = n + m
+		j.part[c] = j.end(&t)
 		return
 	}
 	next, ind, val := w.next[lo:hi], w.ind, w.val
@@ -421,7 +412,7 @@ func (j *compressJob) doT(c, lo, hi int) {
 	w, x := j.w, j.x
 	N := x.Cols
 	if !j.fill {
-		n, m := 0, 0
+		var t tally
 		for k := lo; k < hi; k++ {
 			r := 0
 			for _, v := range x.Data[k*x.Stride : k*x.Stride+N] {
@@ -430,20 +421,11 @@ func (j *compressJob) doT(c, lo, hi int) {
 				}
 			}
 			w.next[k] = r
-			m += r
-			if j.limit >= 0 && (k-lo+1)%countBatch == 0 {
-				n += m
-				if j.total.Add(int64(m)) > int64(j.limit) {
-					j.part[c] = n
-					return
-				}
-				m = 0
+			if !j.add(&t, r, k-lo) {
+				break
 			}
 		}
-		if j.limit >= 0 {
-			j.total.Add(int64(m))
-		}
-		j.part[c] = n + m
+		j.part[c] = j.end(&t)
 		return
 	}
 	for k := lo; k < hi; k++ {
@@ -455,6 +437,37 @@ func (j *compressJob) doT(c, lo, hi int) {
 			}
 		}
 	}
+}
+
+// tally is a chunk's count of non-zeros: n published to compressJob.total,
+// m not yet; over once the total passed the limit.
+type tally struct {
+	n, m int
+	over bool
+}
+
+// add counts r non-zeros of the chunk's row i and, with a limit, publishes
+// the count every countBatch rows; it reports false once the total is past
+// the limit.
+func (j *compressJob) add(t *tally, r, i int) bool {
+	t.m += r
+	if j.limit >= 0 && (i+1)%countBatch == 0 {
+		t.n += t.m
+		t.over = j.total.Add(int64(t.m)) > int64(j.limit)
+		t.m = 0
+	}
+	return !t.over
+}
+
+// end publishes the rest of t and returns the chunk's count.
+func (j *compressJob) end(t *tally) int {
+	if t.over {
+		return t.n
+	}
+	if j.limit >= 0 {
+		j.total.Add(int64(t.m))
+	}
+	return t.n + t.m
 }
 
 // countRow adds 1 to cnt[i] for every non-zero row[i] and returns their
