@@ -178,7 +178,12 @@ type CVScore struct {
 
 // CVResult is the outcome of CrossValidate.
 type CVResult struct {
-	Best   Params    // the first point of the last round run with the highest mean accuracy
+	// Best is the first point of the last round run with the highest
+	// mean accuracy, except that a k the folds capped at their smallest
+	// class (see CrossValidateSet) is the grid's value capped at the
+	// smallest class of the whole set: with 10 samples per class and 3
+	// folds, k=25 is scored as 6 and chosen as 10.
+	Best   Params
 	Scores []CVScore // in the order of Grid.Points
 }
 
@@ -197,7 +202,8 @@ func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, lab
 // The work is cut three ways without changing what is compared. Options
 // that act only at prediction (lrsdl.Param.Predict) are scored on one fit
 // per fold. A grid value of "k" above the smallest class of a training fold
-// is lowered to it (and duplicate points dropped). With more than four
+// is lowered to it (and duplicate points dropped); Best gives it capped at
+// the whole set's smallest class instead. With more than four
 // training points and an "iters" option, successive halving trains every
 // point for a ninth of the method's iterations if it is resumable (see
 // below; a quarter for the others, or when a ninth is under 3: see
@@ -256,6 +262,7 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 	if v, ok := CurrentParams(probe)["iters"].(float64); ok {
 		iters = int(v)
 	}
+	kFrom := map[float64]float64{} // capped k → the grid's value
 	if g, ok := grid["k"]; ok {
 		// Cap k at the smallest class of a training fold.
 		capped := Grid{}
@@ -266,6 +273,9 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 		for _, v := range g {
 			if x, ok := gridValue(v).(float64); ok {
 				v = min(x, float64(smallest))
+				if _, ok := kFrom[v.(float64)]; !ok {
+					kFrom[v.(float64)] = x
+				}
 			}
 			if !slices.Contains(ks, v) {
 				ks = append(ks, v)
@@ -369,6 +379,21 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 				bestAcc, res.Best = a, pts[i]
 			}
 		}
+	}
+	if k, ok := res.Best["k"].(float64); ok && kFrom[k] > k {
+		// A k capped at the folds' smallest class is capped again at the
+		// whole set's, which the chosen options are trained on.
+		all := math.MaxInt
+		_, idx := split.ByClass(s.Labels)
+		for _, ix := range idx {
+			all = min(all, len(ix))
+		}
+		best := Params{}
+		for n, v := range res.Best {
+			best[n] = v
+		}
+		best["k"] = min(kFrom[k], float64(all))
+		res.Best = best
 	}
 	return res, nil
 }
