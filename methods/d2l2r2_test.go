@@ -306,3 +306,47 @@ func TestD2L2R2StepDMinimisesJ(t *testing.T) {
 		})
 	}
 }
+
+// TestADMMSweepsCap checks the inexact ADMM of the nuclear-norm D update:
+// with admmSweeps ODL sweeps per ADMM iteration it reaches the objective
+// of d_iters sweeps per iteration, and a single sweep would not.
+func TestADMMSweepsCap(t *testing.T) {
+	p := mustParams(t, &D2L2R2Options{Alpha: 0.05, FDDLOptions: FDDLOptions{K: 6, Lambda1: 0.001, Lambda2: 0.05, InitIters: 2}})
+	tr := smallTrain(t, p, 4, 12, 40, 5)
+	ctx := context.Background()
+	if err := tr.stepX(ctx); err != nil {
+		t.Fatal(err)
+	}
+	E, F := tr.dProblem()
+	rho := rhoFor(F) * nuclearRhoScale
+	d, _ := tr.Y.Dims()
+	prox := func(z, v *mat.Dense, rho float64) {
+		for c := 0; c < tr.ap.Blocks(); c++ {
+			a0, a1 := tr.ap.Block(c)
+			core.SVT(z.Slice(0, d, a0, a1).(*mat.Dense), v.Slice(0, d, a0, a1).(*mat.Dense), 2*p.alpha/rho)
+		}
+	}
+	phi := func(sweeps int) float64 {
+		o := p.admmOpts(rho, p.updateOpts())
+		if sweeps > 0 {
+			o.Update.MaxIter = sweeps
+		}
+		D := mat.DenseCopyOf(tr.D())
+		var w core.ADMMDictWorkspace
+		if err := w.Update(ctx, D, E, F, prox, o); err != nil {
+			t.Fatal(err)
+		}
+		return tr.phiD(D, E, F)
+	}
+	start := tr.phiD(tr.D(), E, F)
+	capped, full, one := phi(0), phi(p.dIters), phi(1)
+	if o := p.admmOpts(rho, p.updateOpts()); o.Update.MaxIter != admmSweeps || p.dIters <= admmSweeps {
+		t.Fatalf("ADMM sweeps %d, d_iters %d", o.Update.MaxIter, p.dIters)
+	}
+	if gap := (capped - full) / (start - full); gap > 1e-6 {
+		t.Errorf("%d sweeps per ADMM iteration: objective %v, %d sweeps: %v (start %v, %.2g of the decrease missed)", admmSweeps, capped, p.dIters, full, start, gap)
+	}
+	if gap := (one - full) / (start - full); gap <= 1e-6 {
+		t.Errorf("one sweep per ADMM iteration is as good (%.2g of the decrease missed): the problem cannot tell the cap", gap)
+	}
+}

@@ -28,7 +28,7 @@ type FDDLOptions struct {
 	Tol       float64 `json:"tol"`
 	XIters    int     `json:"x_iters"`    // FISTA iterations per X step; zero means 50 (LRSDL: 20)
 	XTol      float64 `json:"x_tol"`      // FISTA relative tolerance; zero means 1e-4, Off none
-	DIters    int     `json:"d_iters"`    // ODL sweeps per dictionary update; zero means 20
+	DIters    int     `json:"d_iters"`    // ODL sweeps per dictionary update (at most 2 per ADMM iteration); zero means 20
 	ADMMIters int     `json:"admm_iters"` // ADMM iterations of nuclear-norm updates; zero means 20
 	InitIters int     `json:"init_iters"` // ODL alternations of the initialisation; zero means 5
 	OriginalX bool    `json:"original_x"` // O-FDDL-X (class by class) instead of one FISTA
@@ -55,7 +55,7 @@ func (o *FDDLOptions) opts() []opt {
 		tolOpt(&o.Tol),
 		{name: "x_iters", doc: "FISTA iterations per X step", i: &o.XIters, def: 50, min: 1},
 		{name: "x_tol", doc: "FISTA relative tolerance (0: run every iteration)", f: &o.XTol, def: 1e-4, off: true},
-		{name: "d_iters", doc: "ODL sweeps per dictionary update", i: &o.DIters, def: 20, min: 1},
+		{name: "d_iters", doc: "ODL sweeps per dictionary update (at most 2 per ADMM iteration)", i: &o.DIters, def: 20, min: 1},
 		{name: "admm_iters", doc: "ADMM iterations of nuclear-norm updates", i: &o.ADMMIters, def: 20, min: 1},
 		{name: "init_iters", doc: "ODL alternations of the initialisation", i: &o.InitIters, def: 5, min: 1},
 		{name: "original_x", doc: "O-FDDL-X (class by class) instead of E-FDDL-X", b: &o.OriginalX},

