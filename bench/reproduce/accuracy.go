@@ -378,7 +378,7 @@ func standing(sets []string, means map[string]map[string]scored, splits func(str
 // "10 (COIL-100: 3)".
 func (r *run) splitCount() string {
 	if r.cfg.CoSplits > 0 && r.cfg.CoSplits != r.cfg.Splits && contains(r.datasets, coil) {
-		return fmt.Sprintf("%d (COIL-100: %d, to keep the run within the hour)", r.cfg.Splits, r.cfg.CoSplits)
+		return fmt.Sprintf("%d (COIL-100: %d, to bound the run's time)", r.cfg.Splits, r.cfg.CoSplits)
 	}
 	return fmt.Sprint(r.cfg.Splits)
 }

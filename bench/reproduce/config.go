@@ -58,10 +58,11 @@ func full() config {
 		ScaleC:      []int{10, 25, 50, 100, 200}, ScaleDim: 300, ScaleDims: []int{300, 1000, 3000, 10000}, ScaleClasses: 20,
 		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 40 * time.Second,
 		SimTrain: 200, SimTest: 800,
-		Deadline: 70 * time.Minute,
+		Deadline: 80 * time.Minute,
 		Budgets: map[string]time.Duration{flower: 3 * time.Minute, coil: 3 * time.Minute,
 			flower + "/FDDL": 5 * time.Minute, flower + "/D2L2R2": 6 * time.Minute,
-			coil + "/LRSDL": 4 * time.Minute, coil + "/D2L2R2": 4 * time.Minute, coil + "/COPAR": 7 * time.Minute},
+			coil + "/LRSDL": 4 * time.Minute, coil + "/FDDL": 6 * time.Minute, coil + "/D2L2R2": 10 * time.Minute,
+			coil + "/COPAR": 7 * time.Minute},
 	}
 }
 

@@ -92,7 +92,7 @@ func (r *run) protocol() string {
 		"for its cross-validation and for its splits of the overall table each, half of it for its training-size curve (runs stopped by it are marked); ", r.splitCount(), r.budgetList())
 	if c.Folds >= 2 {
 		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids` on the training samples of split 1 only "+
-			"(the paper cross-validates every split; one CV per method and data set keeps the run within the hour) and reused for all splits and sections; "+
+			"(the paper cross-validates every split; one CV per method and data set bounds the run's time) and reused for all splits and sections; "+
 			"AR gender folds keep each person's 14 images together (Y_train's column order), since its test set holds other people; ",
 			c.Folds)
 	} else {

@@ -92,8 +92,9 @@ func (r *run) scaling() error {
 		"the formula says. LRSDL and FDDL train in the span of the training samples, so above d = N = Cn their time stops "+
 		"growing with d while the formula keeps growing. Times are on both cores (GOMAXPROCS=2, the library's OpenBLAS "+
 		"thread policy); \"1 core\" is the same run at GOMAXPROCS=1 on one OpenBLAS thread, timed right after it "+
-		"(where %d iterations of the first took less than %v), and \"2 cores / 1\" their ratio.\n\n",
-		c.ScaleIters, c.ScaleN, c.ScaleK, c.ScaleK, c.ScaleDim, c.ScaleClasses, c.ScaleBudget, c.ScaleIters, oneCoreLimit)
+		"(where %d iterations of the first took less than %v), and \"2 cores / 1\" their ratio. Sizes whose two runs take less than %v "+
+		"are timed again, alternating, up to %d times each, and both times are the medians.\n\n",
+		c.ScaleIters, c.ScaleN, c.ScaleK, c.ScaleK, c.ScaleDim, c.ScaleClasses, c.ScaleBudget, c.ScaleIters, oneCoreLimit, repeatFor, maxPairs)
 	fmt.Fprintf(&b, "| method | C | d | s / iteration | ops | ns per 1000 ops | 1 core s / iteration | 2 cores / 1 |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range ms {
 		for _, p := range append(append([]scalePoint(nil), m.byC...), m.byD...) {
@@ -164,18 +165,48 @@ func (r *run) scaling() error {
 // cores) of the sizes the scaling study also times on one core.
 const oneCoreLimit = 10 * time.Second
 
+// Sizes whose two timings take less than repeatFor are timed again, up to
+// maxPairs pairs in all, alternating two cores and one, and each reported
+// time is the median: an iteration of a few milliseconds timed once is
+// mostly noise.
+const (
+	repeatFor = 2 * time.Second
+	maxPairs  = 5
+)
+
 // timeBoth returns timeIteration of m at C and d on two cores and, if
 // that run was shorter than oneCoreLimit, on one (GOMAXPROCS=1, one
-// OpenBLAS thread).
+// OpenBLAS thread), as medians over the repeats of short sizes.
 func (r *run) timeBoth(m *scaleMethod, C, d int) (two, one time.Duration, note string) {
 	two, note = r.timeIteration(m, C, d)
 	if two == 0 || time.Duration(r.cfg.ScaleIters)*two >= oneCoreLimit {
 		return two, 0, note
 	}
+	var twos, ones []float64
+	var spent time.Duration
+	for len(ones) < maxPairs && (len(ones) == 0 || spent < repeatFor) {
+		if len(ones) > 0 {
+			two, _ = r.timeIteration(m, C, d)
+		}
+		one = r.timeOneCore(m, C, d)
+		if two == 0 || one == 0 {
+			break
+		}
+		twos, ones = append(twos, float64(two)), append(ones, float64(one))
+		spent += time.Duration(r.cfg.ScaleIters) * (two + one)
+	}
+	if len(ones) == 0 {
+		return two, one, note
+	}
+	return time.Duration(median(twos)), time.Duration(median(ones)), note
+}
+
+// timeOneCore is timeIteration at GOMAXPROCS=1 on one OpenBLAS thread.
+func (r *run) timeOneCore(m *scaleMethod, C, d int) time.Duration {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	defer lrsdl.OneBLASThread()()
-	one, _ = r.timeIteration(m, C, d)
-	return two, one, note
+	one, _ := r.timeIteration(m, C, d)
+	return one
 }
 
 // timeIteration trains m on C classes in d dimensions for ScaleIters
