@@ -311,7 +311,7 @@ func TestD2L2R2StepDMinimisesJ(t *testing.T) {
 // with admmSweeps ODL sweeps per ADMM iteration it reaches the objective
 // of d_iters sweeps per iteration, and a single sweep would not.
 func TestADMMSweepsCap(t *testing.T) {
-	p := mustParams(t, &D2L2R2Options{Alpha: 0.05, FDDLOptions: FDDLOptions{K: 6, Lambda1: 0.001, Lambda2: 0.05, InitIters: 2}})
+	p := mustParams(t, &D2L2R2Options{Alpha: 0.05, FDDLOptions: FDDLOptions{K: 6, Lambda1: 0.001, Lambda2: 0.05, InitIters: 2, DIters: 20}})
 	tr := smallTrain(t, p, 4, 12, 40, 5)
 	ctx := context.Background()
 	if err := tr.stepX(ctx); err != nil {

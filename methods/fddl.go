@@ -28,7 +28,7 @@ type FDDLOptions struct {
 	Tol       float64 `json:"tol"`
 	XIters    int     `json:"x_iters"`    // FISTA iterations per X step; zero means 50 (LRSDL: 20)
 	XTol      float64 `json:"x_tol"`      // FISTA relative tolerance; zero means 1e-4, Off none
-	DIters    int     `json:"d_iters"`    // ODL sweeps per dictionary update (at most 2 per ADMM iteration); zero means 20
+	DIters    int     `json:"d_iters"`    // ODL sweeps per dictionary update (at most 2 per ADMM iteration); zero means 5
 	ADMMIters int     `json:"admm_iters"` // ADMM iterations of nuclear-norm updates; zero means 20
 	InitIters int     `json:"init_iters"` // ODL alternations of the initialisation; zero means 5
 	OriginalX bool    `json:"original_x"` // O-FDDL-X (class by class) instead of one FISTA
@@ -55,7 +55,7 @@ func (o *FDDLOptions) opts() []opt {
 		tolOpt(&o.Tol),
 		{name: "x_iters", doc: "FISTA iterations per X step", i: &o.XIters, def: 50, min: 1},
 		{name: "x_tol", doc: "FISTA relative tolerance (0: run every iteration)", f: &o.XTol, def: 1e-4, off: true},
-		{name: "d_iters", doc: "ODL sweeps per dictionary update (at most 2 per ADMM iteration)", i: &o.DIters, def: 20, min: 1},
+		{name: "d_iters", doc: "ODL sweeps per dictionary update (at most 2 per ADMM iteration)", i: &o.DIters, def: fisherDIters, min: 1},
 		{name: "admm_iters", doc: "ADMM iterations of nuclear-norm updates", i: &o.ADMMIters, def: 20, min: 1},
 		{name: "init_iters", doc: "ODL alternations of the initialisation", i: &o.InitIters, def: 5, min: 1},
 		{name: "original_x", doc: "O-FDDL-X (class by class) instead of E-FDDL-X", b: &o.OriginalX},
@@ -66,6 +66,14 @@ func (o *FDDLOptions) opts() []opt {
 		seedOpt(&o.Seed),
 	}
 }
+
+// fisherDIters is the default of d_iters: each dictionary update starts
+// from the previous one, and in 3-fold cross-validation on the training
+// parts of AR gender, Oxford Flower, digits and COIL-100
+// (bench/defaults-fddl-iters*.md, bench/defaults-lrsdl-diters*.md) 5
+// sweeps score within 0.14 points of 20 on every data set, for FDDL and
+// LRSDL at λ1 = 0.01 and 0.001, at a quarter of the sweeps.
+const fisherDIters = 5
 
 func (o *FDDLOptions) spec() optSpec { return optSpec{method: "FDDL", opts: o.opts()} }
 
