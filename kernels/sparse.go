@@ -265,27 +265,7 @@ func (w *SparseWorkspace) MulT(dst, a, b blas64.General) (sparse bool) {
 // column c of X is row c of b. Rows of b are counted and filled in fixed
 // chunks shared between the cores.
 func (w *SparseWorkspace) compressT(b blas64.General, limit int) bool {
-	K, N := w.cols, w.rows
-	j := compressJobs.Get()
-	j.w, j.x, j.fill, j.trans, j.limit = w, b, false, true, -1
-	j.total.Store(0)
-	if limit < K*N {
-		j.limit = limit
-	}
-	var count int
-	j.size, count = chunks(K, max(1, compressMinElems/max(N, 1)))
-	parallelFor(count, j, K*N)
-	n := 0
-	for _, c := range j.part[:count] {
-		n += c
-	}
-	ok := !(j.limit >= 0 && j.total.Load() > int64(limit) || n > limit)
-	if ok {
-		w.fill(b, n, limit, j)
-	}
-	j.w, j.x, j.trans = nil, blas64.General{}, false
-	compressJobs.Put(j)
-	return ok
+	return w.compressAny(b, true, limit)
 }
 
 // compressMinElems is the fewest elements of a chunk of compressT.
@@ -310,15 +290,24 @@ func transpose(dst []float64, a blas64.General) {
 // countBatch rows and all stop once it passes limit: the answer is false
 // exactly when x has more than limit non-zeros, whichever chunks ran.
 func (w *SparseWorkspace) compress(x blas64.General, limit int) bool {
+	return w.compressAny(x, false, limit)
+}
+
+// compressAny is compress (trans false) or compressT (trans true).
+func (w *SparseWorkspace) compressAny(x blas64.General, trans bool, limit int) bool {
 	K, N := w.rows, w.cols
 	j := compressJobs.Get()
-	j.w, j.x, j.fill, j.trans, j.limit = w, x, false, false, -1
+	j.w, j.x, j.fill, j.trans, j.limit = w, x, false, trans, -1
 	j.total.Store(0)
 	if limit < K*N {
 		j.limit = limit
 	}
 	var count int
-	j.size, count = chunks(N, compressMinCols)
+	if trans { // chunks of rows of x, the columns of X
+		j.size, count = chunks(N, max(1, compressMinElems/max(K, 1)))
+	} else {
+		j.size, count = chunks(N, compressMinCols)
+	}
 	parallelFor(count, j, K*N)
 	n := 0
 	for _, c := range j.part[:count] {
@@ -328,7 +317,7 @@ func (w *SparseWorkspace) compress(x blas64.General, limit int) bool {
 	if ok {
 		w.fill(x, n, limit, j)
 	}
-	j.w, j.x = nil, blas64.General{}
+	j.w, j.x, j.trans = nil, blas64.General{}, false
 	compressJobs.Put(j)
 	return ok
 }
