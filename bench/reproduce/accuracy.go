@@ -393,6 +393,17 @@ func (r *run) testSize(dataset string) string {
 	return fmt.Sprintf("%d (%d classes)", test.Len(), len(classes))
 }
 
+// ntrainParams returns p for n training samples per class: a k above n,
+// chosen or (below maxDefaultK) the default, becomes n.
+func ntrainParams(p eval.Params, n int) eval.Params {
+	q := eval.Params{}
+	maps.Copy(q, p)
+	if k, ok := p["k"].(float64); ok && k > float64(n) || !ok && n < maxDefaultK {
+		q["k"] = float64(n)
+	}
+	return q
+}
+
 // maxDefaultK is the largest default number of atoms per class.
 const maxDefaultK = 25
 
@@ -402,7 +413,7 @@ func (r *run) ntrain() error {
 		"(cross-validated at the section-3 size, or defaults). The training samples are drawn from split 1's training set of "+
 		"section 3 (AR gender: Y_train; Oxford Flower: the %d per class of split 1 of the pool) and tested on its test set; "+
 		"the point at the section-3 size is split 1 of section 3 (the same training samples, options and seed). "+
-		"Below %d samples per class, methods get k = n atoms per class (they need k ≤ n; the defaults are 20 or 25). "+
+		"Methods need k ≤ n atoms per class: a cross-validated k above n, or the default k (20 or 25) below %d samples per class, is lowered to n. "+
 		"Half the method's time budget covers its curve.\n\n", r.cfg.NTrainSplit, r.cfg.FlPerClass, maxDefaultK)
 	var plots []*plot.Plot
 	for _, ds := range []struct {
@@ -433,12 +444,7 @@ func (r *run) ntrain() error {
 						fmt.Fprintf(&b, " – (%v) |", err)
 						continue
 					}
-					q := p
-					if _, ok := p["k"]; !ok && n < maxDefaultK {
-						q = eval.Params{"k": float64(n)}
-						maps.Copy(q, p)
-					}
-					sum, _, err := r.evaluate(ctx, ds.name, m, q, eval.SplitOptions{Splits: r.cfg.NTrainSplit, PerClass: n}, false)
+					sum, _, err := r.evaluate(ctx, ds.name, m, ntrainParams(p, n), eval.SplitOptions{Splits: r.cfg.NTrainSplit, PerClass: n}, false)
 					if err != nil {
 						fmt.Fprintf(&b, " – (%v) |", err)
 						continue

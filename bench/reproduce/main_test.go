@@ -212,3 +212,28 @@ func TestStanding(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestNtrainParams checks that the training-size curve lowers a k above
+// the samples per class, chosen or default, and keeps the other options
+// and the caller's map.
+func TestNtrainParams(t *testing.T) {
+	chosen := eval.Params{"k": 40.0, "lambda1": 0.001}
+	for _, c := range []struct {
+		p    eval.Params
+		n    int
+		want eval.Params
+	}{
+		{chosen, 15, eval.Params{"k": 15.0, "lambda1": 0.001}},
+		{chosen, 30, eval.Params{"k": 30.0, "lambda1": 0.001}},
+		{chosen, 45, eval.Params{"k": 40.0, "lambda1": 0.001}},
+		{nil, 15, eval.Params{"k": 15.0}},
+		{eval.Params{"lambda": 0.01}, 30, eval.Params{"lambda": 0.01}},
+	} {
+		if got := ntrainParams(c.p, c.n); !maps.Equal(got, c.want) {
+			t.Errorf("ntrainParams(%v, %d) = %v, want %v", c.p, c.n, got, c.want)
+		}
+	}
+	if chosen["k"] != 40.0 {
+		t.Errorf("ntrainParams changed its argument: %v", chosen)
+	}
+}
