@@ -58,8 +58,8 @@ func full() config {
 		ScaleC:      []int{10, 25, 50, 100, 200}, ScaleDim: 300, ScaleDims: []int{300, 1000, 3000, 10000}, ScaleClasses: 20,
 		ScaleN: 7, ScaleK: 7, ScaleIters: 3, ScaleBudget: 40 * time.Second,
 		SimTrain: 200, SimTest: 800,
-		// The deadline and budgets are about twice the last idle run's
-		// times: on this shared machine a run can take 1.7 times as long.
+		// The deadline and budgets are about twice the run's times on
+		// an AVX-512 machine, so that a slower machine class stops no cell.
 		Deadline: 150 * time.Minute,
 		Budgets: map[string]time.Duration{flower: 5 * time.Minute, coil: 5 * time.Minute,
 			flower + "/FDDL": 8 * time.Minute, flower + "/D2L2R2": 9 * time.Minute,
