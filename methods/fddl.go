@@ -29,7 +29,7 @@ type FDDLOptions struct {
 	XIters    int     `json:"x_iters"`    // FISTA iterations per X step; zero means 50 (LRSDL: 20)
 	XTol      float64 `json:"x_tol"`      // FISTA relative tolerance; zero means 1e-4, Off none
 	DIters    int     `json:"d_iters"`    // ODL sweeps per dictionary update (at most 2 per ADMM iteration); zero means 5
-	ADMMIters int     `json:"admm_iters"` // ADMM iterations of nuclear-norm updates; zero means 20
+	ADMMIters int     `json:"admm_iters"` // ADMM iterations of nuclear-norm updates; zero means 20 (D2L2R2: 5)
 	InitIters int     `json:"init_iters"` // ODL alternations of the initialisation; zero means 5
 	OriginalX bool    `json:"original_x"` // O-FDDL-X (class by class) instead of one FISTA
 	OriginalD bool    `json:"original_d"` // O-FDDL-D (sub-dictionary by sub-dictionary)

@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -53,10 +54,18 @@ func TestFisherOptionsResolved(t *testing.T) {
 			t.Fatalf("%s: %v", m.Name(), err)
 		}
 		ps := m.Params()
-		for name, want := range map[string]string{"k": "5", "lambda1": "0.01", "tol": "0.0001", "w": "0.5", "lambda": "0.01"} {
+		for name, want := range map[string]string{"k": "5", "lambda1": "0.01", "tol": "0.0001", "w": "0.5", "lambda": "0.01", "d_iters": "5"} {
 			if got := param(ps, name).Value; got != want {
 				t.Errorf("%s: resolved %s = %q, want %q", m.Name(), name, got, want)
 			}
+		}
+		// The per-method defaults chosen by cross-validation (bench/README).
+		xIters, admmIters := map[string]string{"LRSDL": "20"}[m.Name()], map[string]string{"D2L2R2": "5"}[m.Name()]
+		if got, want := param(ps, "x_iters").Value, cmp.Or(xIters, "50"); got != want {
+			t.Errorf("%s: resolved x_iters = %q, want %q", m.Name(), got, want)
+		}
+		if got, want := param(ps, "admm_iters").Value, cmp.Or(admmIters, "20"); got != want {
+			t.Errorf("%s: resolved admm_iters = %q, want %q", m.Name(), got, want)
 		}
 		s, err := m.State()
 		if err != nil {
