@@ -85,7 +85,8 @@ func (r *run) scaling() error {
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "Time of one outer iteration (the mean over iterations 2 to %d, excluding the initialisation) on random-face-like "+
+	fmt.Fprintf(&b, "Time of one outer iteration (the mean over iterations 2 to %d, excluding the initialisation, or over as many "+
+		"as last %v on two cores, at most %d, where those take less) on random-face-like "+
 		"data (`data.FaceLike`, n=%d samples and k=%d atoms per class, k0=%d shared atoms for LRSDL and COPAR), first as the number of "+
 		"classes C grows at d=%d, then as the dimension d grows at C=%d; each run stops after %v. \"ops\" is the paper's Table 2 "+
 		"formula at those sizes (q=q2=50), and \"ns per 1000 ops\" the measured time over it: a flat column means the time grows as "+
@@ -94,7 +95,7 @@ func (r *run) scaling() error {
 		"thread policy); \"1 core\" is the same run at GOMAXPROCS=1 on one OpenBLAS thread, timed right after it "+
 		"(where %d iterations of the first took less than %v), and \"2 cores / 1\" their ratio. Sizes whose two runs take less than %v "+
 		"are timed again, alternating, up to %d times each, and both times are the medians.\n\n",
-		c.ScaleIters, c.ScaleN, c.ScaleK, c.ScaleK, c.ScaleDim, c.ScaleClasses, c.ScaleBudget, c.ScaleIters, oneCoreLimit, repeatFor, maxPairs)
+		c.ScaleIters, minTimed, maxTimedIters, c.ScaleN, c.ScaleK, c.ScaleK, c.ScaleDim, c.ScaleClasses, c.ScaleBudget, c.ScaleIters, oneCoreLimit, repeatFor, maxPairs)
 	fmt.Fprintf(&b, "| method | C | d | s / iteration | ops | ns per 1000 ops | 1 core s / iteration | 2 cores / 1 |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range ms {
 		for _, p := range append(append([]scalePoint(nil), m.byC...), m.byD...) {
@@ -174,26 +175,44 @@ const (
 	maxPairs  = 5
 )
 
+// Sizes whose timed iterations (2 to ScaleIters) take less than minTimed
+// on two cores are trained for more iterations, as many as make minTimed
+// and at most maxTimedIters, on both cores and on one: at C = 20, d = 300
+// two iterations of 15 ms timed five times gave pairs (two cores, one) of
+// 14/12, 21/19, 25/18, 17/24 and 21/19 ms, more spread than the ratio
+// they were to measure.
+const (
+	minTimed      = 300 * time.Millisecond
+	maxTimedIters = 30
+)
+
 // timeBoth returns timeIteration of m at C and d on two cores and, if
 // that run was shorter than oneCoreLimit, on one (GOMAXPROCS=1, one
 // OpenBLAS thread), as medians over the repeats of short sizes.
 func (r *run) timeBoth(m *scaleMethod, C, d int) (two, one time.Duration, note string) {
-	two, note = r.timeIteration(m, C, d)
-	if two == 0 || time.Duration(r.cfg.ScaleIters)*two >= oneCoreLimit {
+	iters := r.cfg.ScaleIters
+	two, note = r.timeIteration(m, C, d, iters)
+	if two == 0 || time.Duration(iters)*two >= oneCoreLimit {
 		return two, 0, note
+	}
+	if n := timedIters(two, iters); n > iters {
+		iters = n
+		if two, note = r.timeIteration(m, C, d, iters); two == 0 {
+			return two, 0, note
+		}
 	}
 	var twos, ones []float64
 	var spent time.Duration
 	for len(ones) < maxPairs && (len(ones) == 0 || spent < repeatFor) {
 		if len(ones) > 0 {
-			two, _ = r.timeIteration(m, C, d)
+			two, _ = r.timeIteration(m, C, d, iters)
 		}
-		one = r.timeOneCore(m, C, d)
+		one = r.timeOneCore(m, C, d, iters)
 		if two == 0 || one == 0 {
 			break
 		}
 		twos, ones = append(twos, float64(two)), append(ones, float64(one))
-		spent += time.Duration(r.cfg.ScaleIters) * (two + one)
+		spent += time.Duration(iters) * (two + one)
 	}
 	if len(ones) == 0 {
 		return two, one, note
@@ -201,25 +220,36 @@ func (r *run) timeBoth(m *scaleMethod, C, d int) (two, one time.Duration, note s
 	return time.Duration(median(twos)), time.Duration(median(ones)), note
 }
 
+// timedIters returns the outer iterations that make the timed ones
+// (all but the first) last minTimed at perIter each, at least iters and
+// at most maxTimedIters.
+func timedIters(perIter time.Duration, iters int) int {
+	if perIter <= 0 || time.Duration(iters-1)*perIter >= minTimed {
+		return iters
+	}
+	n := 1 + int((minTimed+perIter-1)/perIter)
+	return max(iters, min(n, maxTimedIters))
+}
+
 // timeOneCore is timeIteration at GOMAXPROCS=1 on one OpenBLAS thread.
-func (r *run) timeOneCore(m *scaleMethod, C, d int) time.Duration {
+func (r *run) timeOneCore(m *scaleMethod, C, d, iters int) time.Duration {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	defer lrsdl.OneBLASThread()()
-	one, _ := r.timeIteration(m, C, d)
+	one, _ := r.timeIteration(m, C, d, iters)
 	return one
 }
 
-// timeIteration trains m on C classes in d dimensions for ScaleIters
-// outer iterations and returns the mean time of iterations 2 and on, or 0
-// and the reason when the budget ran out first.
-func (r *run) timeIteration(m *scaleMethod, C, d int) (time.Duration, string) {
+// timeIteration trains m on C classes in d dimensions for iters outer
+// iterations and returns the mean time of iterations 2 and on, or 0 and
+// the reason when the budget ran out first.
+func (r *run) timeIteration(m *scaleMethod, C, d, iters int) (time.Duration, string) {
 	c := r.cfg
 	Y, labels := data.FaceLike(C, d, c.ScaleN, r.seed)
 	cl, err := methods.New(m.method)
 	if err != nil {
 		return 0, err.Error()
 	}
-	p := eval.Params{"k": float64(c.ScaleK), "iters": float64(c.ScaleIters), "tol": 0.0, "seed": float64(r.seed)}
+	p := eval.Params{"k": float64(c.ScaleK), "iters": float64(iters), "tol": 0.0, "seed": float64(r.seed)}
 	for k, v := range m.params {
 		p[k] = v
 	}
