@@ -71,6 +71,19 @@ type opt struct {
 	zeroAt float64
 }
 
+// withDefault sets the default of the option called name in opts, for a
+// method that shares another's options with its own default, and returns
+// opts.
+func withDefault(opts []opt, name string, def float64) []opt {
+	for i := range opts {
+		if opts[i].name == name {
+			opts[i].def = def
+			return opts
+		}
+	}
+	panic("methods: no option " + name)
+}
+
 // kOpt declares the atoms per class: by default min(def, samples of the
 // smallest class), at most the samples of the smallest class.
 func kOpt(k *int, def float64, doc string) opt {
