@@ -42,7 +42,7 @@ func dictBasis(D, E, G, H *mat.Dense) (Q1 *mat.Dense, V blas64.Triangular, C *ma
 		copy(g.Data[i*n+k:i*n+n], H.RawRowView(i))
 	}
 	dr, er := D.RawMatrix(), E.RawMatrix()
-	return gramBasis(g, d, func(qrow []float64, i int, piv []int, inv []float64) {
+	return gramBasis(g, d, nil, func(qrow []float64, i int, piv []int, inv []float64) {
 		drow, erow := dr.Data[i*dr.Stride:i*dr.Stride+k], er.Data[i*er.Stride:i*er.Stride+k]
 		for c, p := range piv {
 			if p < k {
