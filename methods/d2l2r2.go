@@ -22,7 +22,7 @@ type D2L2R2Options struct {
 }
 
 func (o *D2L2R2Options) spec() optSpec {
-	fo := withDefault(o.FDDLOptions.opts(), "admm_iters", d2l2r2ADMMIters)
+	fo := o.FDDLOptions.nuclearOpts(d2l2r2ADMMIters)
 	return optSpec{method: "D2L2R2", opts: append(fo,
 		opt{name: "alpha", doc: "weight α of Σ_c ‖D_c‖_*", f: &o.Alpha, def: 0.005, off: true})}
 }

@@ -2,6 +2,7 @@ package methods
 
 import (
 	"context"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -29,7 +30,7 @@ type FDDLOptions struct {
 	XIters    int     `json:"x_iters"`    // FISTA iterations per X step; zero means 50 (LRSDL: 20)
 	XTol      float64 `json:"x_tol"`      // FISTA relative tolerance; zero means 1e-4, Off none
 	DIters    int     `json:"d_iters"`    // ODL sweeps per dictionary update (at most 2 per ADMM iteration); zero means 5
-	ADMMIters int     `json:"admm_iters"` // ADMM iterations of nuclear-norm updates; zero means 20 (D2L2R2: 5)
+	ADMMIters int     `json:"admm_iters"` // ADMM iterations of nuclear-norm updates (LRSDL, D2L2R2; FDDL has none); zero means 20 (D2L2R2: 5)
 	InitIters int     `json:"init_iters"` // ODL alternations of the initialisation; zero means 5
 	OriginalX bool    `json:"original_x"` // O-FDDL-X (class by class) instead of one FISTA
 	OriginalD bool    `json:"original_d"` // O-FDDL-D (sub-dictionary by sub-dictionary)
@@ -55,8 +56,7 @@ func (o *FDDLOptions) opts() []opt {
 		tolOpt(&o.Tol),
 		{name: "x_iters", doc: "FISTA iterations per X step", i: &o.XIters, def: 50, min: 1},
 		{name: "x_tol", doc: "FISTA relative tolerance (0: run every iteration)", f: &o.XTol, def: 1e-4, off: true},
-		{name: "d_iters", doc: "ODL sweeps per dictionary update (at most 2 per ADMM iteration)", i: &o.DIters, def: fisherDIters, min: 1},
-		{name: "admm_iters", doc: "ADMM iterations of nuclear-norm updates", i: &o.ADMMIters, def: 20, min: 1},
+		{name: "d_iters", doc: "ODL sweeps per dictionary update", i: &o.DIters, def: fisherDIters, min: 1},
 		{name: "init_iters", doc: "ODL alternations of the initialisation", i: &o.InitIters, def: 5, min: 1},
 		{name: "original_x", doc: "O-FDDL-X (class by class) instead of E-FDDL-X", b: &o.OriginalX},
 		{name: "original_d", doc: "O-FDDL-D (sub-dictionary by sub-dictionary) instead of E-FDDL-D", b: &o.OriginalD},
@@ -65,6 +65,16 @@ func (o *FDDLOptions) opts() []opt {
 		lambdaOpt(&o.Lambda, &o.Lambda1),
 		seedOpt(&o.Seed),
 	}
+}
+
+// nuclearOpts returns the options of a Fisher model with nuclear-norm
+// dictionary updates by ADMM (LRSDL's D0, D2L2R2's D): FDDL's and
+// admm_iters, whose default is admmIters.
+func (o *FDDLOptions) nuclearOpts(admmIters float64) []opt {
+	fo := o.opts()
+	i := slices.IndexFunc(fo, func(p opt) bool { return p.name == "d_iters" })
+	fo[i].doc += " (at most 2 per ADMM iteration)"
+	return slices.Insert(fo, i+1, opt{name: "admm_iters", doc: "ADMM iterations of nuclear-norm updates", i: &o.ADMMIters, def: admmIters, min: 1})
 }
 
 // fisherDIters is the default of d_iters: each dictionary update starts

@@ -64,7 +64,14 @@ func TestFisherOptionsResolved(t *testing.T) {
 		if got, want := param(ps, "x_iters").Value, cmp.Or(xIters, "50"); got != want {
 			t.Errorf("%s: resolved x_iters = %q, want %q", m.Name(), got, want)
 		}
-		if got, want := param(ps, "admm_iters").Value, cmp.Or(admmIters, "20"); got != want {
+		if m.Name() == "FDDL" { // no nuclear norm, no ADMM
+			if p := param(ps, "admm_iters"); p != (lrsdl.Param{}) {
+				t.Errorf("FDDL lists admm_iters: %+v", p)
+			}
+			if err := m.(lrsdl.Configurable).SetParam("admm_iters", "5"); err == nil || !strings.Contains(err.Error(), `"admm_iters"`) {
+				t.Errorf("FDDL SetParam(admm_iters): %v, want an error naming it", err)
+			}
+		} else if got, want := param(ps, "admm_iters").Value, cmp.Or(admmIters, "20"); got != want {
 			t.Errorf("%s: resolved admm_iters = %q, want %q", m.Name(), got, want)
 		}
 		s, err := m.State()
@@ -78,6 +85,16 @@ func TestFisherOptionsResolved(t *testing.T) {
 		for i, p := range r.Params() {
 			if p != ps[i] {
 				t.Errorf("%s: option %s after SetState: %+v, want %+v", m.Name(), p.Name, p, ps[i])
+			}
+		}
+		if m.Name() == "FDDL" { // saved when FDDL listed admm_iters (resolved to 20)
+			old := *s
+			old.Options = []byte(strings.Replace(string(s.Options), `"admm_iters":0`, `"admm_iters":20`, 1))
+			if string(old.Options) == string(s.Options) {
+				t.Fatalf("FDDL state options %s: no admm_iters to set", s.Options)
+			}
+			if err := r.SetState(&old); err != nil {
+				t.Errorf("FDDL state with admm_iters 20: %v", err)
 			}
 		}
 	}

@@ -31,7 +31,7 @@ type LRSDLOptions struct {
 }
 
 func (o *LRSDLOptions) spec() optSpec {
-	fo := withDefault(o.FDDLOptions.opts(), "x_iters", lrsdlXIters)
+	fo := withDefault(o.FDDLOptions.nuclearOpts(20), "x_iters", lrsdlXIters)
 	return optSpec{method: "LRSDL", opts: append(fo,
 		opt{name: "k0", doc: "shared atoms k0", i: &o.K0, def: 10, off: true},
 		opt{name: "eta", doc: "nuclear-norm weight η of the shared dictionary", f: &o.Eta, def: 0.1, off: true},
