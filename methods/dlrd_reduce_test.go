@@ -14,7 +14,7 @@ import (
 // TestDLRDReducedMatchesFull checks that DLRD trained in the coordinates
 // of dlrdBasis (d ≥ 2N) learns the dictionary and the costs of training in
 // the data space, on samples with gross errors, so that W grows with E's
-// support.
+// support, with W from either route of thinQR.
 func TestDLRDReducedMatchesFull(t *testing.T) {
 	Ys, sp, _, _ := dlsiToyProblem(1, 3, 120, 15, 3)
 	rng := rand.New(rand.NewPCG(3, 3))
@@ -34,54 +34,61 @@ func TestDLRDReducedMatchesFull(t *testing.T) {
 		}
 	}
 
-	// The reduced run does reduce, and W grows with E's support.
-	oo := o
-	if err := oo.spec().resolve(nil); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := newTrainSpan(context.Background(), dlrdParams(oo), mat.DenseCopyOf(Ys), sp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &dlrdTrain{t: tr, Y0: Ys, beta: oo.Beta, E: mat.NewDense(120, 45, nil)}
-	if !s.reduce() {
-		t.Fatal("reduce declined")
-	}
-	_, r0 := s.b.W.Dims()
-	for it := 0; it < 2; it++ {
-		if err := s.stepX(context.Background()); err != nil {
+	// Both routes of thinQR: dense, and sparse (forced on these dense
+	// samples), where the E step's residuals go through its factors.
+	density := spanSparseDensity
+	defer func() { spanSparseDensity = density }()
+	for _, route := range []float64{0, 1} {
+		spanSparseDensity = route
+		// The reduced run does reduce, and W grows with E's support.
+		oo := o
+		if err := oo.spec().resolve(nil); err != nil {
 			t.Fatal(err)
 		}
-		s.stepE()
-	}
-	if _, r := s.b.W.Dims(); r <= r0 || len(s.b.nz) == 0 {
-		t.Fatalf("W has %d columns after the E steps, %d before, E %d non-zeros: the test checks little", r, r0, len(s.b.nz))
-	}
+		tr, err := newTrainSpan(context.Background(), dlrdParams(oo), mat.DenseCopyOf(Ys), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &dlrdTrain{t: tr, Y0: Ys, beta: oo.Beta, E: mat.NewDense(120, 45, nil)}
+		if !s.reduce() || (s.b.q != nil) != (route > 0) {
+			t.Fatalf("route %v: reduce declined or took the other route", route)
+		}
+		_, r0 := s.b.W.Dims()
+		for it := 0; it < 2; it++ {
+			if err := s.stepX(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			s.stepE()
+		}
+		if _, r := s.b.W.Dims(); r <= r0 || len(s.b.nz) == 0 {
+			t.Fatalf("W has %d columns after the E steps, %d before, E %d non-zeros: the test checks little", r, r0, len(s.b.nz))
+		}
 
-	fit := func(off bool) (*mat.Dense, []float64) {
-		dlrdReduceOff = off
-		defer func() { dlrdReduceOff = false }()
-		var costs []float64
-		oc := o
-		oc.Progress = func(p lrsdl.Progress) { costs = append(costs, p.Cost.Total) }
-		m := &DLRD{Options: oc}
-		if err := m.Fit(context.Background(), Ys, labels); err != nil {
-			t.Fatal(err)
+		fit := func(off bool) (*mat.Dense, []float64) {
+			dlrdReduceOff = off
+			defer func() { dlrdReduceOff = false }()
+			var costs []float64
+			oc := o
+			oc.Progress = func(p lrsdl.Progress) { costs = append(costs, p.Cost.Total) }
+			m := &DLRD{Options: oc}
+			if err := m.Fit(context.Background(), Ys, labels); err != nil {
+				t.Fatal(err)
+			}
+			return m.D, costs
 		}
-		return m.D, costs
-	}
-	D1, c1 := fit(false)
-	D0, c0 := fit(true)
-	if len(c0) != len(c1) {
-		t.Fatalf("%d iterations reduced, %d in the data space", len(c1), len(c0))
-	}
-	for i := range c0 {
-		if math.Abs(c0[i]-c1[i]) > 1e-9*c0[i] {
-			t.Errorf("iteration %d: cost %.12g reduced, %.12g in the data space", i+1, c1[i], c0[i])
+		D1, c1 := fit(false)
+		D0, c0 := fit(true)
+		if len(c0) != len(c1) {
+			t.Fatalf("%d iterations reduced, %d in the data space", len(c1), len(c0))
 		}
-	}
-	if !mat.EqualApprox(D0, D1, 1e-8) {
-		t.Errorf("dictionaries differ by %g", maxAbsDiff(D0, D1))
+		for i := range c0 {
+			if math.Abs(c0[i]-c1[i]) > 1e-9*c0[i] {
+				t.Errorf("route %v, iteration %d: cost %.12g reduced, %.12g in the data space", route, i+1, c1[i], c0[i])
+			}
+		}
+		if !mat.EqualApprox(D0, D1, 1e-8) {
+			t.Errorf("route %v: dictionaries differ by %g", route, maxAbsDiff(D0, D1))
+		}
 	}
 }
 
