@@ -276,14 +276,24 @@ func (s *dlrdTrain) stepD(ctx context.Context) error {
 // D_cX_c^c is D times X with its diagonal block doubled (one d×K×N
 // product, sparse in X).
 func (s *dlrdTrain) residualsOf(D *mat.Dense) {
-	t := s.t
-	d, N := s.Y0.Dims()
-	s.R.Reset()
-	s.R.ReuseAs(d, N)
+	s.mulMX(&s.R, D)
+	s.halfResidual()
+}
+
+// mulMX sets dst to D·M(X), for D with K columns (sparse in X).
+func (s *dlrdTrain) mulMX(dst, D *mat.Dense) {
+	rows, _ := D.Dims()
+	_, N := s.Y0.Dims()
+	dst.Reset()
+	dst.ReuseAs(rows, N)
 	if s.sw == nil {
-		s.sw = kernels.NewSparseWorkspace(t.K, N)
+		s.sw = kernels.NewSparseWorkspace(s.t.K, N)
 	}
-	s.sw.Mul(s.R.RawMatrix(), D.RawMatrix(), t.mx().RawMatrix())
+	s.sw.Mul(dst.RawMatrix(), D.RawMatrix(), s.t.mx().RawMatrix())
+}
+
+// halfResidual sets s.R (d×N, holding D·M(X)) to Y0 − ½s.R.
+func (s *dlrdTrain) halfResidual() {
 	r, y := s.R.RawMatrix(), s.Y0.RawMatrix()
 	for i := 0; i < r.Rows; i++ {
 		ri, yi := r.Data[i*r.Stride:i*r.Stride+r.Cols], y.Data[i*y.Stride:i*y.Stride+r.Cols]

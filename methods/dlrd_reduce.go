@@ -186,13 +186,8 @@ func (s *dlrdTrain) residuals() {
 	t, b := s.t, s.b
 	d, N := s.Y0.Dims()
 	r, r0 := t.Db.RawMatrix().Rows, b.r0
-	if s.sw == nil {
-		s.sw = kernels.NewSparseWorkspace(t.K, N)
-	}
-	b.P.Reset()
-	b.P.ReuseAs(r, N)
+	s.mulMX(&b.P, t.D())
 	p := b.P.RawMatrix()
-	s.sw.Mul(p, t.D().RawMatrix(), t.mx().RawMatrix())
 	s.R.Reset()
 	s.R.ReuseAs(d, N)
 	R := s.R.RawMatrix()
@@ -205,13 +200,7 @@ func (s *dlrdTrain) residuals() {
 		kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: d, Cols: r - r0, Stride: w.Stride, Data: w.Data[r0:]},
 			blas64.General{Rows: r - r0, Cols: N, Stride: p.Stride, Data: p.Data[r0*p.Stride:]}, 1, R)
 	}
-	y := s.Y0.RawMatrix()
-	for i := 0; i < d; i++ {
-		ri, yi := R.Data[i*R.Stride:i*R.Stride+N], y.Data[i*y.Stride:i*y.Stride+N]
-		for j, v := range ri {
-			ri[j] = yi[j] - 0.5*v
-		}
-	}
+	s.halfResidual()
 }
 
 // extend adds to W an orthonormal basis of the parts of e_i, i in rows,

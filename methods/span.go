@@ -129,23 +129,15 @@ type spanSparse struct {
 // its entries are non-zero.
 func sparseRows(b blas64.General, density float64) *spanSparse {
 	limit := int(density * float64(b.Rows) * float64(b.Cols))
-	nnz := 0
-	for i := 0; i < b.Rows; i++ {
-		for _, v := range b.Data[i*b.Stride : i*b.Stride+b.Cols] {
-			if v != 0 {
-				nnz++
-			}
-		}
-		if nnz > limit {
-			return nil
-		}
-	}
-	s := &spanSparse{n: b.Cols, ptr: make([]int, b.Rows+1), col: make([]int, 0, nnz), val: make([]float64, 0, nnz)}
+	s := &spanSparse{n: b.Cols, ptr: make([]int, b.Rows+1)}
 	for i := 0; i < b.Rows; i++ {
 		for j, v := range b.Data[i*b.Stride : i*b.Stride+b.Cols] {
 			if v != 0 {
 				s.col, s.val = append(s.col, j), append(s.val, v)
 			}
+		}
+		if len(s.col) > limit {
+			return nil
 		}
 		s.ptr[i+1] = len(s.col)
 	}
@@ -236,9 +228,9 @@ const gramSpanTol = 1e-14
 
 // gramBasis is thinQR from the Gram matrix g = BᵀB (upper triangle,
 // overwritten) of a d×n matrix B whose columns it reads through col, which
-// sets qrow[c] = B[i, piv[c]]·inv[c], or through sp when not nil. It leaves the basis factored: Q =
-// Q₁V⁻¹ with Q₁ (d×r) and V (r×r upper triangular) the factor of
-// CholeskyQR2's second pass; C = QᵀB (r×n).
+// sets qrow[c] = B[i, piv[c]]·inv[c], or through sp when not nil. It
+// leaves the basis factored: Q = Q₁V⁻¹ with Q₁ (d×r) and V (r×r upper
+// triangular) the factor of CholeskyQR2's second pass; C = QᵀB (r×n).
 func gramBasis(g blas64.Symmetric, d int, sp *spanSparse, col func(qrow []float64, i int, piv []int, inv []float64)) (Q1 *mat.Dense, V blas64.Triangular, C *mat.Dense, ok bool) {
 	n := g.N
 	scale := make([]float64, n)
