@@ -56,10 +56,12 @@ type DictUpdater struct {
 }
 
 // Update is UpdateDict(D, E, F, opts) using w's scratch. It sweeps the
-// atoms in blocks B of odlBlock: P = F[B,:]·Dᵀ (one Gemm; F is symmetric,
-// so row s of P is D·fᵢ for i = B[s]) is computed at the block's start and,
-// after each atom i of B changes by δ, later rows t gain F_ti·δ; the
-// iterates are those of the column-by-column sweep up to rounding. Blocks
+// atoms in blocks B of odlBlock: P = F[B,:]·Dᵀ (one Gemm, which
+// kernels.Gemm shares between the cores; F is symmetric, so row s of P is
+// D·fᵢ for i = B[s]) is computed at the block's start, and row t gains
+// Σ_{s<t} F_ts·δ_s, the changes of the block's earlier atoms, just before
+// atom B[t] is updated; the iterates are those of the column-by-column
+// sweep up to rounding. Blocks
 // are single atoms (no Gemm) when k < 2·odlBlock, when at most a fraction
 // odlSparseMax of F is non-zero, and, on the gonum backend, while
 // d·k ≤ odlResident; odlProducts replaces the Gemm there, skipping the
@@ -124,16 +126,21 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 			if pureGo || nb == 1 {
 				odlProducts(p, fb, dt, d)
 			} else {
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, fb, blas64.General{Rows: k, Cols: d, Stride: d, Data: dt},
+				kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, fb, blas64.General{Rows: k, Cols: d, Stride: d, Data: dt},
 					0, blas64.General{Rows: nb, Cols: d, Stride: d, Data: p})
 			}
 			for s := 0; s < nb; s++ {
 				i := b0 + s
+				pi, di, ei := p[s*d:(s+1)*d], dt[i*d:(i+1)*d], et[i*d:(i+1)*d]
+				// The changes δ_t of the block's earlier atoms, held in
+				// their rows of p, in order of t (so rounded as the
+				// column-by-column sweep's updates).
+				kernels.AddCombination(pi, s, fr.Data[i*fr.Stride+b0:], 1, p, d)
 				fii := fr.Data[i*fr.Stride+i]
 				if !(fii > 0) || math.IsInf(fii, 1) {
+					clear(pi) // no change
 					continue
 				}
-				pi, di, ei := p[s*d:(s+1)*d], dt[i*d:(i+1)*d], et[i*d:(i+1)*d]
 				var u2 float64
 				for r, x := range di {
 					u := (ei[r]-pi[r])/fii + x
@@ -141,6 +148,7 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 					u2 += u * u
 				}
 				if math.IsNaN(u2) || math.IsInf(u2, 0) {
+					clear(pi)
 					continue
 				}
 				sc := 1 / math.Max(1, math.Sqrt(u2))
@@ -150,11 +158,6 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 					change += (v - x) * (v - x)
 					norm += v * v
 					di[r] = v
-				}
-				for t := s + 1; t < nb; t++ {
-					if f := fr.Data[(b0+t)*fr.Stride+i]; f != 0 {
-						floats.AddScaled(p[t*d:(t+1)*d], f, pi)
-					}
 				}
 			}
 		}

@@ -132,8 +132,10 @@ func odlBench(b *testing.B, d, k int, unblocked bool) {
 	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
-// Oxford Flower (LRSDL), the efficiency experiment and AR gender shapes.
+// Oxford Flower (LRSDL in the data space; FDDL and D2L2R2, k=40, in the
+// span of its 1020 samples), the efficiency experiment and AR gender shapes.
 func BenchmarkUpdateDict_d10000k690(b *testing.B) { odlBench(b, 10000, 690, false) }
+func BenchmarkUpdateDict_d1020k680(b *testing.B)  { odlBench(b, 1020, 680, false) }
 func BenchmarkUpdateDict_d300k700(b *testing.B)   { odlBench(b, 300, 700, false) }
 func BenchmarkUpdateDict_d300k50(b *testing.B)    { odlBench(b, 300, 50, false) }
 
