@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -142,6 +145,47 @@ func BenchmarkUpdateDict_d300k50(b *testing.B)    { odlBench(b, 300, 50, false) 
 func BenchmarkUpdateDictUnblocked_d10000k690(b *testing.B) { odlBench(b, 10000, 690, true) }
 func BenchmarkUpdateDictUnblocked_d300k700(b *testing.B)   { odlBench(b, 300, 700, true) }
 func BenchmarkUpdateDictUnblocked_d300k50(b *testing.B)    { odlBench(b, 300, 50, true) }
+
+// BenchmarkUpdateDictTwoCores times single ODL sweeps (dense F, as
+// odlBench) alternating between GOMAXPROCS 1 and 2, 20 of each per op, and
+// reports the median of each and their ratio: on a shared machine the
+// alternation sees the same load on both sides, where -cpu 1,2 runs them
+// seconds apart.
+func BenchmarkUpdateDictTwoCores(b *testing.B) {
+	for _, sz := range [][2]int{{1020, 680}, {300, 700}} {
+		d, k := sz[0], sz[1]
+		b.Run(fmt.Sprintf("d%dk%d", d, k), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+			rng := rand.New(rand.NewPCG(5, 5))
+			X := testutil.RandDense(rng, k, k)
+			var F mat.Dense
+			F.Mul(X, X.T())
+			E := testutil.RandDense(rng, d, k)
+			D := testutil.RandUnitCols(rng, d, k)
+			var u DictUpdater
+			var one, two []float64
+			b.ResetTimer()
+			for range b.N {
+				for r := range 40 {
+					runtime.GOMAXPROCS(1 + r%2)
+					t0 := time.Now()
+					u.Update(D, E, &F, UpdateDictOptions{MaxIter: 1, Tol: -1})
+					if r%2 == 0 {
+						one = append(one, time.Since(t0).Seconds())
+					} else {
+						two = append(two, time.Since(t0).Seconds())
+					}
+				}
+			}
+			slices.Sort(one)
+			slices.Sort(two)
+			m1, m2 := one[len(one)/2], two[len(two)/2]
+			b.ReportMetric(m1*1e3, "one-ms")
+			b.ReportMetric(m2*1e3, "two-ms")
+			b.ReportMetric(m2/m1, "two/one")
+		})
+	}
+}
 
 // odlUnblocked is the former UpdateDict sweep, kept to measure the blocked
 // one against in the same run: D·fᵢ as k unit-stride axpys per atom.
