@@ -38,6 +38,7 @@ type FISTA struct {
 	w, g mat.Dense
 	thr  [1]float64
 	rthr []float64
+	ms   metricStep
 }
 
 // Solve runs FISTA from the starting point held in x and leaves the
@@ -48,7 +49,7 @@ type FISTA struct {
 // whose squared norm is not finite (non-finite data, or values beyond
 // about 1e150) is an error, wrapping ErrNotFinite for the last.
 func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambda float64, rowLambda []float64) (int, error) {
-	r, c := x.Dims()
+	r, _ := x.Dims()
 	if !(L > 0) || math.IsInf(L, 0) {
 		return 0, fmt.Errorf("core: FISTA needs a finite positive Lipschitz constant, have %v (non-finite or zero data?)", L)
 	}
@@ -63,6 +64,24 @@ func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambd
 			return 0, fmt.Errorf("core: FISTA row weight %v must be non-negative", l)
 		}
 	}
+	thr := f.thr[:]
+	thr[0] = lambda / L
+	if rowLambda != nil {
+		if cap(f.rthr) < r {
+			f.rthr = make([]float64, r)
+		}
+		thr = f.rthr[:r]
+		for i, l := range rowLambda {
+			thr[i] = l / L
+		}
+	}
+	return f.run(ctx, x, grad, 1/L, thr, nil)
+}
+
+// run is the FISTA loop of Solve (step and thresholds thr) and of
+// SolveMetric (metric m, thresholds thr[0]).
+func (f *FISTA) run(ctx context.Context, x *mat.Dense, grad GradFunc, step float64, thr []float64, m *RankOneMetric) (int, error) {
+	r, c := x.Dims()
 	maxIter := f.MaxIter
 	if maxIter <= 0 {
 		maxIter = 200
@@ -76,17 +95,6 @@ func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambd
 	f.g.Reset()
 	f.g.ReuseAs(r, c)
 	f.w.Copy(x)
-	thr := f.thr[:]
-	thr[0] = lambda / L
-	if rowLambda != nil {
-		if cap(f.rthr) < r {
-			f.rthr = make([]float64, r)
-		}
-		thr = f.rthr[:r]
-		for i, l := range rowLambda {
-			thr[i] = l / L
-		}
-	}
 	zr := x.RawMatrix()
 	wr := f.w.RawMatrix()
 	gr := f.g.RawMatrix()
@@ -101,7 +109,12 @@ func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambd
 		grad(&f.g, &f.w)
 		tn := (1 + math.Sqrt(1+4*t*t)) / 2
 		beta := (t - 1) / tn
-		dz2, z2, rs := kernels.ProxStep(zr.Data, wr.Data, gr.Data, r, c, 1/L, thr, beta)
+		var dz2, z2, rs float64
+		if m != nil {
+			dz2, z2, rs = f.ms.step(zr.Data, wr.Data, gr.Data, r, c, *m, thr[0], beta)
+		} else {
+			dz2, z2, rs = kernels.ProxStep(zr.Data, wr.Data, gr.Data, r, c, step, thr, beta)
+		}
 		if !(dz2 <= math.MaxFloat64 && z2 <= math.MaxFloat64) { // NaN, or ‖Z‖² overflowed
 
 			return k, fmt.Errorf("core: FISTA iterate %d: %w", k, ErrNotFinite)

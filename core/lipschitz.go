@@ -56,6 +56,11 @@ func (p *PowerIter) MaxEig(a *mat.Dense) (rho, ub float64) {
 	return rho, math.Min(math.Max(rho+res, diag), inf)
 }
 
+// Vector returns the current estimate of the top eigenvector (unit norm)
+// that MaxEig leaves, or nil before the first call. It is p's storage:
+// copy it to keep it across calls.
+func (p *PowerIter) Vector() []float64 { return p.v }
+
 // powerIter runs the power iteration from v with workspace w and returns
 // the last Rayleigh quotient and the residual norm ‖Av − ρv‖₂ of the vector
 // it was computed from.

@@ -26,14 +26,19 @@ type FDDLOptions struct {
 	// Tol stops training when the cost changes by at most Tol relative
 	// from one outer iteration to the next (from the second on); zero
 	// means 1e-4, Off runs all Iters.
-	Tol       float64 `json:"tol"`
-	XIters    int     `json:"x_iters"`    // FISTA iterations per X step; zero means 50 (LRSDL: 20)
-	XTol      float64 `json:"x_tol"`      // FISTA relative tolerance; zero means 1e-4, Off none
-	DIters    int     `json:"d_iters"`    // ODL sweeps per dictionary update (at most 2 per ADMM iteration); zero means 5
-	ADMMIters int     `json:"admm_iters"` // ADMM iterations of nuclear-norm updates (LRSDL, D2L2R2; FDDL has none); zero means 20 (D2L2R2: 5)
-	InitIters int     `json:"init_iters"` // ODL alternations of the initialisation; zero means 5
-	OriginalX bool    `json:"original_x"` // O-FDDL-X (class by class) instead of one FISTA
-	OriginalD bool    `json:"original_d"` // O-FDDL-D (sub-dictionary by sub-dictionary)
+	Tol    float64 `json:"tol"`
+	XIters int     `json:"x_iters"` // FISTA iterations per X step; zero means 50 (LRSDL: 20)
+	XTol   float64 `json:"x_tol"`   // FISTA relative tolerance; zero means 1e-4, Off none
+	// XMetric runs the X step's FISTA in the rank-one metric of
+	// core.RankOneMajorizer when D̄ᵀD̄ has one eigenvalue far above the
+	// rest (atoms sharing a mean direction, as on COIL-100): steps off the
+	// top eigenvector as long as the rest of the spectrum allows.
+	XMetric   bool `json:"x_metric"`
+	DIters    int  `json:"d_iters"`    // ODL sweeps per dictionary update (at most 2 per ADMM iteration); zero means 5
+	ADMMIters int  `json:"admm_iters"` // ADMM iterations of nuclear-norm updates (LRSDL, D2L2R2; FDDL has none); zero means 20 (D2L2R2: 5)
+	InitIters int  `json:"init_iters"` // ODL alternations of the initialisation; zero means 5
+	OriginalX bool `json:"original_x"` // O-FDDL-X (class by class) instead of one FISTA
+	OriginalD bool `json:"original_d"` // O-FDDL-D (sub-dictionary by sub-dictionary)
 
 	// LC selects local (class-by-class) coding for Predict instead of GC.
 	LC bool `json:"lc"`
@@ -56,6 +61,7 @@ func (o *FDDLOptions) opts() []opt {
 		tolOpt(&o.Tol),
 		{name: "x_iters", doc: "FISTA iterations per X step", i: &o.XIters, def: 50, min: 1},
 		{name: "x_tol", doc: "FISTA relative tolerance (0: run every iteration)", f: &o.XTol, def: 1e-4, off: true},
+		{name: "x_metric", doc: "FISTA in a rank-one metric when one eigenvalue of D̄ᵀD̄ dominates", b: &o.XMetric},
 		{name: "d_iters", doc: "ODL sweeps per dictionary update", i: &o.DIters, def: fisherDIters, min: 1},
 		{name: "init_iters", doc: "ODL alternations of the initialisation", i: &o.InitIters, def: 5, min: 1},
 		{name: "original_x", doc: "O-FDDL-X (class by class) instead of E-FDDL-X", b: &o.OriginalX},
@@ -94,7 +100,7 @@ func (o *FDDLOptions) params() dlParams {
 		xTol = -1 // FISTA's zero is its default
 	}
 	return dlParams{k: o.K, lambda1: o.Lambda1, lambda2: lit(o.Lambda2), iters: o.Iters, tol: lit(o.Tol),
-		xIters: o.XIters, xTol: xTol, dIters: o.DIters, admmIters: o.ADMMIters, initIters: o.InitIters,
+		xIters: o.XIters, xTol: xTol, xMetric: o.XMetric, dIters: o.DIters, admmIters: o.ADMMIters, initIters: o.InitIters,
 		origX: o.OriginalX, origD: o.OriginalD, lc: o.LC, w: lit(o.W), lambda: o.Lambda, seed: o.Seed,
 		progress: o.Progress}
 }

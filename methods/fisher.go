@@ -18,6 +18,7 @@ type dlParams struct {
 	tol                   float64
 	xIters                int
 	xTol                  float64
+	xMetric               bool
 	dIters, admmIters     int
 	initIters             int
 	origX, origD          bool

@@ -108,7 +108,7 @@ func sharedSpan(ctx context.Context, Ys *mat.Dense, k dataKey) (*spanEntry, erro
 // (gramCache) that the next iteration recomputes to the same values.
 func (t *train) compact() *train {
 	return &train{p: t.p, sp: t.sp, ap: t.ap, Db: t.Db, Xb: t.Xb, K: t.K, k0: t.k0,
-		lip: t.lip, x0: x0step{lip: t.x0.lip}, cur: t.cur, curOK: t.curOK}
+		lip: t.lip.warmStarts(), x0: x0step{lip: t.x0.lip}, cur: t.cur, curOK: t.curOK}
 }
 
 // outerStep is one outer iteration of Algorithm 2: X̄, D, then D0. It

@@ -233,7 +233,17 @@ func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
 		grad = func(G, W *mat.Dense) { s.grad(G, W); t.hook(G, W, L) }
 	}
 	if !t.p.origX {
-		if _, err := t.fist.Solve(ctx, Xb, grad, L, t.p.lambda1, nil); err != nil {
+		m, metric := core.RankOneMetric{}, false
+		if t.p.xMetric && !t.p.plain {
+			m, metric = s.metric(&t.lip)
+		}
+		var err error
+		if metric {
+			_, err = t.fist.SolveMetric(ctx, Xb, grad, m, t.p.lambda1)
+		} else {
+			_, err = t.fist.Solve(ctx, Xb, grad, L, t.p.lambda1, nil)
+		}
+		if err != nil {
 			return err
 		}
 		if t.k0 == 0 || t.p.paperX || t.p.plain {

@@ -231,12 +231,20 @@ func (s *xstep) factorPays(w blas64.General) bool {
 	return rho > r || float64(s.D.Rows)*(rho+r) < float64(s.K+s.k0)*rho
 }
 
-// lipWork holds the warm-started power iterations of xstep.lipschitz.
+// lipWork holds the warm-started power iterations of xstep.lipschitz and
+// xstep.metric.
 type lipWork struct {
-	all core.PowerIter   // D̄ᵀD̄
-	cls []core.PowerIter // [D_c D0]ᵀ[D_c D0] of each class c
-	sub mat.Dense
+	all  core.PowerIter   // D̄ᵀD̄
+	cls  []core.PowerIter // [D_c D0]ᵀ[D_c D0] of each class c
+	sub  mat.Dense
+	rest float64        // the bound of lipschitz without D̄ᵀD̄'s
+	defl core.PowerIter // (I − uuᵀ)D̄ᵀD̄(I − uuᵀ)
+	dg   mat.Dense
+	u    []float64
 }
+
+// warmStarts returns the power iterations of w without its workspaces.
+func (w *lipWork) warmStarts() lipWork { return lipWork{all: w.all, cls: w.cls, defl: w.defl} }
 
 // lipschitz returns an upper bound of the Lipschitz constant of the
 // gradient, ‖D̄‖² + max_c ‖[D_c D0]‖² + 2λ2, each squared norm bounded above
@@ -274,7 +282,46 @@ func (s *xstep) lipschitz(w *lipWork) float64 {
 		_, u := w.cls[c].MaxEig(&w.sub)
 		mx = math.Max(mx, u)
 	}
-	return l + mx + 2*s.lambda2
+	w.rest = mx + 2*s.lambda2
+	return l + w.rest
+}
+
+// metric returns the rank-one metric of the X step, M = αI + βuuᵀ
+// (core.RankOneMajorizer) with u the top eigenvector estimate of D̄ᵀD̄ that
+// lipschitz (called first) left, σ bounded by power iteration on
+// (I − uuᵀ)D̄ᵀD̄(I − uuᵀ), and r the rest of lipschitz's bound; ok is false
+// without a gap. When the atoms share a large mean direction (COIL-100:
+// eigenvalues 768, 57, 23, … at the start of FDDL) the step off u grows by
+// λmax/(σ + r).
+func (s *xstep) metric(w *lipWork) (m core.RankOneMetric, ok bool) {
+	v := w.all.Vector()
+	n := len(v)
+	if n < 2 {
+		return m, false
+	}
+	w.u = append(w.u[:0], v...)
+	u := w.u
+	// (I − uuᵀ)G(I − uuᵀ) = G − u·gᵀ − g·uᵀ + ρ·uuᵀ with g = Gu, ρ = uᵀg.
+	G := s.gram.RawMatrix()
+	w.dg.Reset()
+	w.dg.ReuseAs(n, n)
+	dg := w.dg.RawMatrix()
+	g := dg.Data[:n] // row 0 of dg as scratch, overwritten below
+	var rho float64
+	for i := 0; i < n; i++ {
+		g[i] = floats.Dot(G.Data[i*G.Stride:i*G.Stride+n], u)
+		rho += u[i] * g[i]
+	}
+	gu := append([]float64(nil), g...)
+	for i := 0; i < n; i++ {
+		row, gr := dg.Data[i*dg.Stride:i*dg.Stride+n], G.Data[i*G.Stride:i*G.Stride+n]
+		for j := range row {
+			row[j] = gr[j] - u[i]*gu[j] - gu[i]*u[j] + rho*u[i]*u[j]
+		}
+	}
+	w.defl.MaxIter, w.defl.Tol = 300, 1e-10
+	_, sigma := w.defl.MaxEig(&w.dg)
+	return core.RankOneMajorizer(s.gram, u, sigma, w.rest)
 }
 
 // opNorm returns the largest eigenvalue of the Hessian of h̄ over all of

@@ -255,3 +255,80 @@ func randomCodes(tr *train, seed uint64) func() float64 {
 		return c.Term("fidelity") + c.Term("fisher") + c.Term("shared")
 	}
 }
+
+// meanTrain is smallTrain (8 classes of 8 samples, d = 20) on data with a
+// large common positive offset, renormalised, as COIL-100's images: the
+// atoms share its direction and D̄ᵀD̄ has one dominant eigenvalue.
+func meanTrain(t *testing.T, p dlParams) *train {
+	t.Helper()
+	Y, labels, _ := lrsdlSynth(8, 8, 20, 9)
+	r, c := Y.Dims()
+	for j := 0; j < c; j++ {
+		var s float64
+		for i := 0; i < r; i++ {
+			v := Y.At(i, j) + 1.5
+			Y.Set(i, j, v)
+			s += v * v
+		}
+		for i := 0; i < r; i++ {
+			Y.Set(i, j, Y.At(i, j)/math.Sqrt(s))
+		}
+	}
+	Ys, g, err := trainingSet(Y, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := newTrain(context.Background(), p, Ys, g.Part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// TestXMetric checks the x_metric X step on data whose atoms share a mean
+// direction, for FDDL (k0 = 0) and LRSDL (k0 = 3): the metric exists, the
+// step lowers the cost, both solvers reach the same minimiser of the
+// (strongly convex) X subproblem, and in 30 iterations the metric gets
+// closer to it.
+func TestXMetric(t *testing.T) {
+	ctx := context.Background()
+	for _, k0 := range []int{0, 3} {
+		step := func(metric bool, iters int, tol float64) (*mat.Dense, float64) {
+			p := testParams()
+			p.k0 = k0
+			tr := meanTrain(t, p) // the same start for every call
+			tr.p.xMetric, tr.p.xIters, tr.p.xTol = metric, iters, tol
+			before := tr.cost().Total
+			if err := tr.solveX(ctx, tr.Xb); err != nil {
+				t.Fatal(err)
+			}
+			after := tr.cost().Total
+			if after > before {
+				t.Errorf("k0=%d metric=%v: the X step raised the cost from %v to %v", k0, metric, before, after)
+			}
+			if metric {
+				m, ok := tr.xs.metric(&tr.lip)
+				if !ok || m.Beta < 3*m.Alpha {
+					t.Fatalf("k0=%d: metric %v (α %v, β %v), want β ≥ 3α", k0, ok, m.Alpha, m.Beta)
+				}
+			}
+			return tr.Xb, after
+		}
+		xm, jm := step(true, 100000, 1e-13)
+		xs, js := step(false, 100000, 1e-13)
+		if math.Abs(jm-js) > 1e-9*js {
+			t.Errorf("k0=%d: minimum %v with the metric, %v without", k0, jm, js)
+		}
+		var d mat.Dense
+		d.Sub(xm, xs)
+		if e := mat.Norm(&d, 2) / mat.Norm(xs, 2); e > 1e-5 {
+			t.Errorf("k0=%d: minimisers differ by %v (relative)", k0, e)
+		}
+		_, jm30 := step(true, 30, -1)
+		_, js30 := step(false, 30, -1)
+		if !(jm30-js < js30-js) {
+			t.Errorf("k0=%d: after 30 iterations the metric is %v above the minimum, scalar steps %v", k0, jm30-js, js30-js)
+		}
+		t.Logf("k0=%d: 30 iterations reach %.3g (metric) and %.3g (scalar) above the minimum %v", k0, jm30-js, js30-js, js)
+	}
+}
