@@ -109,14 +109,9 @@ func BenchmarkSVT_d300k10(b *testing.B) {
 // former unblocked UpdateDict) on a d×k dictionary with a
 // dense F = XXᵀ, X k×k random.
 func odlBench(b *testing.B, d, k int, unblocked bool) {
-	rng := rand.New(rand.NewPCG(5, 5))
-	X := testutil.RandDense(rng, k, k)
-	var F mat.Dense
-	F.Mul(X, X.T())
-	E := testutil.RandDense(rng, d, k)
-	D := testutil.RandUnitCols(rng, d, k)
+	D, E, F := odlBenchProblem(d, k)
 	var u DictUpdater
-	u.Update(D, E, &F, UpdateDictOptions{MaxIter: 1, Tol: -1})
+	u.Update(D, E, F, UpdateDictOptions{MaxIter: 1, Tol: -1})
 	dt, et := mat.DenseCopyOf(D.T()), mat.DenseCopyOf(E.T())
 	df := make([]float64, d)
 	b.ResetTimer()
@@ -128,7 +123,7 @@ func odlBench(b *testing.B, d, k int, unblocked bool) {
 			odlUnblocked(dt.RawMatrix().Data, et.RawMatrix().Data, df, F.RawMatrix(), d, k)
 			D.Copy(dt.T())
 		} else {
-			u.Update(D, E, &F, UpdateDictOptions{MaxIter: 1, Tol: -1})
+			u.Update(D, E, F, UpdateDictOptions{MaxIter: 1, Tol: -1})
 		}
 	}
 	flops := 2 * float64(k) * float64(k) * float64(d)
@@ -146,6 +141,17 @@ func BenchmarkUpdateDictUnblocked_d10000k690(b *testing.B) { odlBench(b, 10000, 
 func BenchmarkUpdateDictUnblocked_d300k700(b *testing.B)   { odlBench(b, 300, 700, true) }
 func BenchmarkUpdateDictUnblocked_d300k50(b *testing.B)    { odlBench(b, 300, 50, true) }
 
+// odlBenchProblem returns a d×k dictionary D of unit columns, E d×k and
+// the dense F = XXᵀ, X k×k, all random.
+func odlBenchProblem(d, k int) (D, E, F *mat.Dense) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	X := testutil.RandDense(rng, k, k)
+	F = new(mat.Dense)
+	F.Mul(X, X.T())
+	E = testutil.RandDense(rng, d, k)
+	return testutil.RandUnitCols(rng, d, k), E, F
+}
+
 // BenchmarkUpdateDictTwoCores times single ODL sweeps (dense F, as
 // odlBench) alternating between GOMAXPROCS 1 and 2, 20 of each per op, and
 // reports the median of each and their ratio: on a shared machine the
@@ -156,12 +162,7 @@ func BenchmarkUpdateDictTwoCores(b *testing.B) {
 		d, k := sz[0], sz[1]
 		b.Run(fmt.Sprintf("d%dk%d", d, k), func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-			rng := rand.New(rand.NewPCG(5, 5))
-			X := testutil.RandDense(rng, k, k)
-			var F mat.Dense
-			F.Mul(X, X.T())
-			E := testutil.RandDense(rng, d, k)
-			D := testutil.RandUnitCols(rng, d, k)
+			D, E, F := odlBenchProblem(d, k)
 			var u DictUpdater
 			var one, two []float64
 			b.ResetTimer()
@@ -169,7 +170,7 @@ func BenchmarkUpdateDictTwoCores(b *testing.B) {
 				for r := range 40 {
 					runtime.GOMAXPROCS(1 + r%2)
 					t0 := time.Now()
-					u.Update(D, E, &F, UpdateDictOptions{MaxIter: 1, Tol: -1})
+					u.Update(D, E, F, UpdateDictOptions{MaxIter: 1, Tol: -1})
 					if r%2 == 0 {
 						one = append(one, time.Since(t0).Seconds())
 					} else {

@@ -274,15 +274,7 @@ func meanTrain(t *testing.T, p dlParams) *train {
 			Y.Set(i, j, Y.At(i, j)/math.Sqrt(s))
 		}
 	}
-	Ys, g, err := trainingSet(Y, labels)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := newTrain(context.Background(), p, Ys, g.Part)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
+	return trainOn(t, p, Y, labels)
 }
 
 // TestXMetric checks the x_metric X step on data whose atoms share a mean

@@ -81,6 +81,12 @@ func lrsdlSynth(C, n, d int, seed uint64) (Y *mat.Dense, labels []int, shared *m
 func smallTrain(t *testing.T, p dlParams, C, n, d int, seed uint64) *train {
 	t.Helper()
 	Y, labels, _ := lrsdlSynth(C, n, d, seed)
+	return trainOn(t, p, Y, labels)
+}
+
+// trainOn returns the training state newTrain starts from on Y and labels.
+func trainOn(t *testing.T, p dlParams, Y *mat.Dense, labels []int) *train {
+	t.Helper()
 	Ys, g, err := trainingSet(Y, labels)
 	if err != nil {
 		t.Fatal(err)
