@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/internal/parallel"
@@ -36,18 +37,9 @@ func RankOneMajorizer(G *mat.Dense, u []float64, sigma, r float64) (m RankOneMet
 	if len(u) != n {
 		panic("core: RankOneMajorizer vector length mismatch")
 	}
-	gr := G.RawMatrix()
-	var rho, e2 float64
 	gu := make([]float64, n)
-	for i := 0; i < n; i++ {
-		row := gr.Data[i*gr.Stride : i*gr.Stride+n]
-		var s float64
-		for j, x := range row {
-			s += x * u[j]
-		}
-		gu[i] = s
-		rho += u[i] * s
-	}
+	rho := mulVec(gu, G, u)
+	var e2 float64
 	for i, x := range gu {
 		d := x - rho*u[i]
 		e2 += d * d
@@ -58,6 +50,36 @@ func RankOneMajorizer(G *mat.Dense, u []float64, sigma, r float64) (m RankOneMet
 		return RankOneMetric{}, false
 	}
 	return m, true
+}
+
+// Deflate sets dst to (I − uuᵀ)G(I − uuᵀ) = G − u·gᵀ − g·uᵀ + ρ·uuᵀ, with
+// g = Gu and ρ = uᵀg, for a symmetric n×n G and u of unit norm: the matrix
+// whose top eigenvalue is RankOneMajorizer's σ. gu (length n) is scratch.
+func Deflate(dst, G *mat.Dense, u, gu []float64) {
+	n, _ := G.Dims()
+	if len(u) != n || len(gu) != n {
+		panic("core: Deflate vector length mismatch")
+	}
+	rho := mulVec(gu, G, u)
+	dst.Reset()
+	dst.ReuseAs(n, n)
+	d, g := dst.RawMatrix(), G.RawMatrix()
+	for i := 0; i < n; i++ {
+		row, gr := d.Data[i*d.Stride:i*d.Stride+n], g.Data[i*g.Stride:i*g.Stride+n]
+		for j := range row {
+			row[j] = gr[j] - u[i]*gu[j] - gu[i]*u[j] + rho*u[i]*u[j]
+		}
+	}
+}
+
+// mulVec sets gu = G·u for the n×n G and returns uᵀGu.
+func mulVec(gu []float64, G *mat.Dense, u []float64) (rho float64) {
+	g := G.RawMatrix()
+	for i := range gu {
+		gu[i] = floats.Dot(g.Data[i*g.Stride:i*g.Stride+len(u)], u)
+		rho += u[i] * gu[i]
+	}
+	return rho
 }
 
 // SolveMetric is Solve with the scalar step 1/L replaced by the metric m:
@@ -210,15 +232,7 @@ func (j *metricJob) Do(ch int) {
 		zr, wr, cr := j.z[i*cols+c0:i*cols+c1], j.w[i*cols+c0:i*cols+c1], j.g[i*cols+c0:i*cols+c1]
 		ku := k * u[i]
 		for q, v := range cr {
-			v -= ku * tau[q]
-			var zn float64
-			if v > thr {
-				zn = v - thr
-			} else if v < -thr {
-				zn = v + thr
-			} else if math.IsNaN(v) {
-				zn = v
-			}
+			zn := shrink(v-ku*tau[q], thr)
 			zo := zr[q]
 			d := zn - zo
 			a[0] += d * d
@@ -245,8 +259,7 @@ func (s *metricStep) sums(j *metricJob, c0, c1 int, k, thr float64) {
 		uu := ui * ui
 		tau, s1, s2 := tau[:len(cr)], s1[:len(cr)], s2[:len(cr)]
 		for q, v := range cr {
-			v -= ku * tau[q]
-			p := v - min(max(v, -thr), thr) // S_thr(v)
+			p := shrink(v-ku*tau[q], thr)
 			s1[q] += ui * p
 			var act float64
 			if p != 0 {
@@ -256,3 +269,6 @@ func (s *metricStep) sums(j *metricJob, c0, c1 int, k, thr float64) {
 		}
 	}
 }
+
+// shrink returns S_t(v) = sgn(v)·max(|v| − t, 0); NaN stays NaN.
+func shrink(v, t float64) float64 { return v - min(max(v, -t), t) }

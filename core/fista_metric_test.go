@@ -70,8 +70,9 @@ func TestMetricStepKKT(t *testing.T) {
 }
 
 // TestRankOneMajorizer checks M − r·I − G ⪰ 0 by its eigenvalues for a
-// PSD G with one large eigenvalue and u an inexact top eigenvector, and
-// that a G without a gap gets no metric.
+// PSD G with one large eigenvalue and u an inexact top eigenvector, Deflate
+// against the product (I − uuᵀ)G(I − uuᵀ), and that a G without a gap gets
+// no metric.
 func TestRankOneMajorizer(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	n := 15
@@ -105,6 +106,11 @@ func TestRankOneMajorizer(t *testing.T) {
 	}
 	var PG mat.Dense
 	PG.Product(P, &G, P)
+	var defl mat.Dense
+	Deflate(&defl, &G, u, make([]float64, n))
+	if !mat.EqualApprox(&defl, &PG, 1e-9*mat.Norm(&G, 2)) {
+		t.Error("Deflate differs from (I − uuᵀ)G(I − uuᵀ)")
+	}
 	es.Factorize(symOf(&PG), false)
 	sigma := es.Values(nil)[n-1]
 	r := 0.5

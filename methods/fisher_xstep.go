@@ -241,6 +241,7 @@ type lipWork struct {
 	defl core.PowerIter // (I − uuᵀ)D̄ᵀD̄(I − uuᵀ)
 	dg   mat.Dense
 	u    []float64
+	gu   []float64
 }
 
 // warmStarts returns the power iterations of w without its workspaces.
@@ -300,28 +301,11 @@ func (s *xstep) metric(w *lipWork) (m core.RankOneMetric, ok bool) {
 		return m, false
 	}
 	w.u = append(w.u[:0], v...)
-	u := w.u
-	// (I − uuᵀ)G(I − uuᵀ) = G − u·gᵀ − g·uᵀ + ρ·uuᵀ with g = Gu, ρ = uᵀg.
-	G := s.gram.RawMatrix()
-	w.dg.Reset()
-	w.dg.ReuseAs(n, n)
-	dg := w.dg.RawMatrix()
-	g := dg.Data[:n] // row 0 of dg as scratch, overwritten below
-	var rho float64
-	for i := 0; i < n; i++ {
-		g[i] = floats.Dot(G.Data[i*G.Stride:i*G.Stride+n], u)
-		rho += u[i] * g[i]
-	}
-	gu := append([]float64(nil), g...)
-	for i := 0; i < n; i++ {
-		row, gr := dg.Data[i*dg.Stride:i*dg.Stride+n], G.Data[i*G.Stride:i*G.Stride+n]
-		for j := range row {
-			row[j] = gr[j] - u[i]*gu[j] - gu[i]*u[j] + rho*u[i]*u[j]
-		}
-	}
+	w.gu = append(w.gu[:0], v...) // scratch of the same length
+	core.Deflate(&w.dg, s.gram, w.u, w.gu)
 	w.defl.MaxIter, w.defl.Tol = 300, 1e-10
 	_, sigma := w.defl.MaxEig(&w.dg)
-	return core.RankOneMajorizer(s.gram, u, sigma, w.rest)
+	return core.RankOneMajorizer(s.gram, w.u, sigma, w.rest)
 }
 
 // opNorm returns the largest eigenvalue of the Hessian of h̄ over all of
