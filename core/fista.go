@@ -28,8 +28,12 @@ type GradFunc func(G, W *mat.Dense)
 type FISTA struct {
 	// MaxIter is the iteration limit; zero means 200.
 	MaxIter int
-	// Tol stops the run when ‖Z_k − Z_{k−1}‖_F ≤ Tol·max(1, ‖Z_k‖_F);
-	// zero means 1e-6, negative disables the test.
+	// Tol stops the run when ‖Z_k − Z_{k−1}‖_F ≤ Tol·max(1, ‖Z_k‖_F)
+	// at an iteration k ≥ 3 whose step is no longer than the one before;
+	// zero means 1e-6, negative disables the test. The first steps (plain
+	// gradient steps) and steps that momentum is still lengthening are
+	// short on ill-conditioned problems, where 1/L is tiny along most
+	// directions, without the iterates being near a minimiser.
 	Tol float64
 	// Restart enables O'Donoghue–Candès gradient restart: t_{k+1} = 1 and
 	// W_{k+1} = Z_k whenever ⟨W_k − Z_k, Z_k − Z_{k−1}⟩ > 0.
@@ -101,7 +105,7 @@ func (f *FISTA) run(ctx context.Context, x *mat.Dense, grad GradFunc, step float
 	if zr.Stride != c {
 		panic("core: FISTA needs a contiguous x")
 	}
-	t := 1.0
+	t, prev := 1.0, math.Inf(1) // prev: the last step's ‖Z_k − Z_{k−1}‖²
 	for k := 1; k <= maxIter; k++ {
 		if err := ctx.Err(); err != nil {
 			return k - 1, err
@@ -124,9 +128,10 @@ func (f *FISTA) run(ctx context.Context, x *mat.Dense, grad GradFunc, step float
 			t = 1
 			copy(wr.Data[:r*c], zr.Data[:r*c])
 		}
-		if tol > 0 && math.Sqrt(dz2) <= tol*math.Max(1, math.Sqrt(z2)) {
+		if tol > 0 && k >= 3 && dz2 <= prev && math.Sqrt(dz2) <= tol*math.Max(1, math.Sqrt(z2)) {
 			return k, nil
 		}
+		prev = dz2
 	}
 	return maxIter, nil
 }

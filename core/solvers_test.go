@@ -708,3 +708,42 @@ func svHasNaN(a *mat.Dense) bool {
 	}
 	return false
 }
+
+// TestFISTAShortStepsNotConvergence minimises ½Σhᵢxᵢ² − Σxᵢ with one
+// curvature h₀ = 10⁴ and the rest 1 (so x*ᵢ = 1/hᵢ) from x = 0: the first
+// steps, of 1/L = 10⁻⁴ per coordinate, are within the tolerance, but FISTA
+// must not stop on them.
+func TestFISTAShortStepsNotConvergence(t *testing.T) {
+	const n = 50
+	h := make([]float64, n)
+	for i := range h {
+		h[i] = 1
+	}
+	h[0] = 1e4
+	grad := func(g, w *mat.Dense) {
+		for i := range h {
+			g.Set(i, 0, h[i]*w.At(i, 0)-1)
+		}
+	}
+	obj := func(x *mat.Dense) float64 {
+		var s float64
+		for i := range h {
+			v := x.At(i, 0)
+			s += h[i]*v*v/2 - v
+		}
+		return s
+	}
+	var opt float64
+	for _, hi := range h {
+		opt -= 1 / (2 * hi)
+	}
+	x := mat.NewDense(n, 1, nil)
+	f := FISTA{MaxIter: 10000, Tol: 1e-3, Restart: true}
+	it, err := f.Solve(context.Background(), x, grad, 1e4, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := obj(x); got-opt > 1e-2*math.Abs(opt) {
+		t.Errorf("stopped after %d iterations at %v, minimum %v", it, got, opt)
+	}
+}

@@ -121,7 +121,7 @@ func (r *run) efficiency() error {
 	}
 	var ratios []string
 	for _, q := range []struct{ lr, fd, what string }{
-		{"LRSDL", "E-FDDL", "default tolerances (FISTA and ODL stop on their own tests; E-FDDL's X step after about one FISTA iteration)"},
+		{"LRSDL", "E-FDDL", "default tolerances (FISTA and ODL stop on their own tests)"},
 		{"LRSDL (q=50)", "E-FDDL (q=50)", "equal inner work (50 FISTA iterations in every X step, as the paper's complexity counts)"},
 	} {
 		l, f := byName[q.lr], byName[q.fd]
