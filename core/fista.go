@@ -120,7 +120,6 @@ func (f *FISTA) run(ctx context.Context, x *mat.Dense, grad GradFunc, step float
 			dz2, z2, rs = kernels.ProxStep(zr.Data, wr.Data, gr.Data, r, c, step, thr, beta)
 		}
 		if !(dz2 <= math.MaxFloat64 && z2 <= math.MaxFloat64) { // NaN, or ‖Z‖² overflowed
-
 			return k, fmt.Errorf("core: FISTA iterate %d: %w", k, ErrNotFinite)
 		}
 		t = tn
@@ -128,12 +127,22 @@ func (f *FISTA) run(ctx context.Context, x *mat.Dense, grad GradFunc, step float
 			t = 1
 			copy(wr.Data[:r*c], zr.Data[:r*c])
 		}
-		if tol > 0 && k >= 3 && dz2 <= prev && math.Sqrt(dz2) <= tol*math.Max(1, math.Sqrt(z2)) {
+		if StepConverged(k, dz2, prev, z2, tol) {
 			return k, nil
 		}
 		prev = dz2
 	}
 	return maxIter, nil
+}
+
+// StepConverged is FISTA's tolerance test (FISTA.Tol) at iteration k:
+//
+//	k ≥ 3,  dz2 ≤ prev,  √dz2 ≤ tol·max(1, √z2),
+//
+// with dz2 = ‖Z_k − Z_{k−1}‖², prev the same at k − 1 and z2 = ‖Z_k‖². It
+// is false for tol ≤ 0.
+func StepConverged(k int, dz2, prev, z2, tol float64) bool {
+	return tol > 0 && k >= 3 && dz2 <= prev && math.Sqrt(dz2) <= tol*math.Max(1, math.Sqrt(z2))
 }
 
 // ErrNotFinite is wrapped by the errors of solvers whose iterates or inputs

@@ -249,6 +249,7 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		pr   [][2]int // the atom ranges of P_c: class c's block, D_0's
 		off  int      // first row in Wt
 		L, t float64
+		prev float64 // the last ‖Z_k − Z_{k−1}‖²
 		done bool
 		// retry: FISTA diverged; LassoGram solves the class again
 		retry bool
@@ -270,7 +271,7 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 			return fmt.Errorf("methods: COPAR-X Gram matrix (λmax estimate %v): %w", L, core.ErrNotFinite)
 		}
 		q := &cl[c]
-		q.L, q.t, q.off = L, 1, lo
+		q.L, q.t, q.off, q.prev = L, 1, lo, math.Inf(1)
 		if L == 0 {
 			q.done = true
 			return nil
@@ -373,9 +374,10 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 				q.done, q.retry, packed = true, true, false
 				continue
 			}
-			if math.Sqrt(dz2) <= tol*math.Max(1, math.Sqrt(z2)) {
+			if core.StepConverged(k, dz2, q.prev, z2, tol) {
 				q.done, packed = true, false
 			}
+			q.prev = dz2
 		}
 	}
 	for c := range cl {
