@@ -203,8 +203,8 @@ func TestMethods(t *testing.T) {
 	}
 }
 
-// train -json holds the resolved options, the iterations run and why
-// training stopped, the normalisation and the backend.
+// train -json holds the resolved options, the iterations run, why
+// training stopped and the final cost, the normalisation and the backend.
 func TestTrainJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "m")
 	code, o, e := runCmd(t, "train", "-q", "-json", "-data", "../../testdata/argender.mat", "-method", "LRSDL", "-train-per-class", "8", "-iters", "3", "-p", "tol=0", "-o", out)
@@ -220,7 +220,7 @@ func TestTrainJSON(t *testing.T) {
 	// k defaults to min(20, smallest class) = 8.
 	if r.Method != "LRSDL" || r.Dataset != "argender" || r.Samples != 16 || !r.Normalize || r.Backend == "" ||
 		r.Params["k"] != 8.0 || r.Params["iters"] != 3.0 || r.ItersRun != 3 || r.StopReason != "max_iterations" ||
-		r.TestAccuracy == nil || r.TestSamples != 700 || r.Model != out {
+		r.Cost == nil || !(*r.Cost > 0) || r.TestAccuracy == nil || r.TestSamples != 700 || r.Model != out {
 		t.Errorf("%+v", r)
 	}
 }

@@ -26,6 +26,7 @@ type trainResult struct {
 	Params       eval.Params `json:"params"`
 	ItersRun     int         `json:"iters_run,omitempty"`
 	StopReason   string      `json:"stop_reason,omitempty"`
+	Cost         *float64    `json:"cost,omitempty"` // the method's cost after training, when it reports one
 	TrainSeconds float64     `json:"train_seconds"`
 	Model        string      `json:"model"`
 	TestSamples  int         `json:"test_samples,omitempty"`
@@ -100,6 +101,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	res := trainResult{Method: c.Name(), Dataset: ds.Name, Data: df.path, Samples: tr.Len(), Dimension: d, Classes: len(ds.Classes),
 		Normalize: df.normalize, Backend: lrsdl.Backend(), Params: paramValues(c), TrainSeconds: took.Seconds(), Model: *out}
 	res.ItersRun, res.StopReason = fitInfo(c)
+	if f, ok := c.(lrsdl.Fitted); ok {
+		if fc := f.FitInfo().Cost; len(fc.Terms) > 0 {
+			res.Cost = &fc.Total
+		}
+	}
 	if te := ds.Test; te.Y != nil {
 		pred, err := predict(ctx, c, te.Y)
 		if err != nil {
@@ -112,7 +118,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return printJSON(e.stdout, res)
 	}
 	fmt.Fprintf(e.stdout, "trained %s on %d samples of dimension %d, %d classes, in %.3gs%s; model written to %s\n",
-		c.Name(), tr.Len(), d, len(ds.Classes), took.Seconds(), stopNote(res.ItersRun, res.StopReason), *out)
+		c.Name(), tr.Len(), d, len(ds.Classes), took.Seconds(), stopNote(res.ItersRun, res.StopReason, res.Cost), *out)
 	fmt.Fprintf(e.stdout, "%s\n", normalizeNote(df.normalize))
 	if res.TestAccuracy != nil {
 		fmt.Fprintf(e.stdout, "test accuracy %.2f%% on the %d samples of the test set of %s\n", 100**res.TestAccuracy, res.TestSamples, df.path)
@@ -120,15 +126,20 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// stopNote describes how training stopped, e.g. " (30 iterations, max_iterations)".
-func stopNote(iters int, stop string) string {
+// stopNote describes how training stopped and the final cost, e.g.
+// " (30 iterations, max_iterations, cost 18.7)".
+func stopNote(iters int, stop string, cost *float64) string {
+	var c string
+	if cost != nil {
+		c = fmt.Sprintf(", cost %.6g", *cost)
+	}
 	switch {
 	case iters == 0:
 		return ""
 	case stop == "":
-		return fmt.Sprintf(" (%d iterations)", iters)
+		return fmt.Sprintf(" (%d iterations%s)", iters, c)
 	}
-	return fmt.Sprintf(" (%d iterations, %s)", iters, stop)
+	return fmt.Sprintf(" (%d iterations, %s%s)", iters, stop, c)
 }
 
 func printJSON(w io.Writer, v any) error {
