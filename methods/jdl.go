@@ -12,6 +12,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 )
 
 func init() {
@@ -189,6 +190,7 @@ type jdlTrain struct {
 	E, F     mat.Dense
 	Xold     mat.Dense
 	fista    core.FISTA
+	mul      jdlMul
 	pi       core.PowerIter
 	du       core.DictUpdater
 }
@@ -196,7 +198,7 @@ type jdlTrain struct {
 func newJDLTrain(Y *mat.Dense, sp, part core.Partition, D *mat.Dense, o JDLOptions) *jdlTrain {
 	_, N := Y.Dims()
 	return &jdlTrain{l1: lit(o.Lambda1), l2: lit(o.Lambda2), Y: Y, sp: sp, part: part, D: D, X: mat.NewDense(part.Len(), N, nil),
-		fista: core.FISTA{MaxIter: 100, Tol: 1e-4, Restart: true}}
+		fista: core.FISTA{MaxIter: 100, Tol: 1e-4, Restart: true}, mul: jdlMul{sp: sp, part: part}}
 }
 
 // jdlMask zeroes the rows of g outside the class block c and the shared
@@ -216,9 +218,12 @@ func jdlMask(g *mat.Dense, sp, part core.Partition) {
 }
 
 // grad sets g to the masked gradient of the smooth part of J at W.
+// W is zero off the class and shared rows of each class's columns, so
+// D̄ᵀD̄W is formed on those rows only (jdlMul): Σ_c (k_c+k0)²n_c
+// multiply-adds instead of K̄²N.
 func (s *jdlTrain) grad(g, W *mat.Dense) {
 	g.Copy(&s.B)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.G.RawMatrix(), W.RawMatrix(), -1, g.RawMatrix())
+	s.mul.run(g.RawMatrix(), s.G.RawMatrix(), W.RawMatrix(), -1)
 	if l2 := s.l2; l2 > 0 {
 		core.FisherGrad(&s.fg, W, s.sp)
 		gr, fr := g.RawMatrix().Data, s.fg.RawMatrix().Data
@@ -229,15 +234,69 @@ func (s *jdlTrain) grad(g, W *mat.Dense) {
 	jdlMask(g, s.sp, s.part)
 }
 
+// jdlMul computes products with codes that are zero off the rows of D_c
+// and D_0 in the columns of each class c, one class per chunk of
+// parallel.For.
+type jdlMul struct {
+	sp, part  core.Partition
+	dst, a, w blas64.General
+	beta      float64
+}
+
+// run sets, for every class c with columns J_c and rows R_c = a_c ∪ s (the
+// atoms of D_c and D_0),
+//
+//	dst[R_c, J_c] = A[R_c, a_c]·W[a_c, J_c] + A[R_c, s]·W[s, J_c] + β·dst[R_c, J_c],
+//
+// which is (A·W + β·dst)[R_c, J_c] for W zero off R_c in J_c; dst is not
+// written elsewhere.
+func (j *jdlMul) run(dst, a, w blas64.General, beta float64) {
+	j.dst, j.a, j.w, j.beta = dst, a, w, beta
+	C := j.sp.Blocks()
+	k0 := j.part.Len() - j.part[C]
+	work := 0
+	for c := 0; c < C; c++ {
+		a0, a1 := j.part.Block(c)
+		s0, s1 := j.sp.Block(c)
+		work += (a1 - a0 + k0) * (a1 - a0 + k0) * (s1 - s0)
+	}
+	parallel.For(C, j, work)
+	j.dst, j.a, j.w = blas64.General{}, blas64.General{}, blas64.General{}
+}
+
+func (j *jdlMul) Do(c int) {
+	C := j.sp.Blocks()
+	s0, s1 := j.sp.Block(c)
+	blocks := [2][2]int{{j.part[c], j.part[c+1]}, {j.part[C], j.part[C+1]}}
+	for _, r := range blocks {
+		out := jdlView(j.dst, r[0], r[1], s0, s1)
+		for i, q := range blocks {
+			beta := 1.0
+			if i == 0 {
+				beta = j.beta
+			}
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, jdlView(j.a, r[0], r[1], q[0], q[1]), jdlView(j.w, q[0], q[1], s0, s1), beta, out)
+		}
+	}
+}
+
+// jdlView returns rows [r0, r1) and columns [c0, c1) of a.
+func jdlView(a blas64.General, r0, r1, c0, c1 int) blas64.General {
+	return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: a.Stride, Data: a.Data[r0*a.Stride+c0 : (r1-1)*a.Stride+c1]}
+}
+
 // stepX runs JDL-X, warm-started from the current codes.
 func (s *jdlTrain) stepX(ctx context.Context) error {
 	K, N := s.X.Dims()
+	d, _ := s.Y.Dims()
 	s.G.Reset()
 	s.G.ReuseAs(K, K)
 	s.G.Mul(s.D.T(), s.D)
 	s.B.Reset()
 	s.B.ReuseAs(K, N)
-	core.MulTrans(&s.B, s.D, s.Y)
+	s.codeBlocks(func(a0, a1, s0, s1 int) { // B = D̄ᵀY on the code blocks, zero elsewhere
+		gemmView(blas.Trans, blas.NoTrans, 1, s.D, 0, d, a0, a1, s.Y, 0, d, s0, s1, 0, &s.B, a0, a1, s0, s1)
+	})
 	s.fg.Reset()
 	s.fg.ReuseAs(K, N)
 	_, L := s.pi.MaxEig(&s.G)
@@ -266,20 +325,63 @@ func (s *jdlTrain) stepXKeep(ctx context.Context) error {
 
 // stepD runs JDL-D.
 func (s *jdlTrain) stepD() {
+	d, N := s.Y.Dims()
+	K, _ := s.X.Dims()
 	s.E.Reset()
-	s.E.Mul(s.Y, s.X.T())
+	s.E.ReuseAs(d, K)
 	s.F.Reset()
-	s.F.Mul(s.X, s.X.T())
+	s.F.ReuseAs(K, K)
+	// E = YX̃ᵀ and F = X̃X̃ᵀ from the code blocks; the blocks F[a_c, a_c'],
+	// c ≠ c', are zero.
+	C := s.sp.Blocks()
+	k0, k1 := s.part.Block(C)
+	s.codeBlocks(func(a0, a1, s0, s1 int) {
+		if a0 == k0 {
+			return // the shared rows, over all samples below
+		}
+		gemmView(blas.NoTrans, blas.Trans, 1, s.Y, 0, d, s0, s1, s.X, a0, a1, s0, s1, 0, &s.E, 0, d, a0, a1)
+		gemmView(blas.NoTrans, blas.Trans, 1, s.X, a0, a1, s0, s1, s.X, a0, a1, s0, s1, 0, &s.F, a0, a1, a0, a1)
+		gemmView(blas.NoTrans, blas.Trans, 1, s.X, a0, a1, s0, s1, s.X, k0, k1, s0, s1, 0, &s.F, a0, a1, k0, k1)
+	})
+	gemmView(blas.NoTrans, blas.Trans, 1, s.Y, 0, d, 0, N, s.X, k0, k1, 0, N, 0, &s.E, 0, d, k0, k1)
+	gemmView(blas.NoTrans, blas.Trans, 1, s.X, k0, k1, 0, N, s.X, k0, k1, 0, N, 0, &s.F, k0, k1, k0, k1)
+	f := s.F.RawMatrix() // the lower triangle from the upper: ODL takes F as symmetric
+	for i := 0; i < K; i++ {
+		for j := i + 1; j < K; j++ {
+			f.Data[j*f.Stride+i] = f.Data[i*f.Stride+j]
+		}
+	}
 	s.du.Update(s.D, &s.E, &s.F, core.UpdateDictOptions{})
+}
+
+// codeBlocks calls f for the non-zero blocks of the codes X̃: rows [a0, a1)
+// of D_c and columns [s0, s1) of class c for every c, then the rows of
+// D_0 over all samples.
+func (s *jdlTrain) codeBlocks(f func(a0, a1, s0, s1 int)) {
+	C := s.sp.Blocks()
+	for c := 0; c < C; c++ {
+		a0, a1 := s.part.Block(c)
+		s0, s1 := s.sp.Block(c)
+		f(a0, a1, s0, s1)
+	}
+	a0, a1 := s.part.Block(C)
+	f(a0, a1, 0, s.sp.Len())
+}
+
+// gemmView sets dst[r0:r1, c0:c1] = α·op(A[ar0:ar1, ac0:ac1])·op(B[br0:br1, bc0:bc1]) + β·dst[r0:r1, c0:c1].
+func gemmView(tA, tB blas.Transpose, alpha float64, a *mat.Dense, ar0, ar1, ac0, ac1 int, b *mat.Dense, br0, br1, bc0, bc1 int, beta float64, dst *mat.Dense, r0, r1, c0, c1 int) {
+	blas64.Gemm(tA, tB, alpha, jdlView(a.RawMatrix(), ar0, ar1, ac0, ac1), jdlView(b.RawMatrix(), br0, br1, bc0, bc1), beta, jdlView(dst.RawMatrix(), r0, r1, c0, c1))
 }
 
 // cost returns J with the terms "fidelity", "sparsity" and "fisher".
 func (s *jdlTrain) cost() lrsdl.Cost {
-	var R mat.Dense
-	R.Mul(s.D, s.X)
-	R.Sub(s.Y, &R)
+	d, _ := s.Y.Dims()
+	R := mat.DenseCopyOf(s.Y) // Y − D̄X̃ from the code blocks
+	s.codeBlocks(func(a0, a1, s0, s1 int) {
+		gemmView(blas.NoTrans, blas.NoTrans, -1, s.D, 0, d, a0, a1, s.X, a0, a1, s0, s1, 1, R, 0, d, s0, s1)
+	})
 	terms := []lrsdl.Term{
-		{Name: "fidelity", Value: core.Dot(&R, &R) / 2},
+		{Name: "fidelity", Value: core.Dot(R, R) / 2},
 		{Name: "sparsity", Value: s.l1 * core.L1(s.X)},
 		{Name: "fisher", Value: s.l2 / 2 * core.Fisher(s.X, s.sp)},
 	}

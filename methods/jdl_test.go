@@ -117,6 +117,63 @@ func TestJDLXGradient(t *testing.T) {
 	}
 }
 
+// TestJDLBlockProducts checks the products JDL forms from the code blocks
+// (the gradient, J's residual, B = D̄ᵀY, E = YX̃ᵀ and F = X̃X̃ᵀ) against the
+// dense products on random block-structured codes.
+func TestJDLBlockProducts(t *testing.T) {
+	s := jdlToy(3, JDLOptions{K: 3, K0: 2, Lambda1: 0.05, Lambda2: 0.1})
+	rng := rand.New(rand.NewPCG(7, 7))
+	K, N := s.X.Dims()
+	for i := 0; i < K; i++ {
+		for j := 0; j < N; j++ {
+			s.X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	jdlMask(s.X, s.sp, s.part)
+	if err := s.stepX(context.Background()); err != nil { // sets G and B
+		t.Fatal(err)
+	}
+	X := mat.DenseCopyOf(s.X)
+	close := func(name string, got, want *mat.Dense) {
+		t.Helper()
+		if !mat.EqualApprox(got, want, 1e-12*math.Max(1, mat.Norm(want, math.Inf(1)))) {
+			t.Errorf("%s differs from the dense product", name)
+		}
+	}
+	var B mat.Dense
+	B.Mul(s.D.T(), s.Y)
+	jdlMask(&B, s.sp, s.part)
+	close("B", &s.B, &B)
+
+	var g, fg mat.Dense
+	g.Mul(&s.G, X)
+	g.Sub(&g, &B)
+	core.FisherGrad(&fg, X, s.sp)
+	fg.Scale(s.l2, &fg)
+	g.Add(&g, &fg)
+	jdlMask(&g, s.sp, s.part)
+	got := mat.NewDense(K, N, nil)
+	s.grad(got, X)
+	close("gradient", got, &g)
+
+	var R mat.Dense
+	R.Mul(s.D, X)
+	R.Sub(s.Y, &R)
+	if got, want := s.cost().Term("fidelity"), core.Dot(&R, &R)/2; math.Abs(got-want) > 1e-12*want {
+		t.Errorf("fidelity %v, dense %v", got, want)
+	}
+
+	var E, F mat.Dense
+	E.Mul(s.Y, X.T())
+	F.Mul(X, X.T())
+	s.stepD()
+	close("E", &s.E, &E)
+	close("F", &s.F, &F)
+	if !mat.Equal(&s.F, s.F.T()) {
+		t.Error("F is not symmetric")
+	}
+}
+
 // TestJDLSynthetic trains JDL and JDL* on the simulated data (4 classes with
 // shared patterns, chance 25 %) and checks monotone progress, accuracy,
 // Atoms, sparse input and the state round trip.
