@@ -178,104 +178,152 @@ func (m *JDL) SetParam(name, value string) error { return m.Options.spec().set(n
 // SetProgress sets the function called after every outer iteration.
 func (m *JDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
 
-// jdlTrain holds one JDL training run on the class-sorted samples Y.
+// jdlTrain holds one JDL training run on the class-sorted samples Y. The
+// codes X̃ are zero off the rows of D_c and D_0 in the columns of class c,
+// so they are kept compact: X is (k+k0)×N, and column j of class c holds
+// rows a_c (the atoms of D_c) of X̃ in its first k rows and rows s (those
+// of D_0) in the last k0. Every class has k atoms (blockPartition).
 type jdlTrain struct {
 	l1, l2   float64        // λ1, λ2
 	Y        *mat.Dense     // d×N
 	sp       core.Partition // samples of each class
 	part     core.Partition // atoms: C class blocks and D_0
+	k        int            // atoms per class
 	D        *mat.Dense     // d×K̄
-	X        *mat.Dense     // K̄×N, zero off the class and shared rows
-	G, B, fg mat.Dense      // D̄ᵀD̄, D̄ᵀY, Fisher gradient
+	X        *mat.Dense     // (k+k0)×N, X̃ compact
+	G        mat.Dense      // D̄ᵀD̄
+	B        mat.Dense      // D̄ᵀY on the code blocks, compact
 	E, F     mat.Dense
-	Xold     mat.Dense
+	Xold, Xf mat.Dense // X before JDL-X; X̃ (K̄×N) for the cost
 	fista    core.FISTA
-	mul      jdlMul
+	grads    jdlGrad
 	pi       core.PowerIter
 	du       core.DictUpdater
 }
 
 func newJDLTrain(Y *mat.Dense, sp, part core.Partition, D *mat.Dense, o JDLOptions) *jdlTrain {
 	_, N := Y.Dims()
-	return &jdlTrain{l1: lit(o.Lambda1), l2: lit(o.Lambda2), Y: Y, sp: sp, part: part, D: D, X: mat.NewDense(part.Len(), N, nil),
-		fista: core.FISTA{MaxIter: 100, Tol: 1e-4, Restart: true}, mul: jdlMul{sp: sp, part: part}}
-}
-
-// jdlMask zeroes the rows of g outside the class block c and the shared
-// block in the columns of each class c.
-func jdlMask(g *mat.Dense, sp, part core.Partition) {
 	C := sp.Blocks()
-	gr := g.RawMatrix()
-	for c := 0; c < C; c++ {
-		s0, s1 := sp.Block(c)
-		a0, a1 := part.Block(c)
-		for i := 0; i < part[C]; i++ {
-			if i < a0 || i >= a1 {
-				clear(gr.Data[i*gr.Stride+s0 : i*gr.Stride+s1])
-			}
-		}
-	}
+	k, k0 := part[1]-part[0], part.Len()-part[C]
+	s := &jdlTrain{l1: lit(o.Lambda1), l2: lit(o.Lambda2), Y: Y, sp: sp, part: part, k: k, D: D, X: mat.NewDense(k+k0, N, nil),
+		fista: core.FISTA{MaxIter: 100, Tol: 1e-4, Restart: true}}
+	s.grads.s = s
+	return s
 }
 
-// grad sets g to the masked gradient of the smooth part of J at W.
-// W is zero off the class and shared rows of each class's columns, so
-// D̄ᵀD̄W is formed on those rows only (jdlMul): Σ_c (k_c+k0)²n_c
-// multiply-adds instead of K̄²N.
+// codeBlocks calls f for the blocks of X̃ that may be non-zero: rows
+// [a0, a1) of X̃ (compact rows [r0, r1)) in columns [s0, s1), first the
+// rows of D_c in the columns of class c for every c, then the rows of D_0
+// in all columns.
+func (s *jdlTrain) codeBlocks(f func(a0, a1, r0, r1, s0, s1 int)) {
+	C := s.sp.Blocks()
+	for c := 0; c < C; c++ {
+		a0, a1 := s.part.Block(c)
+		s0, s1 := s.sp.Block(c)
+		f(a0, a1, 0, s.k, s0, s1)
+	}
+	a0, a1 := s.part.Block(C)
+	f(a0, a1, s.k, s.k+a1-a0, 0, s.sp.Len())
+}
+
+// full sets s.Xf to X̃.
+func (s *jdlTrain) full() *mat.Dense {
+	K, N := s.part.Len(), s.sp.Len()
+	s.Xf.Reset()
+	s.Xf.ReuseAs(K, N)
+	xf, x := s.Xf.RawMatrix(), s.X.RawMatrix()
+	s.codeBlocks(func(a0, a1, r0, r1, s0, s1 int) {
+		for i := 0; i < a1-a0; i++ {
+			copy(xf.Data[(a0+i)*xf.Stride+s0:(a0+i)*xf.Stride+s1], x.Data[(r0+i)*x.Stride+s0:(r0+i)*x.Stride+s1])
+		}
+	})
+	return &s.Xf
+}
+
+// grad sets g to the gradient of the smooth part of J at W on the code
+// blocks (both compact). Since X̃ is zero elsewhere, D̄ᵀD̄W̃ on the rows
+// R_c = a_c ∪ s of class c's columns is
+//
+//	G[R_c, a_c]·W[:k, J_c] + G[R_c, s]·W[k:, J_c],
+//
+// Σ_c (k+k0)²n_c multiply-adds instead of K̄²N, and ½∇g of the Fisher term
+// (core.FisherGrad) needs the means of those rows only: a row of D_c is
+// zero outside class c, so its mean over all samples is its sum over J_c
+// over N.
 func (s *jdlTrain) grad(g, W *mat.Dense) {
 	g.Copy(&s.B)
-	s.mul.run(g.RawMatrix(), s.G.RawMatrix(), W.RawMatrix(), -1)
-	if l2 := s.l2; l2 > 0 {
-		core.FisherGrad(&s.fg, W, s.sp)
-		gr, fr := g.RawMatrix().Data, s.fg.RawMatrix().Data
-		for i, v := range fr {
-			gr[i] += l2 * v
+	s.grads.g, s.grads.w = g.RawMatrix(), W.RawMatrix()
+	parallel.For(s.sp.Blocks(), &s.grads, (s.k+s.part.Len()-s.part[s.sp.Blocks()])*g.RawMatrix().Rows*g.RawMatrix().Cols)
+	if s.l2 > 0 {
+		s.fisherShared(g.RawMatrix(), W.RawMatrix())
+	}
+	s.grads.g, s.grads.w = blas64.General{}, blas64.General{}
+}
+
+// jdlGrad computes the gradient of grad on the columns of one class per
+// chunk.
+type jdlGrad struct {
+	s    *jdlTrain
+	g, w blas64.General
+}
+
+func (j *jdlGrad) Do(c int) {
+	s := j.s
+	C := s.sp.Blocks()
+	s0, s1 := s.sp.Block(c)
+	k, kk := s.k, j.g.Rows
+	atoms := [2][2]int{{s.part[c], s.part[c+1]}, {s.part[C], s.part[C+1]}}
+	rows := [2][2]int{{0, k}, {k, kk}}
+	G := s.G.RawMatrix()
+	for i, r := range rows {
+		out := jdlView(j.g, r[0], r[1], s0, s1)
+		for q, a := range atoms {
+			beta := 1.0
+			if q == 0 {
+				beta = -1 // g = G·W − B
+			}
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, jdlView(G, atoms[i][0], atoms[i][1], a[0], a[1]), jdlView(j.w, rows[q][0], rows[q][1], s0, s1), beta, out)
 		}
 	}
-	jdlMask(g, s.sp, s.part)
-}
-
-// jdlMul computes products with codes that are zero off the rows of D_c
-// and D_0 in the columns of each class c, one class per chunk of
-// parallel.For.
-type jdlMul struct {
-	sp, part  core.Partition
-	dst, a, w blas64.General
-	beta      float64
-}
-
-// run sets, for every class c with columns J_c and rows R_c = a_c ∪ s (the
-// atoms of D_c and D_0),
-//
-//	dst[R_c, J_c] = A[R_c, a_c]·W[a_c, J_c] + A[R_c, s]·W[s, J_c] + β·dst[R_c, J_c],
-//
-// which is (A·W + β·dst)[R_c, J_c] for W zero off R_c in J_c; dst is not
-// written elsewhere.
-func (j *jdlMul) run(dst, a, w blas64.General, beta float64) {
-	j.dst, j.a, j.w, j.beta = dst, a, w, beta
-	C := j.sp.Blocks()
-	k0 := j.part.Len() - j.part[C]
-	work := 0
-	for c := 0; c < C; c++ {
-		a0, a1 := j.part.Block(c)
-		s0, s1 := j.sp.Block(c)
-		work += (a1 - a0 + k0) * (a1 - a0 + k0) * (s1 - s0)
+	if s.l2 == 0 {
+		return
 	}
-	parallel.For(C, j, work)
-	j.dst, j.a, j.w = blas64.General{}, blas64.General{}, blas64.General{}
+	// ½∇g = 2x + m − 2m_c on the rows of D_c, m = Σ_{J_c}x/N, m_c = Σ_{J_c}x/n_c.
+	N, n := float64(s.sp.Len()), float64(s1-s0)
+	for r := 0; r < k; r++ {
+		x := j.w.Data[r*j.w.Stride+s0 : r*j.w.Stride+s1]
+		out := j.g.Data[r*j.g.Stride+s0 : r*j.g.Stride+s1]
+		var sum float64
+		for _, v := range x {
+			sum += v
+		}
+		m, mc := sum/N, sum/n
+		for i, v := range x {
+			out[i] += s.l2 * (2*v + m - 2*mc)
+		}
+	}
 }
 
-func (j *jdlMul) Do(c int) {
-	C := j.sp.Blocks()
-	s0, s1 := j.sp.Block(c)
-	blocks := [2][2]int{{j.part[c], j.part[c+1]}, {j.part[C], j.part[C+1]}}
-	for _, r := range blocks {
-		out := jdlView(j.dst, r[0], r[1], s0, s1)
-		for i, q := range blocks {
-			beta := 1.0
-			if i == 0 {
-				beta = j.beta
+// fisherShared adds λ2·½∇g of the Fisher term on the rows of D_0.
+func (s *jdlTrain) fisherShared(g, w blas64.General) {
+	for r := s.k; r < w.Rows; r++ {
+		x := w.Data[r*w.Stride : r*w.Stride+w.Cols]
+		out := g.Data[r*g.Stride : r*g.Stride+g.Cols]
+		var sum float64
+		for _, v := range x {
+			sum += v
+		}
+		m := sum / float64(len(x))
+		for c := 0; c < s.sp.Blocks(); c++ {
+			s0, s1 := s.sp.Block(c)
+			var sc float64
+			for _, v := range x[s0:s1] {
+				sc += v
 			}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, jdlView(j.a, r[0], r[1], q[0], q[1]), jdlView(j.w, q[0], q[1], s0, s1), beta, out)
+			mc := sc / float64(s1-s0)
+			for i := s0; i < s1; i++ {
+				out[i] += s.l2 * (2*x[i] + m - 2*mc)
+			}
 		}
 	}
 }
@@ -287,18 +335,17 @@ func jdlView(a blas64.General, r0, r1, c0, c1 int) blas64.General {
 
 // stepX runs JDL-X, warm-started from the current codes.
 func (s *jdlTrain) stepX(ctx context.Context) error {
-	K, N := s.X.Dims()
+	K := s.part.Len()
+	kk, N := s.X.Dims()
 	d, _ := s.Y.Dims()
 	s.G.Reset()
 	s.G.ReuseAs(K, K)
 	s.G.Mul(s.D.T(), s.D)
 	s.B.Reset()
-	s.B.ReuseAs(K, N)
-	s.codeBlocks(func(a0, a1, s0, s1 int) { // B = D̄ᵀY on the code blocks, zero elsewhere
-		gemmView(blas.Trans, blas.NoTrans, 1, s.D, 0, d, a0, a1, s.Y, 0, d, s0, s1, 0, &s.B, a0, a1, s0, s1)
+	s.B.ReuseAs(kk, N)
+	s.codeBlocks(func(a0, a1, r0, r1, s0, s1 int) {
+		gemmView(blas.Trans, blas.NoTrans, 1, s.D, 0, d, a0, a1, s.Y, 0, d, s0, s1, 0, &s.B, r0, r1, s0, s1)
 	})
-	s.fg.Reset()
-	s.fg.ReuseAs(K, N)
 	_, L := s.pi.MaxEig(&s.G)
 	L += 2 * s.l2
 	if !(L > 0) {
@@ -326,25 +373,25 @@ func (s *jdlTrain) stepXKeep(ctx context.Context) error {
 // stepD runs JDL-D.
 func (s *jdlTrain) stepD() {
 	d, N := s.Y.Dims()
-	K, _ := s.X.Dims()
+	K := s.part.Len()
 	s.E.Reset()
 	s.E.ReuseAs(d, K)
 	s.F.Reset()
 	s.F.ReuseAs(K, K)
 	// E = YX̃ᵀ and F = X̃X̃ᵀ from the code blocks; the blocks F[a_c, a_c'],
 	// c ≠ c', are zero.
-	C := s.sp.Blocks()
-	k0, k1 := s.part.Block(C)
-	s.codeBlocks(func(a0, a1, s0, s1 int) {
+	k, kk := s.k, s.k+K-s.part[s.sp.Blocks()]
+	k0, k1 := s.part.Block(s.sp.Blocks())
+	s.codeBlocks(func(a0, a1, r0, r1, s0, s1 int) {
 		if a0 == k0 {
 			return // the shared rows, over all samples below
 		}
-		gemmView(blas.NoTrans, blas.Trans, 1, s.Y, 0, d, s0, s1, s.X, a0, a1, s0, s1, 0, &s.E, 0, d, a0, a1)
-		gemmView(blas.NoTrans, blas.Trans, 1, s.X, a0, a1, s0, s1, s.X, a0, a1, s0, s1, 0, &s.F, a0, a1, a0, a1)
-		gemmView(blas.NoTrans, blas.Trans, 1, s.X, a0, a1, s0, s1, s.X, k0, k1, s0, s1, 0, &s.F, a0, a1, k0, k1)
+		gemmView(blas.NoTrans, blas.Trans, 1, s.Y, 0, d, s0, s1, s.X, 0, k, s0, s1, 0, &s.E, 0, d, a0, a1)
+		gemmView(blas.NoTrans, blas.Trans, 1, s.X, 0, k, s0, s1, s.X, 0, k, s0, s1, 0, &s.F, a0, a1, a0, a1)
+		gemmView(blas.NoTrans, blas.Trans, 1, s.X, 0, k, s0, s1, s.X, k, kk, s0, s1, 0, &s.F, a0, a1, k0, k1)
 	})
-	gemmView(blas.NoTrans, blas.Trans, 1, s.Y, 0, d, 0, N, s.X, k0, k1, 0, N, 0, &s.E, 0, d, k0, k1)
-	gemmView(blas.NoTrans, blas.Trans, 1, s.X, k0, k1, 0, N, s.X, k0, k1, 0, N, 0, &s.F, k0, k1, k0, k1)
+	gemmView(blas.NoTrans, blas.Trans, 1, s.Y, 0, d, 0, N, s.X, k, kk, 0, N, 0, &s.E, 0, d, k0, k1)
+	gemmView(blas.NoTrans, blas.Trans, 1, s.X, k, kk, 0, N, s.X, k, kk, 0, N, 0, &s.F, k0, k1, k0, k1)
 	f := s.F.RawMatrix() // the lower triangle from the upper: ODL takes F as symmetric
 	for i := 0; i < K; i++ {
 		for j := i + 1; j < K; j++ {
@@ -352,20 +399,6 @@ func (s *jdlTrain) stepD() {
 		}
 	}
 	s.du.Update(s.D, &s.E, &s.F, core.UpdateDictOptions{})
-}
-
-// codeBlocks calls f for the non-zero blocks of the codes X̃: rows [a0, a1)
-// of D_c and columns [s0, s1) of class c for every c, then the rows of
-// D_0 over all samples.
-func (s *jdlTrain) codeBlocks(f func(a0, a1, s0, s1 int)) {
-	C := s.sp.Blocks()
-	for c := 0; c < C; c++ {
-		a0, a1 := s.part.Block(c)
-		s0, s1 := s.sp.Block(c)
-		f(a0, a1, s0, s1)
-	}
-	a0, a1 := s.part.Block(C)
-	f(a0, a1, 0, s.sp.Len())
 }
 
 // gemmView sets dst[r0:r1, c0:c1] = α·op(A[ar0:ar1, ac0:ac1])·op(B[br0:br1, bc0:bc1]) + β·dst[r0:r1, c0:c1].
@@ -377,13 +410,14 @@ func gemmView(tA, tB blas.Transpose, alpha float64, a *mat.Dense, ar0, ar1, ac0,
 func (s *jdlTrain) cost() lrsdl.Cost {
 	d, _ := s.Y.Dims()
 	R := mat.DenseCopyOf(s.Y) // Y − D̄X̃ from the code blocks
-	s.codeBlocks(func(a0, a1, s0, s1 int) {
-		gemmView(blas.NoTrans, blas.NoTrans, -1, s.D, 0, d, a0, a1, s.X, a0, a1, s0, s1, 1, R, 0, d, s0, s1)
+	s.codeBlocks(func(a0, a1, r0, r1, s0, s1 int) {
+		gemmView(blas.NoTrans, blas.NoTrans, -1, s.D, 0, d, a0, a1, s.X, r0, r1, s0, s1, 1, R, 0, d, s0, s1)
 	})
+	X := s.full()
 	terms := []lrsdl.Term{
 		{Name: "fidelity", Value: core.Dot(R, R) / 2},
-		{Name: "sparsity", Value: s.l1 * core.L1(s.X)},
-		{Name: "fisher", Value: s.l2 / 2 * core.Fisher(s.X, s.sp)},
+		{Name: "sparsity", Value: s.l1 * core.L1(X)},
+		{Name: "fisher", Value: s.l2 / 2 * core.Fisher(X, s.sp)},
 	}
 	return lrsdl.NewCost(terms...)
 }
