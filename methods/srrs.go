@@ -166,10 +166,12 @@ func (m *SRRS) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	m.info.Stop = lrsdl.StopMaxIters
 	for it := 1; it <= o.Iters; it++ {
 		if err := ctx.Err(); err != nil {
+			s.waitP()
 			m.info.Stop, m.info.Elapsed = lrsdl.StopCancelled, time.Since(start)
 			return err
 		}
 		if err := s.step(); err != nil {
+			s.waitP()
 			return err
 		}
 		m.info.Iters = it
@@ -191,6 +193,7 @@ func (m *SRRS) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 			break
 		}
 	}
+	s.waitP()
 	var P, F mat.Dense
 	P.Mul(U, s.Ph)
 	feat := s.Xh

@@ -160,21 +160,30 @@ const svtGramMin = 1e-6
 // thresholding D_τ(a) of core.SVT through the eigenvectors of the Gram
 // matrix aᵀa (or aaᵀ when r < N) whose eigenvalues exceed τ²: with
 // aᵀa = VΛVᵀ and σ = √λ, D_τ(a) = a·V_k·diag(1 − τ/σ)·V_kᵀ. Only the k
-// kept vectors are formed (symEig). It returns ‖D_τ(a)‖_* = Σ(σ − τ) over
-// the kept σ, and reports false, leaving dst alone,
-// when τ is below svtGramMin·‖a‖₂, a is not finite or the
-// eigendecomposition fails; core.SVT is then the way.
+// kept vectors are formed (symEig); a zero a gives zero at once. It
+// returns ‖D_τ(a)‖_* = Σ(σ − τ) over the kept σ, and reports false,
+// leaving dst alone, when τ is below svtGramMin·‖a‖₂, a is not
+// finite or the eigendecomposition fails; core.SVT is then the way.
 func svtGram(dst, a *mat.Dense, tau float64) (nuc float64, ok bool) {
 	r, N := a.Dims()
 	if !(tau > 0) || r == 0 || N == 0 {
 		return 0, false
 	}
+	zero := true
 	for i := 0; i < r; i++ {
 		for _, v := range a.RawRowView(i) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return 0, false
 			}
+			zero = zero && v == 0
 		}
+	}
+	if zero { // D_τ(0) = 0
+		if dst.IsEmpty() {
+			dst.ReuseAs(r, N)
+		}
+		dst.Zero()
+		return 0, true
 	}
 	wide := r < N
 	var G mat.SymDense

@@ -96,8 +96,8 @@ func TestSymEigLow(t *testing.T) {
 
 // TestSVTGram checks svtGram against core.SVT (the thin SVD) on tall, wide
 // and square matrices with fast-decaying singular values, at thresholds
-// keeping all, some and none of them, and that it declines a τ below
-// svtGramMin·‖a‖₂.
+// keeping all, some and none of them, that it declines a τ below
+// svtGramMin·‖a‖₂, and that it thresholds zero to zero.
 func TestSVTGram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, sz := range [][2]int{{30, 30}, {40, 25}, {25, 40}} {
@@ -128,6 +128,13 @@ func TestSVTGram(t *testing.T) {
 		var dst mat.Dense
 		if _, ok := svtGram(&dst, a, 1e-8*s[0]); ok {
 			t.Errorf("%d×%d: accepted τ = 1e-8·σ_max", r, c)
+		}
+		// D_τ(0) = 0, into an empty and a filled dst.
+		zero := mat.NewDense(r, c, nil)
+		for _, dst := range []*mat.Dense{{}, mat.DenseCopyOf(a)} {
+			if nuc, ok := svtGram(dst, zero, 1); !ok || nuc != 0 || !mat.Equal(dst, zero) {
+				t.Errorf("%d×%d: svtGram of zero gives %v, %v", r, c, nuc, ok)
+			}
 		}
 	}
 }

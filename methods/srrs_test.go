@@ -346,6 +346,21 @@ func TestSRRSReduceTall(t *testing.T) {
 	}
 }
 
+// TestSRRSPStepPanic checks that a P step failing on its own goroutine
+// panics in the caller of waitP.
+func TestSRRSPStepPanic(t *testing.T) {
+	s := srrsToy(t, 0)
+	Q := mat.NewDense(7, 15, nil)
+	Q.Set(2, 3, math.NaN())
+	defer func() {
+		if v := recover(); v == nil {
+			t.Error("no panic from a P step on NaN")
+		}
+	}()
+	s.startP(Q)
+	s.waitP()
+}
+
 // TestSRRSDefaultP checks the default subspace dimension on 30 classes
 // whose means lie on 30 orthogonal axes (d = 40, 8 training and 8 test
 // samples per class, noise 0.4): p resolves to C − 1 = 29, the number of

@@ -25,6 +25,9 @@ type srrsTrain struct {
 	R, T                 mat.Dense      // r×N work
 	nucJ                 float64        // ‖J‖_*, from the SVT
 	res1, res2, xnorm    float64        // residual norms of the last step, ‖X̂‖_F
+	// pDone delivers the end of a P step running on its own goroutine
+	// (nil when none runs): nil, or the value it panicked with.
+	pDone chan any
 }
 
 func newSRRSTrain(Xh *mat.Dense, sig []float64, sp core.Partition, o SRRSOptions) *srrsTrain {
@@ -138,6 +141,7 @@ func (s *srrsTrain) sigQ(a *mat.Dense) *mat.Dense {
 //
 // two r×p×N products instead of r×r factorisations.
 func (s *srrsTrain) stepZ() error {
+	s.waitP()
 	r, N := s.Xh.Dims()
 	// R = Σ(X̂ − Ê + Y1/μ) + J − Y2/μ
 	R := &s.R
@@ -231,7 +235,36 @@ func (s *srrsTrain) stepZ() error {
 	return nil
 }
 
-// step runs one ALM iteration.
+// startP runs the P step at Q (stepPAt) on its own goroutine; waitP
+// waits for it. Nothing before the next Z step reads P̂ (the SVT of
+// Z̃ + Y2/μ and the multiplier updates do not), so the P step of one
+// iteration overlaps the SVT of the next, and P̂ is the same as when
+// computed in turn.
+func (s *srrsTrain) startP(Q *mat.Dense) {
+	s.waitP()
+	done := make(chan any, 1)
+	s.pDone = done
+	go func() {
+		defer func() { done <- recover() }()
+		s.stepPAt(Q)
+	}()
+}
+
+// waitP waits for the P step started by startP, if any, and repeats its
+// panic.
+func (s *srrsTrain) waitP() {
+	if s.pDone == nil {
+		return
+	}
+	v := <-s.pDone
+	s.pDone = nil
+	if v != nil {
+		panic(v)
+	}
+}
+
+// step runs one ALM iteration. Its P step may still run when it returns
+// (startP); stepZ, cost and waitP wait for it.
 func (s *srrsTrain) step() error {
 	s.T.Reset()
 	s.T.Scale(1/s.mu, s.Y2)
@@ -253,7 +286,7 @@ func (s *srrsTrain) step() error {
 	s.T.Add(&s.T, s.Xh)
 	s.T.Sub(&s.T, SZ)
 	core.L21Prox(s.E, &s.T, s.l1/s.mu)
-	s.stepPAt(SZ)
+	s.startP(SZ) // reads SZ only
 	// Y1 += μ(X̂ − ΣZ̃ − Ê), Y2 += μ(Z̃ − J)
 	res := &s.T
 	res.Sub(s.Xh, SZ)
@@ -278,6 +311,7 @@ func (s *srrsTrain) gap() float64 {
 // cost returns the objective at (J, Ê, P̂): terms "nuclear" ‖J‖_*, "l21"
 // λ1‖Ê‖_{2,1} and "fisher" λ2·f(P̂, J).
 func (s *srrsTrain) cost() lrsdl.Cost {
+	s.waitP()
 	terms := []lrsdl.Term{
 		{Name: "nuclear", Value: s.nucJ},
 		{Name: "l21", Value: s.l1 * core.L21(s.E)},
