@@ -109,8 +109,8 @@ func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []flo
 				xv := blas64.Vector{N: n, Inc: 1, Data: x}
 				sv := blas64.Vector{N: j - cluster, Inc: 1, Data: sc}
 				for pass := 0; pass < 2; pass++ {
-					blas64.Gemv(blas.NoTrans, 1, B, xv, 0, sv)
-					blas64.Gemv(blas.Trans, -1, B, sv, 1, xv)
+					srrsGemv(blas.NoTrans, 1, B, xv, 0, sv)
+					srrsGemv(blas.Trans, -1, B, sv, 1, xv)
 				}
 			}
 			nrm := floats.Norm(x, 2)
@@ -303,7 +303,7 @@ func tridiag(n int, A, d, e, tau []float64) {
 			a22 := blas64.General{Rows: mv, Cols: mv, Stride: n, Data: A[(i+1)*n+i+1:]}
 			vv := blas64.Vector{N: mv, Inc: 1, Data: v}
 			wv := blas64.Vector{N: mv, Inc: 1, Data: w}
-			blas64.Gemv(blas.NoTrans, 1, a22, vv, 0, wv)
+			srrsGemv(blas.NoTrans, 1, a22, vv, 0, wv)
 			if j > 0 {
 				vp := blas64.General{Rows: mv, Cols: j, Stride: nb, Data: V[rv*nb:]}
 				wp := blas64.General{Rows: mv, Cols: j, Stride: nb, Data: W[rv*nb:]}
