@@ -30,7 +30,12 @@ func symEigLow(a *mat.SymDense, k int) (vals []float64, vecs *mat.Dense, ok bool
 // (Qᵀ·a·Q = T, tridiag), takes T's eigenvalues by the root-free QR of Dsterf and each wanted
 // eigenvector by inverse iteration on T (LAPACK's dstein: a few solves of
 // (T − λI)x = b from a fixed random start, re-orthogonalised within
-// clusters of eigenvalues closer than 10⁻³‖T‖), then applies Q. That is
+// clusters of eigenvalues closer than 10⁻³‖T‖), then applies Q. The
+// re-orthogonalisation x −= BᵀBx (B the cluster's earlier vectors) is
+// repeated only when it leaves less than 1/√2 of ‖x‖ (Kahan and Parlett:
+// one pass that removes little leaves x orthogonal to B to rounding; a
+// second one always does): after the solve, x is mostly the wanted
+// vector unless eigenvalues nearly coincide. That is
 // O(n³) for tridiag only, against the rotations Dsteqr accumulates into all
 // n eigenvectors (mat.EigenSym) when k ≪ n. The largest entry of each
 // eigenvector is positive.
@@ -104,13 +109,17 @@ func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []flo
 				lj += 10 * eps * tnorm // exactly singular: shift off the eigenvalue
 				continue
 			}
-			if j > cluster { // x −= BᵀBx twice, B the cluster's vectors
+			if j > cluster { // x −= BᵀBx, B the cluster's vectors; twice if x shrinks below 1/√2
 				B := blas64.General{Rows: j - cluster, Cols: n, Stride: n, Data: Xt[cluster*n : j*n]}
 				xv := blas64.Vector{N: n, Inc: 1, Data: x}
 				sv := blas64.Vector{N: j - cluster, Inc: 1, Data: sc}
+				before := floats.Norm(x, 2)
 				for pass := 0; pass < 2; pass++ {
 					srrsGemv(blas.NoTrans, 1, B, xv, 0, sv)
 					srrsGemv(blas.Trans, -1, B, sv, 1, xv)
+					if floats.Norm(x, 2) >= before/math.Sqrt2 {
+						break
+					}
 				}
 			}
 			nrm := floats.Norm(x, 2)
