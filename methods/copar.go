@@ -227,8 +227,8 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		return fmt.Errorf("methods: COPAR λ = %v must be finite and non-negative", lambda)
 	}
 	var G, DtY mat.Dense
-	G.Mul(D.T(), D)
-	core.MulTrans(&DtY, D, Ys)
+	dlsiMul(&G, D.T(), D)
+	dlsiMul(&DtY, D.T(), Ys)
 	d, _ := D.Dims()
 	_, N := DtY.Dims()
 	if admm && coparUseADMM(d, K, N) {
@@ -329,7 +329,7 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 			break
 		}
 		// GWt = Wtᵀ·G for the rows still iterating, one product.
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Wt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), gd,
+		kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, Wt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), gd,
 			0, GWt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix())
 		for c := range cl {
 			q := &cl[c]
@@ -417,17 +417,17 @@ func coparDictProducts(part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp co
 		lo, hi := sp.Block(c)
 		W.Slice(0, K, lo, hi).(*mat.Dense).Copy(X[c])
 	}
-	F.Mul(W, W.T())
-	E.Mul(Ys, W.T())
+	dlsiMul(F, W, W.T())
+	dlsiMul(E, Ys, W.T())
 	var ff, ye mat.Dense
 	for c := range X {
 		lo, hi := sp.Block(c)
 		idx := coparRows(part, c)
 		Xc := coparGather(X[c], idx, nil)
 		ff.Reset()
-		ff.Mul(Xc, Xc.T())
+		dlsiMul(&ff, Xc, Xc.T())
 		ye.Reset()
-		ye.Mul(Ys.Slice(0, d, lo, hi), Xc.T())
+		dlsiMul(&ye, Ys.Slice(0, d, lo, hi), Xc.T())
 		for i, gi := range idx {
 			for j, gj := range idx {
 				F.Set(gi, gj, F.At(gi, gj)+ff.At(i, j))
@@ -488,10 +488,10 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		Fb := mat.DenseCopyOf(F.Slice(lo, hi, lo, hi))
 		// E_b = E[:,b] − D̄·F[:,b] + D_b·F_bb
 		Eb.Reset()
-		Eb.Mul(D, F.Slice(0, K, lo, hi))
+		dlsiMul(&Eb, D, F.Slice(0, K, lo, hi))
 		Eb.Sub(E.Slice(0, d, lo, hi), &Eb)
 		var t mat.Dense
-		t.Mul(Db, Fb)
+		dlsiMul(&t, Db, Fb)
 		Eb.Add(&Eb, &t)
 		var dual *mat.Dense
 		if duals != nil {
@@ -534,7 +534,7 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 			W.Slice(0, K, lo, hi).(*mat.Dense).Copy(X[c])
 		}
 		var R mat.Dense
-		R.Mul(D, W)
+		dlsiMul(&R, D, W)
 		R.Sub(Ys, &R)
 		fid = core.Dot(&R, &R)
 	}
@@ -573,7 +573,7 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 // fidelity and off-class codes, λ times the ℓ1 norm, and η·Σ_{i≠j}‖D_iᵀD_j‖²_F.
 func coparTerms(D *mat.Dense, part core.Partition, o COPAROptions, fid, cfid, off, l1 float64) lrsdl.Cost {
 	var G mat.Dense
-	G.Mul(D.T(), D)
+	dlsiMul(&G, D.T(), D)
 	terms := []lrsdl.Term{
 		{Name: "fidelity", Value: fid / 2},
 		{Name: "class fidelity", Value: cfid / 2},

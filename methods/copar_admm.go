@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // coparUseADMM reports whether COPAR-X runs coparUpdateXADMM: when the K
@@ -196,7 +197,7 @@ func coparUpdateXADMM(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, pa
 			break
 		}
 		// Xt = Rt·W (W symmetric), one product.
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Rt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), W.RawMatrix(),
+		kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, Rt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), W.RawMatrix(),
 			0, Xt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix())
 		var rp2, rd2 float64 // residuals summed over the classes iterating
 		for c := range cl {

@@ -484,44 +484,71 @@ func TestCOPARCostDirect(t *testing.T) {
 }
 
 // TestDictStepsSameWhateverBLASThreads checks that DLSI's dictionary step,
-// which runs on one OpenBLAS thread, gives the same bits with OpenBLAS on
-// one thread and on two, at a size (K = 200 atoms, d = 900) where its Gram
-// product DᵀD would be threaded.
+// which runs on one OpenBLAS thread, and COPAR's X and dictionary steps,
+// whose products go to kernels.Gemm (dlsiMul), give the same bits with
+// OpenBLAS on one thread and on two, at a size (K = 200 atoms, d = 900,
+// N = 960) where their Gram products DᵀD, COPAR-X's G·W and COPAR-D's
+// Y·X̄ᵀ would be threaded.
 func TestDictStepsSameWhateverBLASThreads(t *testing.T) {
 	if lrsdl.Backend() != "openblas" {
 		t.Skip("needs the OpenBLAS backend")
 	}
-	const C, n, k, d = 8, 40, 25, 900
+	const C, n, k, d = 8, 120, 25, 900
 	rng := rand.New(rand.NewPCG(5, 6))
 	randn := func(r, c int) *mat.Dense { return testutil.RandDense(rng, r, c) }
 	Ys := randn(d, C*n)
 	sp := blockPartition(C, n)
 	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
-	for _, name := range []string{"DLSI"} {
+	for _, name := range []string{"DLSI", "COPAR-D", "COPAR-X"} {
 		part := blockPartition(C, k)
+		if name != "DLSI" {
+			part = blockPartition(C, k, 10)
+		}
 		D0 := randn(d, part.Len())
 		for j := 0; j < part.Len(); j++ {
 			v := D0.ColView(j).(*mat.VecDense)
 			v.ScaleVec(1/mat.Norm(v, 2), v)
 		}
-		X := make([]*mat.Dense, C)
-		for c := range X {
-			X[c] = randn(k, n)
+		X0 := make([]*mat.Dense, C)
+		for c := range X0 {
+			X0[c] = randn(part.Len(), n)
+			if name == "DLSI" {
+				X0[c] = randn(k, n)
+			}
 		}
-		var want *mat.Dense
+		var want []*mat.Dense
 		for _, threads := range []int{1, 2} {
 			lrsdl.SetOpenBLASThreads(threads)
 			D := mat.DenseCopyOf(D0)
-			if err := dlsiUpdateD(context.Background(), D, part, X, Ys, sp, nil, 0.05, false); err != nil {
+			X := make([]*mat.Dense, C)
+			for c := range X {
+				X[c] = mat.DenseCopyOf(X0[c])
+			}
+			var err error
+			switch name {
+			case "DLSI":
+				err = dlsiUpdateD(context.Background(), D, part, X, Ys, sp, nil, 0.05, false)
+			case "COPAR-D":
+				err = coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, 0.01, false)
+			case "COPAR-X":
+				err = coparUpdateX(context.Background(), X, D, part, Ys, sp, 0.001, false)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
-			if mat.Equal(D, D0) {
-				t.Fatalf("%s: the dictionary step left D unchanged", name)
+			got := append([]*mat.Dense{D}, X...)
+			if mat.Equal(D, D0) && mat.Equal(X[0], X0[0]) {
+				t.Fatalf("%s: the step left D and X unchanged", name)
 			}
 			if want == nil {
-				want = D
-			} else if !mat.Equal(D, want) {
-				t.Errorf("%s: two OpenBLAS threads gave another dictionary than one", name)
+				want = got
+				continue
+			}
+			for i := range got {
+				if !mat.Equal(got[i], want[i]) {
+					t.Errorf("%s: two OpenBLAS threads gave another result than one", name)
+					break
+				}
 			}
 		}
 	}

@@ -203,8 +203,8 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 		Dc := D.Slice(0, d, a, b).(*mat.Dense)
 		E.Reset()
 		F.Reset()
-		E.Mul(Ys.Slice(0, d, lo, hi), X[c].T())
-		F.Mul(X[c], X[c].T())
+		dlsiMul(&E, Ys.Slice(0, d, lo, hi), X[c].T())
+		dlsiMul(&F, X[c], X[c].T())
 		if original || eta == 0 {
 			if err := dlsiUpdateIncoherent(ctx, Dc, &E, &F, otherAtoms(D, part, c), eta, original); err != nil {
 				return err
@@ -240,13 +240,13 @@ func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, 
 		a, b := part.Block(c)
 		lo, hi := sp.Block(c)
 		R.Reset()
-		R.Mul(D.Slice(0, d, a, b), X[c])
+		dlsiMul(&R, D.Slice(0, d, a, b), X[c])
 		R.Sub(Ys.Slice(0, d, lo, hi), &R)
 		fid += core.Dot(&R, &R)
 		l1 += core.L1(X[c])
 	}
 	var G mat.Dense
-	G.Mul(D.T(), D)
+	dlsiMul(&G, D.T(), D)
 	terms := []lrsdl.Term{
 		{Name: "fidelity", Value: fid},
 		{Name: "sparsity", Value: o.Lambda * l1},

@@ -102,9 +102,9 @@ func (s *incoherentInverse) next(D *mat.Dense, part core.Partition) bool {
 		s.w.Slice(0, d, p, p+q).(*mat.Dense).Copy(D.Slice(0, d, lo1, hi1))
 	}
 	s.t.Reset()
-	s.t.Mul(&s.N, &s.w)
+	dlsiMul(&s.t, &s.N, &s.w)
 	s.m.Reset()
-	s.m.Mul(s.w.T(), &s.t)
+	dlsiMul(&s.m, s.w.T(), &s.t)
 	for i := 0; i < p+q; i++ {
 		v := 1 / (2 * s.eta)
 		if i >= p {
@@ -124,7 +124,7 @@ func (s *incoherentInverse) next(D *mat.Dense, part core.Partition) bool {
 // dlsiIncoherentObjective returns the objective of (P) at D.
 func dlsiIncoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
 	var ad mat.Dense
-	ad.Mul(A.T(), D)
+	dlsiMul(&ad, A.T(), D)
 	return core.DictObjective(D, E, F) + eta*core.Dot(&ad, &ad)
 }
 
@@ -199,7 +199,7 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 	case inv != nil:
 		rho = inv.rho
 		prox = func(z, v *mat.Dense, rho float64) {
-			z.Mul(&inv.N, v)
+			dlsiMul(z, &inv.N, v)
 			floats.Scale(rho, z.RawMatrix().Data) // z is contiguous
 		}
 	case r < d:
@@ -243,7 +243,7 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 				return
 			}
 			atv.Reset()
-			atv.Mul(A.T(), v)
+			dlsiMul(&atv, A.T(), v)
 			if sinv.IsEmpty() {
 				// UᵀU·w = Aᵀv.
 				w.CloneFrom(&atv)
@@ -252,9 +252,9 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 				blas64.Trsm(blas.Left, blas.NoTrans, 1, u, wr)
 			} else {
 				w.Reset()
-				w.Mul(&sinv, &atv)
+				dlsiMul(&w, &sinv, &atv)
 			}
-			z.Mul(A, &w)
+			dlsiMul(z, A, &w)
 			z.Sub(v, z)
 		}
 	default:
@@ -274,7 +274,7 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 				}
 				inv.Scale(rho, &Mi)
 			}
-			z.Mul(&inv, v)
+			dlsiMul(z, &inv, v)
 		}
 	}
 	maxIter := dlsiAdmmMaxIter
@@ -312,7 +312,7 @@ type blockGram struct {
 func (g *blockGram) init(D *mat.Dense) {
 	g.D = D
 	g.G.Reset()
-	g.G.Mul(D.T(), D)
+	dlsiMul(&g.G, D.T(), D)
 }
 
 // others returns AᵀA for A = otherAtoms(D, part, b), from the upper
@@ -360,7 +360,7 @@ func (g *blockGram) refresh(D *mat.Dense, part core.Partition, b int) {
 		return
 	}
 	g.row.Reset()
-	g.row.Mul(D.Slice(0, d, lo, hi).T(), D)
+	dlsiMul(&g.row, D.Slice(0, d, lo, hi).T(), D)
 	for i := lo; i < hi; i++ {
 		for j := 0; j < K; j++ {
 			v := g.row.At(i-lo, j)
