@@ -14,6 +14,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
@@ -244,18 +245,8 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	GWt := mat.NewDense(max(N, 1), max(K, 1), nil)
 	Zt := mat.NewDense(max(N, 1), max(K, 1), nil)
 	Bt := mat.NewDense(max(N, 1), max(K, 1), nil)
-	type class struct {
-		in   []bool   // in[i]: row i is in P_c
-		pr   [][2]int // the atom ranges of P_c: class c's block, D_0's
-		off  int      // first row in Wt
-		L, t float64
-		prev float64 // the last ‖Z_k − Z_{k−1}‖²
-		done bool
-		// retry: FISTA diverged; LassoGram solves the class again
-		retry bool
-	}
-	cl := make([]class, C)
-	const maxIter, tol = 200, 1e-6 // core.FISTA's defaults, as LassoGram
+	cl := make([]coparXClass, C)
+	const maxIter = 200 // core.FISTA's default, as LassoGram
 	workers := runtime.GOMAXPROCS(0)
 	Hs := make([]*mat.Dense, min(workers, C))
 	err := core.ForEach(C, workers, func(wk, c int) error {
@@ -285,7 +276,9 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 			}
 		}
 		q.in = make([]bool, K)
-		for _, i := range coparRows(part, c) {
+		rows := coparRows(part, c)
+		q.np = len(rows)
+		for _, i := range rows {
 			q.in[i] = true
 			for j := lo; j < hi; j++ {
 				Bt.Set(j, i, 2*Bt.At(j, i))
@@ -301,8 +294,7 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	if err != nil {
 		return err
 	}
-	thr := make([]float64, 1)
-	wr, gr, zr, br := Wt.RawMatrix(), GWt.RawMatrix(), Zt.RawMatrix(), Bt.RawMatrix()
+	st := coparXStep{cl: cl, sp: sp, G: &G, Wt: Wt, GWt: GWt, Zt: Zt, Bt: Bt, K: K, lambda: lambda, restart: restart}
 	gd := G.RawMatrix()
 	packed := false
 	n := 0
@@ -312,8 +304,12 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		}
 		if !packed {
 			// Move the rows of the classes still iterating to the top of
-			// Wt, in class order (each moves up, so copy is safe).
+			// Wt, in class order (each moves up, so copy is safe), and
+			// list those classes.
+			wr := Wt.RawMatrix()
 			n = 0
+			st.act = st.act[:0]
+			st.work = 0
 			for c := range cl {
 				if q := &cl[c]; !q.done {
 					lo, hi := sp.Block(c)
@@ -321,6 +317,8 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 					copy(wr.Data[n*wr.Stride:(n+nc)*wr.Stride], wr.Data[q.off*wr.Stride:(q.off+nc)*wr.Stride])
 					q.off = n
 					n += nc
+					st.act = append(st.act, c)
+					st.work += nc * (q.np*q.np + 4*K)
 				}
 			}
 			packed = true
@@ -331,53 +329,12 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		// GWt = Wtᵀ·G for the rows still iterating, one product.
 		kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, Wt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), gd,
 			0, GWt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix())
-		for c := range cl {
-			q := &cl[c]
-			if q.done {
-				continue
+		st.k = k
+		parallel.For(len(st.act), &st, st.work)
+		for _, c := range st.act {
+			if cl[c].done {
+				packed = false
 			}
-			lo, hi := sp.Block(c)
-			nc := hi - lo
-			// g = GW_c + P_cGP_cW_c + (I − P_c)W_c − B_c, one sample a
-			// row: g[:,T] += W_c[:,S]·G[S,T] over the ranges S, T of P_c.
-			gc := GWt.Slice(q.off, q.off+nc, 0, K).(*mat.Dense)
-			wc := Wt.Slice(q.off, q.off+nc, 0, K).(*mat.Dense)
-			for _, T := range q.pr {
-				for _, S := range q.pr {
-					blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, wc.Slice(0, nc, S[0], S[1]).(*mat.Dense).RawMatrix(),
-						G.Slice(S[0], S[1], T[0], T[1]).(*mat.Dense).RawMatrix(), 1, gc.Slice(0, nc, T[0], T[1]).(*mat.Dense).RawMatrix())
-				}
-			}
-			for j := 0; j < nc; j++ {
-				g := gr.Data[(q.off+j)*gr.Stride : (q.off+j)*gr.Stride+K]
-				w := wr.Data[(q.off+j)*wr.Stride : (q.off+j)*wr.Stride+K]
-				b := br.Data[(lo+j)*br.Stride : (lo+j)*br.Stride+K]
-				for i := range g {
-					if q.in[i] {
-						g[i] -= b[i]
-					} else {
-						g[i] = g[i] + w[i] - b[i]
-					}
-				}
-			}
-			tn := (1 + math.Sqrt(1+4*q.t*q.t)) / 2
-			thr[0] = lambda / q.L
-			w := wr.Data[q.off*wr.Stride : (q.off+nc)*wr.Stride]
-			z := zr.Data[lo*zr.Stride : hi*zr.Stride]
-			dz2, z2, rs := kernels.ProxStep(z, w, gr.Data[q.off*gr.Stride:(q.off+nc)*gr.Stride], nc, K, 1/q.L, thr, (q.t-1)/tn)
-			q.t = tn
-			if restart && rs > 0 { // gradient restart, as core.FISTA's Restart
-				q.t = 1
-				copy(w, z)
-			}
-			if !(dz2 <= math.MaxFloat64 && z2 <= math.MaxFloat64) { // NaN, or ‖Z‖² overflowed
-				q.done, q.retry, packed = true, true, false
-				continue
-			}
-			if core.StepConverged(k, dz2, q.prev, z2, tol) {
-				q.done, packed = true, false
-			}
-			q.prev = dz2
 		}
 	}
 	for c := range cl {
@@ -398,6 +355,98 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		}
 	}
 	return nil
+}
+
+// coparXTol is coparUpdateX's tolerance, core.FISTA's default as LassoGram's.
+const coparXTol = 1e-6
+
+// coparXClass is the state of one class in coparUpdateX's FISTA.
+type coparXClass struct {
+	in   []bool   // in[i]: row i is in P_c
+	pr   [][2]int // the atom ranges of P_c: class c's block, D_0's
+	np   int      // the atoms in P_c
+	off  int      // first row in Wt
+	L, t float64
+	prev float64 // the last ‖Z_k − Z_{k−1}‖²
+	thr  [1]float64
+	done bool
+	// retry: FISTA diverged; LassoGram solves the class again
+	retry bool
+}
+
+// coparXStep finishes FISTA iteration k of coparUpdateX for the classes
+// act, given GWt = Wtᵀ·G on their rows: Do(i) forms the gradient of class
+// act[i] in place in GWt, takes its proximal step and tests it, touching
+// only that class's rows and state, so the classes run in any order on any
+// number of cores with the same result.
+type coparXStep struct {
+	cl                 []coparXClass
+	sp                 core.Partition
+	G, Wt, GWt, Zt, Bt *mat.Dense
+	K, k               int
+	lambda             float64
+	restart            bool
+	act                []int
+	work               int // multiply-adds and element updates of one iteration, for parallel.For
+}
+
+func (s *coparXStep) Do(i int) {
+	c := s.act[i]
+	q := &s.cl[c]
+	K := s.K
+	lo, hi := s.sp.Block(c)
+	nc := hi - lo
+	if nc == 0 {
+		q.done = true
+		return
+	}
+	wr, gr, zr, br := s.Wt.RawMatrix(), s.GWt.RawMatrix(), s.Zt.RawMatrix(), s.Bt.RawMatrix()
+	gd := s.G.RawMatrix()
+	// g = GW_c + P_cGP_cW_c + (I − P_c)W_c − B_c, one sample a
+	// row: g[:,T] += W_c[:,S]·G[S,T] over the ranges S, T of P_c.
+	gc := view(gr, q.off, q.off+nc, 0, K)
+	wc := view(wr, q.off, q.off+nc, 0, K)
+	for _, T := range q.pr {
+		for _, S := range q.pr {
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, view(wc, 0, nc, S[0], S[1]),
+				view(gd, S[0], S[1], T[0], T[1]), 1, view(gc, 0, nc, T[0], T[1]))
+		}
+	}
+	for j := 0; j < nc; j++ {
+		g := gr.Data[(q.off+j)*gr.Stride : (q.off+j)*gr.Stride+K]
+		w := wr.Data[(q.off+j)*wr.Stride : (q.off+j)*wr.Stride+K]
+		b := br.Data[(lo+j)*br.Stride : (lo+j)*br.Stride+K]
+		for i := range g {
+			if q.in[i] {
+				g[i] -= b[i]
+			} else {
+				g[i] = g[i] + w[i] - b[i]
+			}
+		}
+	}
+	tn := (1 + math.Sqrt(1+4*q.t*q.t)) / 2
+	q.thr[0] = s.lambda / q.L
+	w := wr.Data[q.off*wr.Stride : (q.off+nc)*wr.Stride]
+	z := zr.Data[lo*zr.Stride : hi*zr.Stride]
+	dz2, z2, rs := kernels.ProxStep(z, w, gr.Data[q.off*gr.Stride:(q.off+nc)*gr.Stride], nc, K, 1/q.L, q.thr[:], (q.t-1)/tn)
+	q.t = tn
+	if s.restart && rs > 0 { // gradient restart, as core.FISTA's Restart
+		q.t = 1
+		copy(w, z)
+	}
+	if !(dz2 <= math.MaxFloat64 && z2 <= math.MaxFloat64) { // NaN, or ‖Z‖² overflowed
+		q.done, q.retry = true, true
+		return
+	}
+	if core.StepConverged(s.k, dz2, q.prev, z2, coparXTol) {
+		q.done = true
+	}
+	q.prev = dz2
+}
+
+// view returns the submatrix a[r0:r1, c0:c1]; it must not be empty.
+func view(a blas64.General, r0, r1, c0, c1 int) blas64.General {
+	return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: a.Stride, Data: a.Data[r0*a.Stride+c0 : (r1-1)*a.Stride+c1]}
 }
 
 // coparDictProducts returns F = Σ_c X̄_cX̄_cᵀ + (P_cX̄_c)(P_cX̄_c)ᵀ and
@@ -512,7 +561,7 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 			}
 			continue
 		}
-		if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), &gram, part, b, dual, nil, 4*eta, false); err != nil {
+		if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtomsTo(&gram.work.a, D, part, b), &gram, part, b, dual, nil, 4*eta, false); err != nil {
 			return err
 		}
 	}

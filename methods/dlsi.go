@@ -224,7 +224,7 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 			}
 			continue
 		}
-		if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtoms(D, part, c), &gram, part, c, dual, nil, eta, false); err != nil {
+		if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtomsTo(&gram.work.a, D, part, c), &gram, part, c, dual, nil, eta, false); err != nil {
 			return err
 		}
 	}
