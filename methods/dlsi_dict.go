@@ -220,13 +220,13 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 		wait = f.wg.Wait
 		atv, w := &ws.atv, &ws.w
 		prox = func(z, v *mat.Dense, _ float64) {
+			atv.Reset()
+			dlsiMul(atv, A.T(), v) // while the first call's factorisation may still run
 			f.wg.Wait()
 			if !f.ok {
 				z.Copy(v) // unreachable for ρ > 0; the objective check undoes it
 				return
 			}
-			atv.Reset()
-			dlsiMul(atv, A.T(), v)
 			if f.sinv.IsEmpty() {
 				// UᵀU·w = Aᵀv.
 				w.CloneFrom(atv)
