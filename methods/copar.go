@@ -404,12 +404,12 @@ func (s *coparXStep) Do(i int) {
 	gd := s.G.RawMatrix()
 	// g = GW_c + P_cGP_cW_c + (I − P_c)W_c − B_c, one sample a
 	// row: g[:,T] += W_c[:,S]·G[S,T] over the ranges S, T of P_c.
-	gc := view(gr, q.off, q.off+nc, 0, K)
-	wc := view(wr, q.off, q.off+nc, 0, K)
+	gc := coparView(gr, q.off, q.off+nc, 0, K)
+	wc := coparView(wr, q.off, q.off+nc, 0, K)
 	for _, T := range q.pr {
 		for _, S := range q.pr {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, view(wc, 0, nc, S[0], S[1]),
-				view(gd, S[0], S[1], T[0], T[1]), 1, view(gc, 0, nc, T[0], T[1]))
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, coparView(wc, 0, nc, S[0], S[1]),
+				coparView(gd, S[0], S[1], T[0], T[1]), 1, coparView(gc, 0, nc, T[0], T[1]))
 		}
 	}
 	for j := 0; j < nc; j++ {
@@ -444,8 +444,8 @@ func (s *coparXStep) Do(i int) {
 	q.prev = dz2
 }
 
-// view returns the submatrix a[r0:r1, c0:c1]; it must not be empty.
-func view(a blas64.General, r0, r1, c0, c1 int) blas64.General {
+// coparView returns the submatrix a[r0:r1, c0:c1]; it must not be empty.
+func coparView(a blas64.General, r0, r1, c0, c1 int) blas64.General {
 	return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: a.Stride, Data: a.Data[r0*a.Stride+c0 : (r1-1)*a.Stride+c1]}
 }
 
