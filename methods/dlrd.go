@@ -128,8 +128,10 @@ func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err != nil {
 		return err
 	}
-	s := &dlrdTrain{t: t, Y0: Ys, beta: o.Beta, E: mat.NewDense(d, N, nil)}
-	s.reduce()
+	s := &dlrdTrain{t: t, Y0: Ys, beta: o.Beta}
+	if !s.reduce() {
+		s.E = mat.NewDense(d, N, nil)
+	}
 	fi, err := runOuter(ctx, loop{iters: o.Iters, tol: lit(o.Tol), progress: o.Progress, start: start},
 		func(int, bool) (lrsdl.Cost, error) {
 			if err := s.stepX(ctx); err != nil {
@@ -217,11 +219,12 @@ func hasZeroColumn(a *mat.Dense) bool {
 type dlrdTrain struct {
 	t    *train
 	Y0   *mat.Dense // the samples, by class
-	E    *mat.Dense // sparse error, d×N
+	E    *mat.Dense // sparse error, d×N; nil in coordinates (b.nz)
 	beta float64
 	b    *dlrdBasis // non-nil when training in coordinates (reduce)
 	R    mat.Dense
 	sw   *kernels.SparseWorkspace // D·M(X) for sparse X
+	ej   dlrdEJob                 // the reduced E step's task
 	dT   mat.Dense                // N×K: ΔEᵀD in stepE
 	// fit holds the fidelity and ℓ1 terms at the current point when fitOK,
 	// nuc the nuclear term αΣ_c‖D_c‖_* at the current D when nucOK.
@@ -234,14 +237,18 @@ type dlrdTrain struct {
 // fidelity and ℓ1 (fitCost): the nuclear and error terms stay as they are.
 func (s *dlrdTrain) stepX(ctx context.Context) error {
 	t := s.t
-	before := mat.DenseCopyOf(t.Xb)
+	if r, c := t.Xb.Dims(); t.before.IsEmpty() || t.before.RawMatrix().Rows != r || t.before.RawMatrix().Cols != c {
+		t.before.Reset()
+		t.before.ReuseAs(r, c)
+	}
+	t.before.Copy(t.Xb)
 	old := s.fitCost()
 	if err := t.solveX(ctx, t.Xb); err != nil {
 		return err
 	}
 	s.fitOK, t.curOK = false, false
 	if s.fitCost().Total > old.Total { // FISTA is not monotone
-		t.Xb.Copy(before)
+		t.Xb.Copy(&t.before)
 		s.fit = old
 	}
 	return nil
@@ -254,7 +261,9 @@ func (s *dlrdTrain) stepX(ctx context.Context) error {
 func (s *dlrdTrain) stepD(ctx context.Context) error {
 	t := s.t
 	E, F := t.dProblem()
-	done, nuc, err := t.spanStepD(ctx, E, F)
+	// In coordinates the E step changes Y next: the cost's products of
+	// the new D would be recomputed unused.
+	done, nuc, err := t.spanStep(ctx, E, F, s.b == nil)
 	if err != nil {
 		return err
 	}
@@ -399,8 +408,21 @@ func (s *dlrdTrain) cost() lrsdl.Cost {
 		}
 		tot += terms[i].Value
 	}
-	e := s.beta * core.L1(s.E)
+	e := s.beta * s.errorL1()
 	return lrsdl.Cost{Total: tot + e, Terms: append(terms, lrsdl.Term{Name: "error", Value: e})}
+}
+
+// errorL1 returns ‖E‖₁, summed by rows as core.L1 does (from E's
+// non-zero entries when training in coordinates).
+func (s *dlrdTrain) errorL1() float64 {
+	if s.b == nil {
+		return core.L1(s.E)
+	}
+	var v float64
+	for _, z := range s.b.nz {
+		v += math.Abs(z.v)
+	}
+	return v
 }
 
 // FitInfo describes the last call of Fit.

@@ -2,12 +2,14 @@ package methods
 
 import (
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
@@ -27,7 +29,8 @@ type dlrdBasis struct {
 	// r0 columns are q's Q (residuals goes through its factors), or nil.
 	q  *spanBasis
 	r0 int
-	P  mat.Dense // r×N workspace of residuals
+	P  mat.Dense // r×N workspace of the E step
+	A  mat.Dense // r×K workspace of the E step
 	in []bool    // rows i with e_i ∈ range(W)
 	D  mat.Dense // d×K: W·Dr
 	nz []dlrdEntry
@@ -106,6 +109,7 @@ func (s *dlrdTrain) reduce() bool {
 	}
 	t.Db, t.Y = Dr, mat.DenseCopyOf(s.b.Y0r)
 	t.gc, t.curOK, s.fitOK, s.nucOK = gramCache{}, false, false, false
+	s.E = nil // zero: E lives in b.nz
 	return true
 }
 
@@ -137,32 +141,23 @@ func (s *dlrdTrain) dictionary() *mat.Dense {
 
 // stepEReduced is stepE in coordinates: E = S_{β/2}(½(R + R̂)) from the
 // data-space D = W·Dr, W extended by the rows where E is newly non-zero,
-// and Yr = WᵀY0 − WᵀE (E has a few non-zeros).
+// and Yr = WᵀY0 − WᵀE (E has a few non-zeros). E is kept by its non-zero
+// entries only (b.nz, by rows).
 func (s *dlrdTrain) stepEReduced() {
 	t, b := s.t, s.b
-	if b.q != nil {
-		s.residuals()
-	} else {
-		s.residualsOf(s.full())
-	}
-	h := s.beta / 2
-	e, r := s.E.RawMatrix(), s.R.RawMatrix()
+	j := s.residualJob()
+	_, N := s.Y0.Dims()
+	d := j.d
+	parallel.For(len(j.nz), j, d*N*max(1, j.ext.Rows))
 	b.nz = b.nz[:0]
 	var fresh []int
-	for i := 0; i < e.Rows; i++ {
-		ei, ri := e.Data[i*e.Stride:i*e.Stride+e.Cols], r.Data[i*r.Stride:i*r.Stride+e.Cols]
-		added := false
-		for j, v := range ri {
-			nv := 0.0
-			if a := math.Abs(v); a > h {
-				nv = math.Copysign(a-h, v)
-				b.nz = append(b.nz, dlrdEntry{i, j, nv})
-				if !b.in[i] && !added {
-					fresh, added = append(fresh, i), true
-				}
+	for _, nz := range j.nz {
+		for _, z := range nz {
+			if !b.in[z.i] && (len(fresh) == 0 || fresh[len(fresh)-1] != z.i) {
+				fresh = append(fresh, z.i)
 			}
-			ei[j] = nv
 		}
+		b.nz = append(b.nz, nz...)
 	}
 	if len(fresh) > 0 {
 		s.extend(fresh)
@@ -178,29 +173,140 @@ func (s *dlrdTrain) stepEReduced() {
 	t.curOK, s.fitOK = false, false
 }
 
-// residuals sets s.R = Y0 − ½·W·(Dr·M(X)), residualsOf(W·Dr), with W's
-// first r0 columns Q = (Y0_P·S⁻¹)·T·V⁻¹ taken through thinQR's sparse
-// factors: rKN + r0²N + nnz(Y0)·N + d(r − r0)N multiply-adds instead of
-// 2dKN (Oxford Flower: about a fifth).
-func (s *dlrdTrain) residuals() {
+// dlrdRows is the number of rows of the residual each chunk of the E step
+// forms and thresholds (a fixed split: the entries do not depend on it).
+const dlrdRows = 64
+
+// dlrdEJob is the E step's task: chunk c forms rows [c·dlrdRows, …) of ½(R
+// + R̂) = Y0 − ½W·(Dr·M(X)) in a buffer and keeps the entries above β/2 in
+// magnitude, shrunk, in nz[c].
+type dlrdEJob struct {
+	s *dlrdTrain
+	d int
+	h float64
+	// On thinQR's sparse route, W·P = (Y0_P·S⁻¹)·top + W_ext·ext with
+	// top = T·V⁻¹·P (r0×N) and ext P's other rows; otherwise R holds
+	// Y0 − ½W·P, formed.
+	top, ext blas64.General
+	nz       [][]dlrdEntry
+	bufs     chan []float64
+}
+
+// residualJob returns the E step's task at the current D and X: on the
+// sparse route with top and ext set, otherwise with s.R = ½(R + R̂).
+func (s *dlrdTrain) residualJob() *dlrdEJob {
 	t, b := s.t, s.b
 	d, N := s.Y0.Dims()
-	r, r0 := t.Db.RawMatrix().Rows, b.r0
-	s.mulMX(&b.P, t.D())
-	p := b.P.RawMatrix()
-	s.R.Reset()
-	s.R.ReuseAs(d, N)
-	R := s.R.RawMatrix()
-	top := blas64.General{Rows: r0, Cols: N, Stride: p.Stride, Data: p.Data}
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, b.q.v, top)
-	blas64.Trmm(blas.Left, blas.NoTrans, 1, b.q.sp.t, top)
-	b.q.sp.mulLeft(R, top, false)
-	if r > r0 {
-		w := b.W.RawMatrix()
-		kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: d, Cols: r - r0, Stride: w.Stride, Data: w.Data[r0:]},
-			blas64.General{Rows: r - r0, Cols: N, Stride: p.Stride, Data: p.Data[r0*p.Stride:]}, 1, R)
+	j := &s.ej
+	n := (d + dlrdRows - 1) / dlrdRows
+	if len(j.nz) != n {
+		j.nz = make([][]dlrdEntry, n)
+		j.bufs = make(chan []float64, min(n, runtime.GOMAXPROCS(0)))
 	}
-	s.halfResidual()
+	for c := range j.nz {
+		j.nz[c] = j.nz[c][:0]
+	}
+	j.s, j.d, j.h = s, d, s.beta/2
+	j.top, j.ext = blas64.General{}, blas64.General{}
+	if b.q == nil {
+		s.residualsOf(s.full())
+		return j
+	}
+	r, r0 := t.Db.RawMatrix().Rows, b.r0
+	// top = T·V⁻¹·(Dr·M(X))_top as (T·V⁻¹·Dr_top)·M(X): the triangular
+	// factors on K columns instead of N.
+	b.A.Reset()
+	b.A.ReuseAs(r, t.K)
+	b.A.Copy(t.D())
+	a := b.A.RawMatrix()
+	atop := blas64.General{Rows: r0, Cols: t.K, Stride: a.Stride, Data: a.Data}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, b.q.v, atop)
+	blas64.Trmm(blas.Left, blas.NoTrans, 1, b.q.sp.t, atop)
+	s.mulMX(&b.P, &b.A)
+	p := b.P.RawMatrix()
+	j.top = blas64.General{Rows: r0, Cols: N, Stride: p.Stride, Data: p.Data}
+	if r > r0 {
+		j.ext = blas64.General{Rows: r - r0, Cols: N, Stride: p.Stride, Data: p.Data[r0*p.Stride:]}
+	}
+	return j
+}
+
+// Do forms and thresholds chunk c of the residual's rows.
+func (j *dlrdEJob) Do(c int) {
+	s := j.s
+	_, N := s.Y0.Dims()
+	i0, i1 := c*dlrdRows, min((c+1)*dlrdRows, j.d)
+	var buf []float64
+	select {
+	case buf = <-j.bufs:
+	default:
+		buf = make([]float64, dlrdRows*N)
+	}
+	defer func() {
+		select {
+		case j.bufs <- buf:
+		default:
+		}
+	}()
+	var R blas64.General
+	if j.top.Rows > 0 {
+		// The rows of residuals' d×N product, entry by entry the same
+		// operations: (Y0_P·S⁻¹)·top, then W_ext·ext added by Gemm.
+		R = blas64.General{Rows: i1 - i0, Cols: N, Stride: N, Data: buf[:(i1-i0)*N]}
+		for i := range R.Data {
+			R.Data[i] = 0
+		}
+		sp := s.b.q.sp
+		for i := i0; i < i1; i++ {
+			drow := R.Data[(i-i0)*N : (i-i0+1)*N]
+			for k := sp.ptr[i]; k < sp.ptr[i+1]; k++ {
+				if q := sp.pos[sp.col[k]]; q >= 0 {
+					floats.AddScaled(drow, sp.val[k]*sp.inv[q], j.top.Data[q*j.top.Stride:q*j.top.Stride+N])
+				}
+			}
+		}
+		if j.ext.Rows > 0 {
+			w := s.b.W.RawMatrix()
+			r0 := s.b.r0
+			a := blas64.General{Rows: i1 - i0, Cols: j.ext.Rows, Stride: w.Stride, Data: w.Data[i0*w.Stride+r0:]}
+			gemmSerial(a, j.ext, R)
+		}
+		y := s.Y0.RawMatrix()
+		for i := i0; i < i1; i++ {
+			ri, yi := R.Data[(i-i0)*N:(i-i0+1)*N], y.Data[i*y.Stride:i*y.Stride+N]
+			for q, v := range ri {
+				ri[q] = yi[q] - 0.5*v
+			}
+		}
+	} else {
+		r := s.R.RawMatrix()
+		R = blas64.General{Rows: i1 - i0, Cols: N, Stride: r.Stride, Data: r.Data[i0*r.Stride:]}
+	}
+	nz := j.nz[c]
+	for i := i0; i < i1; i++ {
+		for q, v := range R.Data[(i-i0)*R.Stride : (i-i0)*R.Stride+N] {
+			if a := math.Abs(v); a > j.h {
+				nz = append(nz, dlrdEntry{i, q, math.Copysign(a-j.h, v)})
+			}
+		}
+	}
+	j.nz[c] = nz
+}
+
+// serialGemmer is a BLAS that runs a Dgemm on one thread whatever its
+// size (lrsdl.OpenBLAS).
+type serialGemmer interface {
+	DgemmSerial(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
+}
+
+// gemmSerial adds a·b to c, on one thread with OpenBLAS: the products of
+// kernels.Gemm's chunks.
+func gemmSerial(a, b, c blas64.General) {
+	if ser, ok := blas64.Implementation().(serialGemmer); ok {
+		ser.DgemmSerial(blas.NoTrans, blas.NoTrans, c.Rows, c.Cols, a.Cols, 1, a.Data, a.Stride, b.Data, b.Stride, 1, c.Data, c.Stride)
+		return
+	}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 1, c)
 }
 
 // extend adds to W an orthonormal basis of the parts of e_i, i in rows,

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
 )
 
 // TestDLRDReducedMatchesFull checks that DLRD trained in the coordinates
@@ -132,5 +133,90 @@ func TestDLRDReduceKeepsDictionary(t *testing.T) {
 	got.Mul(s.b.W, tr.Db)
 	if !mat.EqualApprox(&got, D, 1e-12) {
 		t.Errorf("W·Dr differs from D by %g", maxAbsDiff(&got, D))
+	}
+}
+
+// TestDLRDReducedErrorStep checks the E step in coordinates against its
+// definition on samples of several chunks of rows (dlrdRows), on both
+// routes of thinQR: E = S_{β/2}(Y0 − ½W·Dr·M(X)) entry by entry, kept by
+// its non-zeros in order, Yr = Wᵀ(Y0 − E), and ‖E‖₁ (errorL1) as core.L1
+// sums it.
+func TestDLRDReducedErrorStep(t *testing.T) {
+	const d, n = 5*dlrdRows + 7, 12
+	Ys, sp, _, _ := dlsiToyProblem(2, 3, d, n, 3)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for k := 0; k < 400; k++ {
+		i, j := rng.IntN(d), rng.IntN(3*n)
+		Ys.Set(i, j, Ys.At(i, j)+3*rng.NormFloat64())
+	}
+	o := DLRDOptions{K: 3, Lambda1: 0.05, Alpha: 0.1, Beta: 0.5, Seed: 2}
+	if err := o.spec().resolve(nil); err != nil {
+		t.Fatal(err)
+	}
+	density := spanSparseDensity
+	defer func() { spanSparseDensity = density }()
+	for _, route := range []float64{0, 1} {
+		spanSparseDensity = route
+		tr, err := newTrainSpan(context.Background(), dlrdParams(o), mat.DenseCopyOf(Ys), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &dlrdTrain{t: tr, Y0: Ys, beta: o.Beta}
+		if !s.reduce() || (s.b.q != nil) != (route > 0) {
+			t.Fatalf("route %v: reduce declined or took the other route", route)
+		}
+		_, r0 := s.b.W.Dims()
+		for it := 0; it < 3; it++ {
+			if err := s.stepX(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.stepD(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			// E from its definition, at the W of this step (grown by
+			// the step, which leaves W·Dr as it is).
+			var DM, R mat.Dense
+			DM.Mul(s.b.W, tr.D())
+			R.Mul(&DM, tr.mx())
+			R.Scale(-0.5, &R)
+			R.Add(&R, Ys)
+			h := s.beta / 2
+			var want []dlrdEntry
+			for i := 0; i < d; i++ {
+				for j := 0; j < 3*n; j++ {
+					if v := R.At(i, j); math.Abs(v) > h {
+						want = append(want, dlrdEntry{i, j, math.Copysign(math.Abs(v)-h, v)})
+					}
+				}
+			}
+			s.stepE()
+			got := s.b.nz
+			if len(got) != len(want) {
+				t.Fatalf("route %v step %d: %d non-zeros, want %d", route, it, len(got), len(want))
+			}
+			E := mat.NewDense(d, 3*n, nil)
+			for q, z := range got {
+				w := want[q]
+				if z.i != w.i || z.j != w.j || math.Abs(z.v-w.v) > 1e-12 {
+					t.Fatalf("route %v step %d: non-zero %d is %v, want %v", route, it, q, z, w)
+				}
+				if !s.b.in[z.i] {
+					t.Errorf("route %v step %d: row %d of E's support is not in W", route, it, z.i)
+				}
+				E.Set(z.i, z.j, z.v)
+			}
+			if l1 := core.L1(E); s.errorL1() != l1 {
+				t.Errorf("route %v step %d: errorL1 %v, core.L1 %v", route, it, s.errorL1(), l1)
+			}
+			var Yc, Yr mat.Dense
+			Yc.Sub(Ys, E)
+			Yr.Mul(s.b.W.T(), &Yc)
+			if !mat.EqualApprox(&Yr, tr.Y, 1e-12) {
+				t.Errorf("route %v step %d: Yr differs from Wᵀ(Y0 − E) by %g", route, it, maxAbsDiff(&Yr, tr.Y))
+			}
+		}
+		if _, r := s.b.W.Dims(); r <= r0 {
+			t.Errorf("route %v: W did not grow with E's support: the test checks little", route)
+		}
 	}
 }

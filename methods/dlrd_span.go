@@ -9,6 +9,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
@@ -75,6 +76,13 @@ func dictBasis(D, E, G, H *mat.Dense) (Q1 *mat.Dense, V blas64.Triangular, C *ma
 // new D's DᵀD = DnᵀDn comes from its coordinates (train.gramFrom). The
 // reduced ADMM runs on one OpenBLAS thread.
 func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc float64, err error) {
+	return t.spanStep(ctx, E, F, true)
+}
+
+// spanStep is spanStepD; with gram false it leaves the cost's products
+// (train.gc) out of date instead of setting them for the new D, for a
+// caller that changes Y before it needs them (DLRD's reduced E step).
+func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool) (done bool, nuc float64, err error) {
 	d, N := t.Y.Dims()
 	if dSpanOff || t.p.alpha <= 0 || t.p.origD || t.k0 > 0 || float64(d) <= spanRatio*float64(2*t.K) {
 		return false, -1, nil
@@ -92,12 +100,11 @@ func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc 
 	Dr := mat.DenseCopyOf(C.Slice(0, r, 0, t.K))
 	Er := mat.DenseCopyOf(C.Slice(0, r, t.K, 2*t.K))
 	rho := rhoFor(F) * nuclearRhoScale
+	sj := &svtJob{ap: t.ap}
 	prox := func(z, v *mat.Dense, rho float64) {
-		for c := 0; c < t.ap.Blocks(); c++ {
-			a0, a1 := t.ap.Block(c)
-			zc := z.Slice(0, r, a0, a1).(*mat.Dense)
-			core.SVT(zc, v.Slice(0, r, a0, a1).(*mat.Dense), 2*t.p.alpha/rho)
-		}
+		sj.z, sj.v, sj.tau = z, v, 2*t.p.alpha/rho
+		parallel.For(t.ap.Blocks(), sj, r*t.K*t.K/t.ap.Blocks())
+		sj.z, sj.v = nil, nil
 	}
 	Dn := mat.DenseCopyOf(Dr)
 	// On one OpenBLAS thread: the ADMM's products (ODL's blocks, the
@@ -113,7 +120,7 @@ func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc 
 	nuc = t.nuclear(Dn)
 	lower := core.DictObjective(Dn, Er, F)/2+nuc <= t.phiD(Dr, Er, F)
 	var G mat.Dense
-	if lower {
+	if lower && gram {
 		G.Mul(Dn.T(), Dn) // DᵀD = DnᵀQᵀQDn
 	}
 	end()
@@ -123,18 +130,37 @@ func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc 
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, V, Dn.RawMatrix())
 	D.Mul(Q1, Dn) // Q·Dn
 	// Q is orthonormal to rounding: keep ‖dᵢ‖ ≤ 1 exact.
-	g := G.RawMatrix()
 	for j := 0; j < t.K; j++ {
 		col := D.ColView(j).(*mat.VecDense)
 		if nrm := mat.Norm(col, 2); nrm > 1 {
 			col.ScaleVec(1/nrm, col)
-			blas64.Scal(1/nrm, blas64.Vector{N: t.K, Inc: g.Stride, Data: g.Data[j:]})
-			blas64.Scal(1/nrm, blas64.Vector{N: t.K, Inc: 1, Data: g.Data[j*g.Stride:]})
+			if gram {
+				g := G.RawMatrix()
+				blas64.Scal(1/nrm, blas64.Vector{N: t.K, Inc: g.Stride, Data: g.Data[j:]})
+				blas64.Scal(1/nrm, blas64.Vector{N: t.K, Inc: 1, Data: g.Data[j*g.Stride:]})
+			}
 		}
 	}
-	t.gramFrom(&G)
+	if gram {
+		t.gramFrom(&G)
+	}
 	t.curOK = false
 	return true, nuc, nil
+}
+
+// svtJob is the prox of the class-wise nuclear norm, z = SVT_τ(v) on each
+// class block of atoms: chunk c thresholds block c (the blocks are
+// independent, so the result does not depend on how they are shared).
+type svtJob struct {
+	z, v *mat.Dense
+	ap   core.Partition
+	tau  float64
+}
+
+func (j *svtJob) Do(c int) {
+	r, _ := j.z.Dims()
+	a0, a1 := j.ap.Block(c)
+	core.SVT(j.z.Slice(0, r, a0, a1).(*mat.Dense), j.v.Slice(0, r, a0, a1).(*mat.Dense), j.tau)
 }
 
 // gramFrom sets the cost's products (train.gc) for the current D̄ = D
@@ -149,12 +175,27 @@ func (t *train) gramFrom(G *mat.Dense) {
 }
 
 // nuclear returns αΣ_c‖D_c‖_* for the class blocks D_c of D.
+// The blocks' norms are computed concurrently and summed in order.
 func (t *train) nuclear(D *mat.Dense) float64 {
 	d, _ := D.Dims()
+	j := &nuclearJob{D: D, ap: t.ap, norms: make([]float64, t.ap.Blocks())}
+	parallel.For(t.ap.Blocks(), j, d*t.K*t.K/max(1, t.ap.Blocks()))
 	var v float64
-	for c := 0; c < t.ap.Blocks(); c++ {
-		a0, a1 := t.ap.Block(c)
-		v += t.p.alpha * core.NuclearNorm(D.Slice(0, d, a0, a1))
+	for _, n := range j.norms {
+		v += t.p.alpha * n
 	}
 	return v
+}
+
+// nuclearJob sets norms[c] to the nuclear norm of class block c of D.
+type nuclearJob struct {
+	D     *mat.Dense
+	ap    core.Partition
+	norms []float64
+}
+
+func (j *nuclearJob) Do(c int) {
+	d, _ := j.D.Dims()
+	a0, a1 := j.ap.Block(c)
+	j.norms[c] = core.NuclearNorm(j.D.Slice(0, d, a0, a1))
 }

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
@@ -236,5 +237,39 @@ func TestDLRDStepDMinimisesJ(t *testing.T) {
 			defer func() { dSpanOff = false }()
 			return s.stepD(ctx)
 		})
+	}
+}
+
+// TestDLRDBlockJobs checks that the class blocks' SVTs and nuclear norms,
+// shared between goroutines (svtJob, train.nuclear), give bit for bit the
+// blocks thresholded one after the other and the norms summed in order.
+func TestDLRDBlockJobs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	const r, k, C = 300, 20, 9 // r·K·k above parallel.MinWork
+	sizes := make([]int, C)
+	for c := range sizes {
+		sizes[c] = k
+	}
+	ap := core.NewPartition(sizes...)
+	V := mat.NewDense(r, C*k, nil)
+	for i := range V.RawMatrix().Data {
+		V.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	want := mat.NewDense(r, C*k, nil)
+	var nuc float64
+	const alpha, tau = 0.3, 2.5
+	for c := 0; c < C; c++ {
+		a0, a1 := ap.Block(c)
+		core.SVT(want.Slice(0, r, a0, a1).(*mat.Dense), V.Slice(0, r, a0, a1).(*mat.Dense), tau)
+		nuc += alpha * core.NuclearNorm(V.Slice(0, r, a0, a1))
+	}
+	got := mat.NewDense(r, C*k, nil)
+	parallel.For(C, &svtJob{z: got, v: V, ap: ap, tau: tau}, r*C*k*k)
+	if !mat.Equal(got, want) {
+		t.Errorf("svtJob differs from the blocks' SVTs by %g", maxAbsDiff(got, want))
+	}
+	tr := &train{p: dlParams{alpha: alpha}, ap: ap, K: C * k}
+	if v := tr.nuclear(V); v != nuc {
+		t.Errorf("nuclear %v, want %v", v, nuc)
 	}
 }
