@@ -263,7 +263,11 @@ func (s *dlrdTrain) stepD(ctx context.Context) error {
 	E, F := t.dProblem()
 	// In coordinates the E step changes Y next: the cost's products of
 	// the new D would be recomputed unused.
-	done, nuc, err := t.spanStep(ctx, E, F, s.b == nil)
+	nucOld := -1.0
+	if s.nucOK {
+		nucOld = s.nuc
+	}
+	done, nuc, err := t.spanStep(ctx, E, F, s.b == nil, nucOld)
 	if err != nil {
 		return err
 	}

@@ -76,13 +76,20 @@ func dictBasis(D, E, G, H *mat.Dense) (Q1 *mat.Dense, V blas64.Triangular, C *ma
 // new D's DᵀD = DnᵀDn comes from its coordinates (train.gramFrom). The
 // reduced ADMM runs on one OpenBLAS thread.
 func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc float64, err error) {
-	return t.spanStep(ctx, E, F, true)
+	return t.spanStep(ctx, E, F, true, -1)
 }
 
 // spanStep is spanStepD; with gram false it leaves the cost's products
 // (train.gc) out of date instead of setting them for the new D, for a
 // caller that changes Y before it needs them (DLRD's reduced E step).
-func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool) (done bool, nuc float64, err error) {
+// With nucOld ≥ 0, the nuclear term αΣ_c‖D_c‖_* of the current D, the
+// keep-if-lower test takes φ at the current D from the products at hand,
+//
+//	φ(D) = ½(−2tr(DᵀE) + ⟨F, DᵀD⟩) + nucOld,  DᵀE = H, DᵀD = G,
+//
+// instead of from its coordinates in span([D E]) (a K²r product and the
+// class blocks' SVDs); the two agree up to rounding.
+func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool, nucOld float64) (done bool, nuc float64, err error) {
 	d, N := t.Y.Dims()
 	if dSpanOff || t.p.alpha <= 0 || t.p.origD || t.k0 > 0 || float64(d) <= spanRatio*float64(2*t.K) {
 		return false, -1, nil
@@ -118,7 +125,13 @@ func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool) (done 
 		return true, -1, err
 	}
 	nuc = t.nuclear(Dn)
-	lower := core.DictObjective(Dn, Er, F)/2+nuc <= t.phiD(Dr, Er, F)
+	var old float64
+	if nucOld >= 0 {
+		old = phiKept(H, t.gc.G.Slice(0, t.K, 0, t.K), F, nucOld)
+	} else {
+		old = t.phiD(Dr, Er, F)
+	}
+	lower := core.DictObjective(Dn, Er, F)/2+nuc <= old
 	var G mat.Dense
 	if lower && gram {
 		G.Mul(Dn.T(), Dn) // DᵀD = DnᵀQᵀQDn
@@ -146,6 +159,18 @@ func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool) (done 
 	}
 	t.curOK = false
 	return true, nuc, nil
+}
+
+// phiKept returns J's D part φ(D) = ½(−2tr(EDᵀ) + tr(F·DᵀD)) +
+// αΣ_c‖D_c‖_* (train.phiD) from H = DᵀE, G = DᵀD and the nuclear term
+// nuc: ½(−2tr(H) + ⟨F, G⟩) + nuc.
+func phiKept(H, G mat.Matrix, F *mat.Dense, nuc float64) float64 {
+	k, _ := H.Dims()
+	var tr float64
+	for i := 0; i < k; i++ {
+		tr += H.At(i, i)
+	}
+	return (-2*tr+core.Dot(F, G))/2 + nuc
 }
 
 // svtJob is the prox of the class-wise nuclear norm, z = SVT_τ(v) on each

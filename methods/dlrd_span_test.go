@@ -273,3 +273,29 @@ func TestDLRDBlockJobs(t *testing.T) {
 		t.Errorf("nuclear %v, want %v", v, nuc)
 	}
 }
+
+// TestPhiKept checks φ(D) from DᵀE, DᵀD and the nuclear term (phiKept,
+// spanStep's test at the current D) against train.phiD.
+func TestPhiKept(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	const d, k, C = 40, 4, 3
+	sizes := make([]int, C)
+	for c := range sizes {
+		sizes[c] = k
+	}
+	tr := &train{p: dlParams{alpha: 0.3}, ap: core.NewPartition(sizes...), K: C * k}
+	D, E, X := mat.NewDense(d, C*k, nil), mat.NewDense(d, C*k, nil), mat.NewDense(C*k, 2*C*k, nil)
+	for _, m := range []*mat.Dense{D, E, X} {
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+	}
+	var F, G, H mat.Dense
+	F.Mul(X, X.T())
+	G.Mul(D.T(), D)
+	H.Mul(D.T(), E)
+	got, want := phiKept(&H, &G, &F, tr.nuclear(D)), tr.phiD(D, E, &F)
+	if math.Abs(got-want) > 1e-12*math.Abs(want) {
+		t.Errorf("phiKept %v, phiD %v", got, want)
+	}
+}
