@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/kernels"
@@ -287,12 +288,19 @@ func (w *OMPWork) code(g []float64, gs int, ginv []float64, T int, useTol bool, 
 			break // no further selection needs the correlations
 		}
 		// alpha = alpha0 − G_{:,I}·x_I, using the rows of symmetric G,
-		// rounded as one axpy per selected atom.
+		// rounded as one axpy per selected atom: AddCombination for the
+		// groups of four, vector axpys (also unfused) for the rest.
 		copy(w.alpha, w.alpha0)
 		for p := range m {
 			w.nx[p] = -x[p]
 		}
-		kernels.AddCombination(w.alpha, m, w.nx, 1, w.gi, len(w.alpha))
+		m4 := m &^ 3
+		kernels.AddCombination(w.alpha, m4, w.nx, 1, w.gi, k)
+		for p := m4; p < m; p++ {
+			if w.nx[p] != 0 {
+				floats.AddScaled(w.alpha, w.nx[p], w.gi[p*k:(p+1)*k])
+			}
+		}
 		if useTol {
 			err2 = yy
 			for p, a := range w.idx[:m] {

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/internal/testutil"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // plantedCodes returns k×n codes with exactly T non-zeros per column of
@@ -317,5 +318,40 @@ func TestBatchOMPSameWhateverGOMAXPROCS(t *testing.T) {
 	err := BatchOMP(context.Background(), mat.NewDense(k, n, nil), &G, &B, yy, T, 0, nil)
 	if !errors.Is(err, ErrNotFinite) || !strings.Contains(err.Error(), "sample 200") {
 		t.Errorf("got %v, want sample 200 wrapping ErrNotFinite", err)
+	}
+}
+
+// TestOMPCorrelationUpdateExact checks the identity behind code's update
+// of the correlations: AddCombination over m rows rounds as AddCombination
+// over the first m&^3 and floats.AddScaled for the rest (zero coefficients
+// skipped), bit for bit.
+func TestOMPCorrelationUpdateExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for _, k := range []int{1, 3, 8, 13, 425} {
+		for m := 0; m <= 11; m++ {
+			gi := testutil.RandDense(rng, max(m, 1), k).RawMatrix().Data
+			nx := make([]float64, m)
+			for p := range nx {
+				if rng.IntN(5) > 0 {
+					nx[p] = rng.NormFloat64()
+				}
+			}
+			a0 := testutil.RandDense(rng, 1, k).RawMatrix().Data
+			want := append([]float64(nil), a0...)
+			kernels.AddCombination(want, m, nx, 1, gi, k)
+			got := append([]float64(nil), a0...)
+			m4 := m &^ 3
+			kernels.AddCombination(got, m4, nx, 1, gi, k)
+			for p := m4; p < m; p++ {
+				if nx[p] != 0 {
+					floats.AddScaled(got, nx[p], gi[p*k:(p+1)*k])
+				}
+			}
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("k=%d m=%d: entry %d is %v, AddCombination %v", k, m, i, got[i], want[i])
+				}
+			}
+		}
 	}
 }
