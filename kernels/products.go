@@ -67,8 +67,9 @@ func AtB(dst, a, b blas64.General) {
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1, a, b, 0, dst)
 }
 
-// view returns the submatrix a[r0:r1, c0:c1]; it must not be empty.
-func view(a blas64.General, r0, r1, c0, c1 int) blas64.General {
+// View returns the submatrix a[r0:r1, c0:c1], sharing a's storage; it
+// must not be empty.
+func View(a blas64.General, r0, r1, c0, c1 int) blas64.General {
 	return blas64.General{
 		Rows:   r1 - r0,
 		Cols:   c1 - c0,
@@ -151,19 +152,19 @@ func (j *gemmJob) Do(ch int) {
 	if j.rows {
 		lo, hi := ch*j.size, min((ch+1)*j.size, c.Rows)
 		if j.tA == blas.Trans {
-			a = view(a, 0, j.k, lo, hi)
+			a = View(a, 0, j.k, lo, hi)
 		} else {
-			a = view(a, lo, hi, 0, j.k)
+			a = View(a, lo, hi, 0, j.k)
 		}
-		c = view(c, lo, hi, 0, c.Cols)
+		c = View(c, lo, hi, 0, c.Cols)
 	} else {
 		lo, hi := ch*j.size, min((ch+1)*j.size, c.Cols)
 		if j.tB == blas.Trans {
-			b = view(b, lo, hi, 0, j.k)
+			b = View(b, lo, hi, 0, j.k)
 		} else {
-			b = view(b, 0, j.k, lo, hi)
+			b = View(b, 0, j.k, lo, hi)
 		}
-		c = view(c, 0, c.Rows, lo, hi)
+		c = View(c, 0, c.Rows, lo, hi)
 	}
 	if j.ser == nil {
 		blas64.Gemm(j.tA, j.tB, j.alpha, a, b, j.beta, c)

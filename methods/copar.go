@@ -228,8 +228,8 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		return fmt.Errorf("methods: COPAR λ = %v must be finite and non-negative", lambda)
 	}
 	var G, DtY mat.Dense
-	dlsiMul(&G, D.T(), D)
-	dlsiMul(&DtY, D.T(), Ys)
+	mulDense(&G, D.T(), D)
+	mulDense(&DtY, D.T(), Ys)
 	d, _ := D.Dims()
 	_, N := DtY.Dims()
 	if admm && coparUseADMM(d, K, N) {
@@ -404,12 +404,12 @@ func (s *coparXStep) Do(i int) {
 	gd := s.G.RawMatrix()
 	// g = GW_c + P_cGP_cW_c + (I − P_c)W_c − B_c, one sample a
 	// row: g[:,T] += W_c[:,S]·G[S,T] over the ranges S, T of P_c.
-	gc := coparView(gr, q.off, q.off+nc, 0, K)
-	wc := coparView(wr, q.off, q.off+nc, 0, K)
+	gc := kernels.View(gr, q.off, q.off+nc, 0, K)
+	wc := kernels.View(wr, q.off, q.off+nc, 0, K)
 	for _, T := range q.pr {
 		for _, S := range q.pr {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, coparView(wc, 0, nc, S[0], S[1]),
-				coparView(gd, S[0], S[1], T[0], T[1]), 1, coparView(gc, 0, nc, T[0], T[1]))
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, kernels.View(wc, 0, nc, S[0], S[1]),
+				kernels.View(gd, S[0], S[1], T[0], T[1]), 1, kernels.View(gc, 0, nc, T[0], T[1]))
 		}
 	}
 	for j := 0; j < nc; j++ {
@@ -444,11 +444,6 @@ func (s *coparXStep) Do(i int) {
 	q.prev = dz2
 }
 
-// coparView returns the submatrix a[r0:r1, c0:c1]; it must not be empty.
-func coparView(a blas64.General, r0, r1, c0, c1 int) blas64.General {
-	return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: a.Stride, Data: a.Data[r0*a.Stride+c0 : (r1-1)*a.Stride+c1]}
-}
-
 // coparDictProducts returns F = Σ_c X̄_cX̄_cᵀ + (P_cX̄_c)(P_cX̄_c)ᵀ and
 // E = Σ_c Y_c(X̄_c + P_cX̄_c)ᵀ: F = X̄X̄ᵀ and E = YX̄ᵀ over all samples, one
 // product each, plus the terms of P_cX̄_c on the rows I of D_c and D_0 only,
@@ -466,17 +461,17 @@ func coparDictProducts(part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp co
 		lo, hi := sp.Block(c)
 		W.Slice(0, K, lo, hi).(*mat.Dense).Copy(X[c])
 	}
-	dlsiMul(F, W, W.T())
-	dlsiMul(E, Ys, W.T())
+	mulDense(F, W, W.T())
+	mulDense(E, Ys, W.T())
 	var ff, ye mat.Dense
 	for c := range X {
 		lo, hi := sp.Block(c)
 		idx := coparRows(part, c)
 		Xc := coparGather(X[c], idx, nil)
 		ff.Reset()
-		dlsiMul(&ff, Xc, Xc.T())
+		mulDense(&ff, Xc, Xc.T())
 		ye.Reset()
-		dlsiMul(&ye, Ys.Slice(0, d, lo, hi), Xc.T())
+		mulDense(&ye, Ys.Slice(0, d, lo, hi), Xc.T())
 		for i, gi := range idx {
 			for j, gj := range idx {
 				F.Set(gi, gj, F.At(gi, gj)+ff.At(i, j))
@@ -537,10 +532,10 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		Fb := mat.DenseCopyOf(F.Slice(lo, hi, lo, hi))
 		// E_b = E[:,b] − D̄·F[:,b] + D_b·F_bb
 		Eb.Reset()
-		dlsiMul(&Eb, D, F.Slice(0, K, lo, hi))
+		mulDense(&Eb, D, F.Slice(0, K, lo, hi))
 		Eb.Sub(E.Slice(0, d, lo, hi), &Eb)
 		var t mat.Dense
-		dlsiMul(&t, Db, Fb)
+		mulDense(&t, Db, Fb)
 		Eb.Add(&Eb, &t)
 		var dual *mat.Dense
 		if duals != nil {
@@ -583,7 +578,7 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 			W.Slice(0, K, lo, hi).(*mat.Dense).Copy(X[c])
 		}
 		var R mat.Dense
-		dlsiMul(&R, D, W)
+		mulDense(&R, D, W)
 		R.Sub(Ys, &R)
 		fid = core.Dot(&R, &R)
 	}
@@ -622,7 +617,7 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 // fidelity and off-class codes, λ times the ℓ1 norm, and η·Σ_{i≠j}‖D_iᵀD_j‖²_F.
 func coparTerms(D *mat.Dense, part core.Partition, o COPAROptions, fid, cfid, off, l1 float64) lrsdl.Cost {
 	var G mat.Dense
-	dlsiMul(&G, D.T(), D)
+	mulDense(&G, D.T(), D)
 	terms := []lrsdl.Term{
 		{Name: "fidelity", Value: fid / 2},
 		{Name: "class fidelity", Value: cfid / 2},

@@ -485,7 +485,7 @@ func TestCOPARCostDirect(t *testing.T) {
 
 // TestDictStepsSameWhateverBLASThreads checks that DLSI's dictionary step,
 // which runs on one OpenBLAS thread, and COPAR's X and dictionary steps,
-// whose products go to kernels.Gemm (dlsiMul), give the same bits with
+// whose products go to kernels.Gemm (mulDense), give the same bits with
 // OpenBLAS on one thread and on two, at a size (K = 200 atoms, d = 900,
 // N = 960) where their Gram products DᵀD, COPAR-X's G·W and COPAR-D's
 // Y·X̄ᵀ would be threaded.

@@ -189,7 +189,7 @@ type dlrdEJob struct {
 	// Y0 − ½W·P, formed.
 	top, ext blas64.General
 	nz       [][]dlrdEntry
-	bufs     chan []float64
+	bufs     parallel.FreeList[[]float64] // row chunks of the residual
 }
 
 // residualJob returns the E step's task at the current D and X: on the
@@ -201,7 +201,7 @@ func (s *dlrdTrain) residualJob() *dlrdEJob {
 	n := (d + dlrdRows - 1) / dlrdRows
 	if len(j.nz) != n {
 		j.nz = make([][]dlrdEntry, n)
-		j.bufs = make(chan []float64, min(n, runtime.GOMAXPROCS(0)))
+		j.bufs = make(parallel.FreeList[[]float64], min(n, runtime.GOMAXPROCS(0)))
 	}
 	for c := range j.nz {
 		j.nz[c] = j.nz[c][:0]
@@ -236,18 +236,12 @@ func (j *dlrdEJob) Do(c int) {
 	s := j.s
 	_, N := s.Y0.Dims()
 	i0, i1 := c*dlrdRows, min((c+1)*dlrdRows, j.d)
-	var buf []float64
-	select {
-	case buf = <-j.bufs:
-	default:
-		buf = make([]float64, dlrdRows*N)
+	pb := j.bufs.Get()
+	if len(*pb) < dlrdRows*N {
+		*pb = make([]float64, dlrdRows*N)
 	}
-	defer func() {
-		select {
-		case j.bufs <- buf:
-		default:
-		}
-	}()
+	buf := *pb
+	defer j.bufs.Put(pb)
 	var R blas64.General
 	if j.top.Rows > 0 {
 		// The rows of residuals' d×N product, entry by entry the same

@@ -203,8 +203,8 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 		Dc := D.Slice(0, d, a, b).(*mat.Dense)
 		E.Reset()
 		F.Reset()
-		dlsiMul(&E, Ys.Slice(0, d, lo, hi), X[c].T())
-		dlsiMul(&F, X[c], X[c].T())
+		mulDense(&E, Ys.Slice(0, d, lo, hi), X[c].T())
+		mulDense(&F, X[c], X[c].T())
 		if original || eta == 0 {
 			if err := dlsiUpdateIncoherent(ctx, Dc, &E, &F, otherAtoms(D, part, c), eta, original); err != nil {
 				return err
@@ -240,13 +240,13 @@ func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, 
 		a, b := part.Block(c)
 		lo, hi := sp.Block(c)
 		R.Reset()
-		dlsiMul(&R, D.Slice(0, d, a, b), X[c])
+		mulDense(&R, D.Slice(0, d, a, b), X[c])
 		R.Sub(Ys.Slice(0, d, lo, hi), &R)
 		fid += core.Dot(&R, &R)
 		l1 += core.L1(X[c])
 	}
 	var G mat.Dense
-	dlsiMul(&G, D.T(), D)
+	mulDense(&G, D.T(), D)
 	terms := []lrsdl.Term{
 		{Name: "fidelity", Value: fid},
 		{Name: "sparsity", Value: o.Lambda * l1},

@@ -103,9 +103,9 @@ func (s *incoherentInverse) next(D *mat.Dense, part core.Partition) bool {
 		s.w.Slice(0, d, p, p+q).(*mat.Dense).Copy(D.Slice(0, d, lo1, hi1))
 	}
 	s.t.Reset()
-	dlsiMul(&s.t, &s.N, &s.w)
+	mulDense(&s.t, &s.N, &s.w)
 	s.m.Reset()
-	dlsiMul(&s.m, s.w.T(), &s.t)
+	mulDense(&s.m, s.w.T(), &s.t)
 	for i := 0; i < p+q; i++ {
 		v := 1 / (2 * s.eta)
 		if i >= p {
@@ -125,7 +125,7 @@ func (s *incoherentInverse) next(D *mat.Dense, part core.Partition) bool {
 // dlsiIncoherentObjective returns the objective of (P) at D.
 func dlsiIncoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
 	var ad mat.Dense
-	dlsiMul(&ad, A.T(), D)
+	mulDense(&ad, A.T(), D)
 	return core.DictObjective(D, E, F) + eta*core.Dot(&ad, &ad)
 }
 
@@ -206,7 +206,7 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 	case inv != nil:
 		rho = inv.rho
 		prox = func(z, v *mat.Dense, rho float64) {
-			dlsiMul(z, &inv.N, v)
+			mulDense(z, &inv.N, v)
 			floats.Scale(rho, z.RawMatrix().Data) // z is contiguous
 		}
 	case r < d:
@@ -221,7 +221,7 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 		atv, w := &ws.atv, &ws.w
 		prox = func(z, v *mat.Dense, _ float64) {
 			atv.Reset()
-			dlsiMul(atv, A.T(), v) // while the first call's factorisation may still run
+			mulDense(atv, A.T(), v) // while the first call's factorisation may still run
 			f.wg.Wait()
 			if !f.ok {
 				z.Copy(v) // unreachable for ρ > 0; the objective check undoes it
@@ -235,9 +235,9 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 				blas64.Trsm(blas.Left, blas.NoTrans, 1, f.u, wr)
 			} else {
 				w.Reset()
-				dlsiMul(w, &f.sinv, atv)
+				mulDense(w, &f.sinv, atv)
 			}
-			dlsiMul(z, A, w)
+			mulDense(z, A, w)
 			z.Sub(v, z)
 		}
 	default:
@@ -257,7 +257,7 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 				}
 				inv.Scale(rho, &Mi)
 			}
-			dlsiMul(z, &inv, v)
+			mulDense(z, &inv, v)
 		}
 	}
 	maxIter := dlsiAdmmMaxIter
@@ -364,7 +364,7 @@ func (f *dlsiFactor) start(g *blockGram, A *mat.Dense, part core.Partition, b, r
 func (g *blockGram) init(D *mat.Dense) {
 	g.D = D
 	g.G.Reset()
-	dlsiMul(&g.G, D.T(), D)
+	mulDense(&g.G, D.T(), D)
 }
 
 // others returns AᵀA for A = otherAtoms(D, part, b), from the upper
@@ -423,7 +423,7 @@ func (g *blockGram) refresh(D *mat.Dense, part core.Partition, b int) {
 		return
 	}
 	g.row.Reset()
-	dlsiMul(&g.row, D.Slice(0, d, lo, hi).T(), D)
+	mulDense(&g.row, D.Slice(0, d, lo, hi).T(), D)
 	for i := lo; i < hi; i++ {
 		for j := 0; j < K; j++ {
 			v := g.row.At(i-lo, j)

@@ -13,6 +13,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 func init() {
@@ -194,6 +195,7 @@ type jdlTrain struct {
 	G        mat.Dense      // D̄ᵀD̄
 	B        mat.Dense      // D̄ᵀY on the code blocks, compact
 	E, F     mat.Dense
+	R        mat.Dense // the cost's residual
 	Xold, Xf mat.Dense // X before JDL-X; X̃ (K̄×N) for the cost
 	fista    core.FISTA
 	grads    jdlGrad
@@ -276,13 +278,13 @@ func (j *jdlGrad) Do(c int) {
 	rows := [2][2]int{{0, k}, {k, kk}}
 	G := s.G.RawMatrix()
 	for i, r := range rows {
-		out := jdlView(j.g, r[0], r[1], s0, s1)
+		out := kernels.View(j.g, r[0], r[1], s0, s1)
 		for q, a := range atoms {
 			beta := 1.0
 			if q == 0 {
 				beta = -1 // g = G·W − B
 			}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, jdlView(G, atoms[i][0], atoms[i][1], a[0], a[1]), jdlView(j.w, rows[q][0], rows[q][1], s0, s1), beta, out)
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, kernels.View(G, atoms[i][0], atoms[i][1], a[0], a[1]), kernels.View(j.w, rows[q][0], rows[q][1], s0, s1), beta, out)
 		}
 	}
 	if s.l2 == 0 {
@@ -326,11 +328,6 @@ func (s *jdlTrain) fisherShared(g, w blas64.General) {
 			}
 		}
 	}
-}
-
-// jdlView returns rows [r0, r1) and columns [c0, c1) of a.
-func jdlView(a blas64.General, r0, r1, c0, c1 int) blas64.General {
-	return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: a.Stride, Data: a.Data[r0*a.Stride+c0 : (r1-1)*a.Stride+c1]}
 }
 
 // stepX runs JDL-X, warm-started from the current codes.
@@ -403,13 +400,14 @@ func (s *jdlTrain) stepD() {
 
 // gemmView sets dst[r0:r1, c0:c1] = α·op(A[ar0:ar1, ac0:ac1])·op(B[br0:br1, bc0:bc1]) + β·dst[r0:r1, c0:c1].
 func gemmView(tA, tB blas.Transpose, alpha float64, a *mat.Dense, ar0, ar1, ac0, ac1 int, b *mat.Dense, br0, br1, bc0, bc1 int, beta float64, dst *mat.Dense, r0, r1, c0, c1 int) {
-	blas64.Gemm(tA, tB, alpha, jdlView(a.RawMatrix(), ar0, ar1, ac0, ac1), jdlView(b.RawMatrix(), br0, br1, bc0, bc1), beta, jdlView(dst.RawMatrix(), r0, r1, c0, c1))
+	blas64.Gemm(tA, tB, alpha, kernels.View(a.RawMatrix(), ar0, ar1, ac0, ac1), kernels.View(b.RawMatrix(), br0, br1, bc0, bc1), beta, kernels.View(dst.RawMatrix(), r0, r1, c0, c1))
 }
 
 // cost returns J with the terms "fidelity", "sparsity" and "fisher".
 func (s *jdlTrain) cost() lrsdl.Cost {
 	d, _ := s.Y.Dims()
-	R := mat.DenseCopyOf(s.Y) // Y − D̄X̃ from the code blocks
+	R := &s.R // Y − D̄X̃ from the code blocks
+	R.CloneFrom(s.Y)
 	s.codeBlocks(func(a0, a1, r0, r1, s0, s1 int) {
 		gemmView(blas.NoTrans, blas.NoTrans, -1, s.D, 0, d, a0, a1, s.X, r0, r1, s0, s1, 1, R, 0, d, s0, s1)
 	})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"time"
 
 	"gonum.org/v1/gonum/floats"
@@ -378,14 +377,14 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 // data Ys = [Y; coef[1]·H; coef[2]·H; ...] (blocks starting at rows), H
 // (C×N) the label matrix: column j of H is the indicator of class cls[j],
 // so block b adds coef[b]·(G's row of class cls[j] in block b) to column
-// j instead of a dense product. The dense part runs in two halves of
-// columns on two goroutines (lcMulTHalves).
+// j instead of a dense product. The dense part is shared between the
+// cores in fixed chunks of columns (mulDense).
 func lcDtY(Y *mat.Dense, rows []int, coef []float64, cls []int) func(dst, G *mat.Dense) {
 	d, N := Y.Dims()
 	var s mat.Dense
 	return func(dst, G *mat.Dense) {
 		_, K := G.Dims()
-		lcMulTHalves(dst, G.Slice(0, d, 0, K).(*mat.Dense), Y)
+		mulDense(dst, G.Slice(0, d, 0, K).T(), Y)
 		if len(rows) < 3 {
 			return
 		}
@@ -406,35 +405,6 @@ func lcDtY(Y *mat.Dense, rows []int, coef []float64, cls []int) func(dst, G *mat
 		}
 	}
 }
-
-// lcMulTHalves sets dst to AᵀB, the columns of B in two halves on two
-// goroutines when GOMAXPROCS > 1 and the product has at least
-// lcHalvesWork multiply-adds. Each entry is computed as in the whole
-// product (the level-3 kernels block over the inner dimension alone, and
-// split the columns at a multiple of 8), so the result is the same.
-func lcMulTHalves(dst, A, B *mat.Dense) {
-	d, K := A.Dims()
-	_, N := B.Dims()
-	h := (N / 2) &^ 7
-	if runtime.GOMAXPROCS(0) < 2 || h == 0 || float64(d)*float64(K)*float64(N) < lcHalvesWork {
-		dst.Mul(A.T(), B)
-		return
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(K, N)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		dst.Slice(0, K, h, N).(*mat.Dense).Mul(A.T(), B.Slice(0, d, h, N))
-	}()
-	dst.Slice(0, K, 0, h).(*mat.Dense).Mul(A.T(), B.Slice(0, d, 0, h))
-	<-done
-}
-
-// lcHalvesWork is the least number of multiply-adds of a product that
-// lcMulTHalves splits over two goroutines.
-const lcHalvesWork = 1 << 22
 
 // lcExpand returns the K×K matrix whose row a is f times row c of B
 // (C×K), c the class of atom a in ap: P·B·f for the atom indicator P.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -278,31 +277,4 @@ func TestLCKSVDReducedLabelBlock(t *testing.T) {
 			t.Errorf("%s term %g, reduced %g", cf.Terms[i].Name, a, b)
 		}
 	}
-}
-
-// TestLCMulTHalvesExact checks that AᵀB computed in two halves of columns
-// on two goroutines has the bits of the whole product, on every backend,
-// for an inner dimension above OpenBLAS's and gonum's block sizes, with
-// OpenBLAS on one thread as in training.
-func TestLCMulTHalvesExact(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	defer lrsdl.OneBLASThread()()
-	testutil.Backends(t, func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(45, 46))
-		for _, sz := range [][3]int{{530, 130, 203}, {1037, 425, 120}, {300, 64, 1020}} {
-			d, K, N := sz[0], sz[1], sz[2]
-			if float64(d)*float64(K)*float64(N) < lcHalvesWork {
-				t.Fatalf("%v: too small to be split", sz)
-			}
-			A, B := testutil.RandDense(rng, d, K), testutil.RandDense(rng, d, N)
-			var want mat.Dense
-			want.Mul(A.T(), B)
-			for _, got := range []*mat.Dense{{}, mat.NewDense(K, N, nil)} {
-				lcMulTHalves(got, A, B)
-				if !mat.Equal(got, &want) {
-					t.Errorf("%v: halves differ from the whole product", sz)
-				}
-			}
-		}
-	})
 }

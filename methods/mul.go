@@ -8,7 +8,7 @@ import (
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
-// dlsiMul sets dst = a·b, as dst.Mul(a, b), for a and b each a *mat.Dense
+// mulDense sets dst = a·b, as dst.Mul(a, b), for a and b each a *mat.Dense
 // or its transpose (Dense.T()), by kernels.Gemm: products of at least
 // parallel.MinWork multiply-adds are shared between the cores in fixed
 // chunks, each on one OpenBLAS thread, so the result does not depend on
@@ -16,9 +16,9 @@ import (
 // thread is left spinning after a large product. An empty dst is sized;
 // otherwise it must be len(a's rows)×len(b's columns) and must not overlap
 // a or b.
-func dlsiMul(dst *mat.Dense, a, b mat.Matrix) {
-	ta, ra := dlsiRaw(a)
-	tb, rb := dlsiRaw(b)
+func mulDense(dst *mat.Dense, a, b mat.Matrix) {
+	ta, ra := rawOf(a)
+	tb, rb := rawOf(b)
 	m, k := ra.Rows, ra.Cols
 	if ta == blas.Trans {
 		m, k = k, m
@@ -38,9 +38,9 @@ func dlsiMul(dst *mat.Dense, a, b mat.Matrix) {
 	kernels.Gemm(ta, tb, 1, ra, rb, 0, dst.RawMatrix())
 }
 
-// dlsiRaw returns the storage of a *mat.Dense or of the *mat.Dense a
+// rawOf returns the storage of a *mat.Dense or of the *mat.Dense a
 // transposes, and whether it is transposed.
-func dlsiRaw(a mat.Matrix) (blas.Transpose, blas64.General) {
+func rawOf(a mat.Matrix) (blas.Transpose, blas64.General) {
 	switch a := a.(type) {
 	case *mat.Dense:
 		return blas.NoTrans, a.RawMatrix()
@@ -49,5 +49,5 @@ func dlsiRaw(a mat.Matrix) (blas.Transpose, blas64.General) {
 			return blas.Trans, d.RawMatrix()
 		}
 	}
-	panic("methods: dlsiMul operand is neither a *mat.Dense nor its transpose")
+	panic("methods: mulDense operand is neither a *mat.Dense nor its transpose")
 }

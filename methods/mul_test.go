@@ -4,18 +4,21 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
-// TestDLSIMul checks dlsiMul against Dense.Mul for every combination of
+// TestMulDense checks mulDense against Dense.Mul for every combination of
 // transposes, on products small enough for one Gemm call and large enough
 // to be split between the cores, into an empty and a sized dst, and that it
 // panics on mismatched shapes.
-func TestDLSIMul(t *testing.T) {
+func TestMulDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, sz := range [][3]int{{3, 4, 5}, {300, 40, 200}, {1, 700, 9}} {
 		m, k, n := sz[0], sz[1], sz[2]
@@ -35,13 +38,13 @@ func TestDLSIMul(t *testing.T) {
 				}
 				var want, got mat.Dense
 				want.Mul(a, b)
-				dlsiMul(&got, a, b)
+				mulDense(&got, a, b)
 				if !mat.EqualApprox(&got, &want, 1e-12) {
 					t.Errorf("%s: differs from Dense.Mul", name)
 				}
 				sized := mat.NewDense(m, n, nil)
 				sized.Apply(func(int, int, float64) float64 { return 7 }, sized) // beta = 0 overwrites
-				dlsiMul(sized, a, b)
+				mulDense(sized, a, b)
 				if !mat.EqualApprox(sized, &want, 1e-12) {
 					t.Errorf("%s: differs from Dense.Mul into a sized dst", name)
 				}
@@ -63,7 +66,7 @@ func TestDLSIMul(t *testing.T) {
 					t.Errorf("%s: no panic", c.name)
 				}
 			}()
-			dlsiMul(c.dst, c.a, c.b)
+			mulDense(c.dst, c.a, c.b)
 		}()
 	}
 }
@@ -125,4 +128,31 @@ func TestDLSIWorkReused(t *testing.T) {
 			}
 		}()
 	}
+}
+
+// TestMulDenseExact checks that AᵀB by mulDense, shared between the cores
+// in chunks of columns, has the bits of the whole product on one OpenBLAS
+// thread (as LC-KSVD's DᵀY is trained), on every backend, for inner
+// dimensions above OpenBLAS's and gonum's block sizes.
+func TestMulDenseExact(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	defer lrsdl.OneBLASThread()()
+	testutil.Backends(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(45, 46))
+		for _, sz := range [][3]int{{530, 130, 203}, {1037, 425, 120}, {300, 64, 1020}} {
+			d, K, N := sz[0], sz[1], sz[2]
+			if d*K*N < parallel.MinWork {
+				t.Fatalf("%v: too small to be split", sz)
+			}
+			A, B := testutil.RandDense(rng, d, K), testutil.RandDense(rng, d, N)
+			var want mat.Dense
+			want.Mul(A.T(), B)
+			for _, got := range []*mat.Dense{{}, mat.NewDense(K, N, nil)} {
+				mulDense(got, A.T(), B)
+				if !mat.Equal(got, &want) {
+					t.Errorf("%v: chunked product differs from the whole one", sz)
+				}
+			}
+		}
+	})
 }
