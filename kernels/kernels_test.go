@@ -481,7 +481,7 @@ func TestSparseMulOrder(t *testing.T) {
 				if !ws.compress(x, K*N) {
 					t.Fatal("compress refused")
 				}
-				ws.mulCompressed(dst, a)
+				ws.mulCompressed(dst, ws.transposeA(a))
 				for i := 0; i < m; i++ {
 					checkIdentical(t, "sparse A·X row", dst.Data[i*dst.Stride:i*dst.Stride+N], want[i*N:(i+1)*N])
 				}
@@ -607,6 +607,47 @@ func TestSparseWorkspaceMulT(t *testing.T) {
 						checkIdentical(t, fmt.Sprintf("MulT %v density %v GOMAXPROCS %d", sh, density, procs),
 							got.Data[i*got.Stride:i*got.Stride+K], want.Data[i*want.Stride:i*want.Stride+K])
 					}
+				}
+			}
+		}
+	})
+}
+
+// TestSparseWorkspaceMulAT checks that MulAT with a given Aᵀ (padded
+// rows) is Mul bit for bit on both paths, and that it reads at, not a, on
+// the sparse one.
+func TestSparseWorkspaceMulAT(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(19, 20))
+		for _, sh := range [][3]int{{1, 1, 1}, {9, 6, 11}, {70, 50, 90}} {
+			m, K, N := sh[0], sh[1], sh[2]
+			for _, density := range []float64{0.01, 0.5, 1} {
+				a, x := randGeneral(rnd, m, K, pad), randGeneral(rnd, K, N, pad)
+				sparsify(rnd, x, density)
+				at := randGeneral(rnd, K, m, pad)
+				for i := 0; i < m; i++ {
+					for k := 0; k < K; k++ {
+						at.Data[k*at.Stride+i] = a.Data[i*a.Stride+k]
+					}
+				}
+				want, got := randGeneral(rnd, m, N, pad), randGeneral(rnd, m, N, pad)
+				wantSp := NewSparseWorkspace(K, N).Mul(want, a, x)
+				if sp := NewSparseWorkspace(K, N).MulAT(got, a, at, x); sp != wantSp {
+					t.Fatalf("%v density %v: MulAT sparse=%v, Mul %v", sh, density, sp, wantSp)
+				}
+				for i := 0; i < m; i++ {
+					checkIdentical(t, fmt.Sprintf("MulAT %v density %v", sh, density),
+						got.Data[i*got.Stride:i*got.Stride+N], want.Data[i*want.Stride:i*want.Stride+N])
+				}
+				if !wantSp || NonZeros(blas64.General{Rows: 1, Cols: N, Stride: x.Stride, Data: x.Data}) == 0 {
+					continue
+				}
+				// On the sparse path A[0,0] is read from at: changing it
+				// changes row 0 where row 0 of X is not zero.
+				at.Data[0] += 1
+				NewSparseWorkspace(K, N).MulAT(got, a, at, x)
+				if slices.Equal(got.Data[:N], want.Data[:N]) {
+					t.Errorf("%v density %v: MulAT ignored at", sh, density)
 				}
 			}
 		}

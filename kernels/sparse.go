@@ -232,8 +232,38 @@ func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
 		Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
 		return false
 	}
-	w.mulCompressed(dst, a)
+	w.mulCompressed(dst, w.transposeA(a))
 	return true
+}
+
+// MulAT is Mul, bit for bit, with at = Aᵀ (K×m) given, for a caller that
+// multiplies by the same A many times: the sparse path reads the columns
+// of A from the rows of at instead of transposing A on every call. For a
+// symmetric A, at may be A itself.
+func (w *SparseWorkspace) MulAT(dst, a, at, x blas64.General) (sparse bool) {
+	m, K, N := a.Rows, x.Rows, x.Cols
+	if K != w.rows || N != w.cols || a.Cols != K || dst.Rows != m || dst.Cols != N || at.Rows != K || at.Cols != m {
+		panic(errShape)
+	}
+	if m == 0 || N == 0 {
+		return true
+	}
+	if K > 0 && !w.compress(x, int(DensityCrossover()*float64(K)*float64(N))) {
+		Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
+		return false
+	}
+	w.mulCompressed(dst, at)
+	return true
+}
+
+// transposeA returns Aᵀ (K×m) in w.at.
+func (w *SparseWorkspace) transposeA(a blas64.General) blas64.General {
+	m, K := a.Rows, a.Cols
+	if len(w.at) < m*K {
+		w.at = make([]float64, m*K)
+	}
+	transpose(w.at, a)
+	return blas64.General{Rows: K, Cols: m, Stride: max(m, 1), Data: w.at[:m*K]}
 }
 
 // MulT sets dst = A·Bᵀ for an m×N matrix A and a K×N matrix B, with w
@@ -257,7 +287,7 @@ func (w *SparseWorkspace) MulT(dst, a, b blas64.General) (sparse bool) {
 		Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
 		return false
 	}
-	w.mulCompressed(dst, a)
+	w.mulCompressed(dst, w.transposeA(a))
 	return true
 }
 
@@ -475,18 +505,14 @@ func countRow(cnt []int, row []float64) int {
 	return n
 }
 
-// mulCompressed sets dst = A·X from the compressed copy of X.
-func (w *SparseWorkspace) mulCompressed(dst, a blas64.General) {
-	m, K, N := dst.Rows, w.rows, w.cols
-	if len(w.at) < m*K {
-		w.at = make([]float64, m*K)
-	}
+// mulCompressed sets dst = A·X from the compressed copy of X and at = Aᵀ.
+func (w *SparseWorkspace) mulCompressed(dst, at blas64.General) {
+	m, N := dst.Rows, w.cols
 	if len(w.t) < m*N {
 		w.t = make([]float64, m*N)
 	}
-	transpose(w.at, a)
 	j := spmmJobs.Get()
-	*j = spmmJob{w: w, dst: dst, m: m}
+	*j = spmmJob{w: w, dst: dst, at: at, m: m}
 	parallelFor((N+spmmCols-1)/spmmCols, j, m*w.ptr[N])
 	*j = spmmJob{}
 	spmmJobs.Put(j)
@@ -516,9 +542,9 @@ func (j *transposeJob) Do(c int) {
 }
 
 type spmmJob struct {
-	w   *SparseWorkspace
-	dst blas64.General
-	m   int
+	w       *SparseWorkspace
+	dst, at blas64.General
+	m       int
 }
 
 var spmmJobs = make(freeList[spmmJob], 8)
@@ -529,6 +555,7 @@ const spmmCols = 16 // columns of dst per chunk
 // of a column per pass.
 func (j *spmmJob) Do(c int) {
 	w, m, ld := j.w, j.m, j.dst.Stride
+	at, lda := j.at.Data, j.at.Stride
 	lo, hi := c*spmmCols, min((c+1)*spmmCols, w.cols)
 	for col := lo; col < hi; col++ {
 		acc := w.t[col*m : (col+1)*m]
@@ -536,11 +563,11 @@ func (j *spmmJob) Do(c int) {
 		q, end := w.ptr[col], w.ptr[col+1]
 		for ; q+4 <= end; q += 4 {
 			ix := w.ind[q : q+4]
-			addScaled4(acc, (*[4]float64)(w.val[q:q+4]), w.at[int(ix[0])*m:], w.at[int(ix[1])*m:], w.at[int(ix[2])*m:], w.at[int(ix[3])*m:])
+			addScaled4(acc, (*[4]float64)(w.val[q:q+4]), at[int(ix[0])*lda:], at[int(ix[1])*lda:], at[int(ix[2])*lda:], at[int(ix[3])*lda:])
 		}
 		for ; q < end; q++ {
 			k := int(w.ind[q])
-			axpy1(acc, w.val[q], w.at[k*m:(k+1)*m])
+			axpy1(acc, w.val[q], at[k*lda:k*lda+m])
 		}
 	}
 	for i := 0; i < m; i++ {

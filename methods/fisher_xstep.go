@@ -42,6 +42,10 @@ type xstep struct {
 	// With d < K/2, H·W̄ is computed through T = D̄W̄ (d×N).
 	D blas64.General
 	T *mat.Dense
+	// ht = Hᵀ (H itself when symmetric) and dt = D̄ᵀ for the sparse
+	// products, made at their first use (transposeOnce) in hbuf and dbuf.
+	ht, dt     blas64.General
+	hbuf, dbuf []float64
 }
 
 // setup precomputes the Gram matrices and B for D̄ and Y.
@@ -56,12 +60,12 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 	_, N := Y.Dims()
 	K := ap.Len()
 	k0 := kb - K
-	sw, off, groups, H, B := s.sw, s.off, s.groups, s.H, s.B
+	sw, off, groups, H, B, hbuf, dbuf := s.sw, s.off, s.groups, s.H, s.B, s.hbuf, s.dbuf
 	if sw == nil || s.K != K || s.k0 != k0 || s.N != N {
 		sw = kernels.NewSparseWorkspace(kb, N)
 		H, B = nil, nil
 	}
-	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap, sw: sw, off: off, groups: groups}
+	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap, sw: sw, off: off, groups: groups, hbuf: hbuf, dbuf: dbuf}
 	if G == nil {
 		G = mat.NewDense(kb, kb, nil)
 		G.Mul(Db.T(), Db)
@@ -100,6 +104,41 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 		s.D = Db.RawMatrix()
 		s.T = mat.NewDense(d, N, nil)
 	}
+}
+
+// transposeOnce returns *t, first setting it to aᵀ (in *buf) when it is
+// unset; a symmetric a is its own transpose.
+func transposeOnce(t *blas64.General, buf *[]float64, a blas64.General) blas64.General {
+	if t.Data != nil {
+		return *t
+	}
+	if a.Rows == a.Cols && symmetric(a) {
+		*t = a
+		return a
+	}
+	n := a.Rows * a.Cols
+	if cap(*buf) < n {
+		*buf = make([]float64, n)
+	}
+	*t = blas64.General{Rows: a.Cols, Cols: a.Rows, Stride: max(a.Rows, 1), Data: (*buf)[:n]}
+	for i := 0; i < a.Rows; i++ {
+		for j, v := range a.Data[i*a.Stride : i*a.Stride+a.Cols] {
+			t.Data[j*t.Stride+i] = v
+		}
+	}
+	return *t
+}
+
+// symmetric reports whether the square matrix a equals aᵀ bit for bit.
+func symmetric(a blas64.General) bool {
+	for i := 0; i < a.Rows; i++ {
+		for j := 0; j < i; j++ {
+			if a.Data[i*a.Stride+j] != a.Data[j*a.Stride+i] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // useBlockGemm reports whether a per-class block product of work
@@ -192,7 +231,7 @@ func (s *xstep) factoredMul(g, w blas64.General, full bool) {
 	t := s.T.RawMatrix()
 	t.Cols = w.Cols
 	if full {
-		s.sw.Mul(t, s.D, w)
+		s.sw.MulAT(t, s.D, transposeOnce(&s.dt, &s.dbuf, s.D), w)
 	} else {
 		bigGemm(blas.NoTrans, blas.NoTrans, 1, s.D, w, 0, t)
 	}
@@ -356,7 +395,8 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	if s.T != nil && (!full || s.factorPays(w)) {
 		s.factoredMul(g, w, full)
 	} else if full {
-		s.sw.Mul(g, s.H.RawMatrix(), w)
+		h := s.H.RawMatrix()
+		s.sw.MulAT(g, h, transposeOnce(&s.ht, &s.hbuf, h), w)
 	} else {
 		kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
 	}
@@ -446,9 +486,10 @@ func (j *gradJob) Do(q int) {
 	K, k0, kb, C := s.K, s.k0, s.K+s.k0, s.sp.Blocks()
 	sp, col0 := s.sp, s.col0
 	gr := s.gram.RawMatrix()
-	for c := s.groups[q]; c < s.groups[q+1]; c++ {
-		lo, hi := sp[c]-col0, sp[c+1]-col0
-		if k0 > 0 {
+	g0, g1 := s.groups[q], s.groups[q+1]
+	if k0 > 0 {
+		for c := g0; c < g1; c++ {
+			lo, hi := sp[c]-col0, sp[c+1]-col0
 			a0, a1 := s.ap.Block(c)
 			Qc := sub(gr, a0, a1, K, kb)
 			if !useBlockGemm((a1 - a0) * k0 * (hi - lo)) {
@@ -459,15 +500,24 @@ func (j *gradJob) Do(q int) {
 				blas64.Gemm(blas.Trans, blas.NoTrans, 1, Qc, sub(w, a0, a1, lo, hi), 1, sub(g, K, kb, lo, hi))
 			}
 		}
-		for i := 0; i < kb; i++ {
-			a := s.off[i*C+c]
-			gc, bc := g.Data[i*g.Stride+lo:i*g.Stride+hi], b.Data[i*b.Stride+lo:i*b.Stride+hi]
-			if i >= K || s.lambda2 == 0 {
-				for t, v := range bc {
-					gc[t] -= v + a
-				}
-				continue
+	}
+	// Row by row over the group's columns: each element gets its one
+	// update after the products above, as class by class.
+	lo, hi := sp[g0]-col0, sp[g1]-col0
+	for i := 0; i < kb; i++ {
+		gi, bi := g.Data[i*g.Stride:i*g.Stride+hi], b.Data[i*b.Stride:i*b.Stride+hi]
+		off := s.off[i*C : (i+1)*C]
+		if i >= K || s.lambda2 == 0 {
+			a := off[g0] // the same for every class
+			for t := lo; t < hi; t++ {
+				gi[t] -= bi[t] + a
 			}
+			continue
+		}
+		for c := g0; c < g1; c++ {
+			a := off[c]
+			e := sp[c+1] - col0
+			gc, bc := gi[sp[c]-col0:e], bi[sp[c]-col0:e]
 			for t, v := range bc {
 				gc[t] += a - v
 			}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -322,5 +324,26 @@ func TestXMetric(t *testing.T) {
 			t.Errorf("k0=%d: after 30 iterations the metric is %v above the minimum, scalar steps %v", k0, jm30-js, js30-js)
 		}
 		t.Logf("k0=%d: 30 iterations reach %.3g (metric) and %.3g (scalar) above the minimum %v", k0, jm30-js, js30-js, js)
+	}
+}
+
+// TestTransposeOnce checks xstep's cached transposes: a symmetric matrix
+// is its own, another is transposed once and then reused.
+func TestTransposeOnce(t *testing.T) {
+	sym := blas64.General{Rows: 2, Cols: 2, Stride: 3, Data: []float64{1, 2, 9, 2, 5, 9}}
+	var ts blas64.General
+	var buf []float64
+	if got := transposeOnce(&ts, &buf, sym); &got.Data[0] != &sym.Data[0] {
+		t.Error("symmetric matrix copied")
+	}
+	a := blas64.General{Rows: 2, Cols: 3, Stride: 4, Data: []float64{1, 2, 3, 0, 4, 5, 6, 0}}
+	var ta blas64.General
+	got := transposeOnce(&ta, &buf, a)
+	if want := []float64{1, 4, 2, 5, 3, 6}; got.Rows != 3 || got.Cols != 2 || !slices.Equal(got.Data, want) {
+		t.Errorf("transpose = %+v, want %v", got, want)
+	}
+	a.Data[0] = 7
+	if again := transposeOnce(&ta, &buf, a); again.Data[0] != 1 {
+		t.Error("transpose recomputed")
 	}
 }
