@@ -221,6 +221,22 @@ func (w *SparseWorkspace) Dims() (K, N int) { return w.rows, w.cols }
 // package's, split between the cores). It
 // reports whether the sparse path was taken. dst must not overlap a or x.
 func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
+	return w.mul(dst, a, blas64.General{}, x)
+}
+
+// MulAT is Mul, bit for bit, with at = Aᵀ (K×m) given, for a caller that
+// multiplies by the same A many times: the sparse path reads the columns
+// of A from the rows of at instead of transposing A on every call. For a
+// symmetric A, at may be A itself.
+func (w *SparseWorkspace) MulAT(dst, a, at, x blas64.General) (sparse bool) {
+	if at.Rows != a.Cols || at.Cols != a.Rows {
+		panic(errShape)
+	}
+	return w.mul(dst, a, at, x)
+}
+
+// mul is Mul, or MulAT when at has data.
+func (w *SparseWorkspace) mul(dst, a, at, x blas64.General) bool {
 	m, K, N := a.Rows, x.Rows, x.Cols
 	if K != w.rows || N != w.cols || a.Cols != K || dst.Rows != m || dst.Cols != N {
 		panic(errShape)
@@ -232,25 +248,8 @@ func (w *SparseWorkspace) Mul(dst, a, x blas64.General) (sparse bool) {
 		Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
 		return false
 	}
-	w.mulCompressed(dst, w.transposeA(a))
-	return true
-}
-
-// MulAT is Mul, bit for bit, with at = Aᵀ (K×m) given, for a caller that
-// multiplies by the same A many times: the sparse path reads the columns
-// of A from the rows of at instead of transposing A on every call. For a
-// symmetric A, at may be A itself.
-func (w *SparseWorkspace) MulAT(dst, a, at, x blas64.General) (sparse bool) {
-	m, K, N := a.Rows, x.Rows, x.Cols
-	if K != w.rows || N != w.cols || a.Cols != K || dst.Rows != m || dst.Cols != N || at.Rows != K || at.Cols != m {
-		panic(errShape)
-	}
-	if m == 0 || N == 0 {
-		return true
-	}
-	if K > 0 && !w.compress(x, int(DensityCrossover()*float64(K)*float64(N))) {
-		Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
-		return false
+	if at.Data == nil {
+		at = w.transposeA(a)
 	}
 	w.mulCompressed(dst, at)
 	return true
