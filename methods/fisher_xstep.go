@@ -120,12 +120,11 @@ func transposeOnce(t *blas64.General, buf *[]float64, a blas64.General) blas64.G
 	if cap(*buf) < n {
 		*buf = make([]float64, n)
 	}
-	*t = blas64.General{Rows: a.Cols, Cols: a.Rows, Stride: max(a.Rows, 1), Data: (*buf)[:n]}
-	for i := 0; i < a.Rows; i++ {
-		for j, v := range a.Data[i*a.Stride : i*a.Stride+a.Cols] {
-			t.Data[j*t.Stride+i] = v
-		}
-	}
+	var src mat.Dense
+	src.SetRawMatrix(a)
+	dst := mat.NewDense(a.Cols, a.Rows, (*buf)[:n])
+	dst.Copy(src.T())
+	*t = dst.RawMatrix()
 	return *t
 }
 
