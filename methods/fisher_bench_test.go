@@ -95,8 +95,6 @@ func BenchmarkGemmThreads(b *testing.B) {
 // ratio of the sums of each iteration's shortest time over the ops
 // (two/one-min), which a machine loaded by other processes disturbs less.
 func BenchmarkScaleTwoCores(b *testing.B) {
-	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	use := func(procs int) {
 		runtime.GOMAXPROCS(procs)
 		lrsdl.SetOpenBLASThreads(procs)
@@ -109,6 +107,10 @@ func BenchmarkScaleTwoCores(b *testing.B) {
 		for _, s := range [][2]int{{10, 300}, {25, 300}, {50, 300}, {100, 300}, {200, 300}, {20, 300}, {20, 1000}, {20, 3000}, {20, 10000}} {
 			C, d := s[0], s[1]
 			b.Run(fmt.Sprintf("%s/C=%d/d=%d", m.name, C, d), func(b *testing.B) {
+				// Restored by each sub-benchmark: testing reports one that
+				// leaves GOMAXPROCS changed.
+				defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 				Y, labels := data.FaceLike(C, d, 7, 1)
 				var spent [3]time.Duration
 				var best [3][iters + 1]time.Duration
