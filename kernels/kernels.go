@@ -29,7 +29,7 @@ func ProxStep(z, w, g []float64, rows, cols int, step float64, thr []float64, be
 	*j = proxJob{z: z, w: w, g: g, thr: thr, rows: rows, cols: cols, step: step, beta: beta}
 	var count int
 	j.size, count = chunks(rows, (proxMinElems+cols-1)/max(cols, 1))
-	parallelFor(count, j, n)
+	parallelFor(count, j, elemWork*n)
 	for _, p := range j.part[:count] {
 		dz2 += p[0]
 		z2 += p[1]

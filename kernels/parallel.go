@@ -22,3 +22,7 @@ func chunks(n, minSize int) (size, count int) {
 }
 
 const maxChunks = 64
+
+// elemWork is the work of one element of a pass over memory
+// (parallel.ElemWork).
+const elemWork = parallel.ElemWork

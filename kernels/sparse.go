@@ -337,7 +337,7 @@ func (w *SparseWorkspace) compressAny(x blas64.General, trans bool, limit int) b
 	} else {
 		j.size, count = chunks(N, compressMinCols)
 	}
-	parallelFor(count, j, K*N)
+	parallelFor(count, j, elemWork*K*N)
 	n := 0
 	for _, c := range j.part[:count] {
 		n += c
@@ -364,7 +364,7 @@ func (w *SparseWorkspace) fill(x blas64.General, n, limit int, j *compressJob) {
 	copy(w.next, w.ptr[:len(w.next)])
 	j.fill = true
 	count := (len(w.next) + j.size - 1) / j.size
-	parallelFor(count, j, w.rows*w.cols)
+	parallelFor(count, j, elemWork*w.rows*w.cols)
 }
 
 // compressMinCols is the narrowest chunk of columns of compress: at 32,

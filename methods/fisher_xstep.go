@@ -412,19 +412,9 @@ func (s *xstep) grad(G, W *mat.Dense) {
 	j := &s.gj
 	*j = gradJob{s: s, g: g, w: w, b: b, c1: c1}
 	s.groups = classGroups(s.groups[:0], sp, s.c0, c1)
-	parallel.For(len(s.groups)-1, j, gradJobWeight*kb*n*(1+k0))
+	parallel.For(len(s.groups)-1, j, kb*n*(parallel.ElemWork+k0))
 	*j = gradJob{}
 }
-
-// gradJobWeight is the work parallel.For is told per element of the
-// per-class pass: each costs several multiply-adds' time (reads of G, B
-// and W, the class's mean term). Weighted 1, E-FDDL's pass at C = 100,
-// d = 300, n = k = 7 (700×700) stayed on one core; weighted 4 it is
-// shared, and the time on two cores over one (BenchmarkScaleTwoCores
-// E-FDDL/C=100/d=300, two/one) fell from a median 0.95 to 0.87 over
-// five alternated runs. On COIL-100 (1000×1000), memory-bound, it made
-// no difference.
-const gradJobWeight = 4
 
 // gradGroupCols is the fewest columns of a group of classes of the
 // per-class passes of xstep.grad and the cost (the last group may have

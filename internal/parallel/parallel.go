@@ -65,12 +65,23 @@ func helper() {
 	}
 }
 
-// MinWork is the smallest amount of work (multiply-adds or elements) For
-// wakes a second core for: about a tenth of a millisecond on one core,
-// several times a helper's wake-up. At 1<<16 the scaling study's small
-// E-FDDL iterations (C = 10 to 100, d = 300) ran 1.1–1.5× slower on two
-// cores than on one.
+// MinWork is the smallest amount of work (multiply-adds, or ElemWork per
+// element of a pass over memory) For wakes a second core for: about a
+// tenth of a millisecond on one core, several times a helper's wake-up.
+// At 1<<16 the scaling study's small E-FDDL iterations (C = 10 to 100,
+// d = 300) ran 1.1–1.5× slower on two cores than on one.
 const MinWork = 1 << 20
+
+// ElemWork is the work of one element of a pass over memory (the FISTA
+// prox step, counting and storing non-zeros, the Fisher X step's per-class
+// pass), in multiply-adds: each reads and writes several arrays, about a
+// nanosecond. Counted as 1, the passes over E-FDDL's 700×700 codes at
+// C = 100, d = 300 stayed on one core; at 4 they are shared, and
+// BenchmarkScaleTwoCores/E-FDDL/C=100/d=300's two/one fell from 0.93 to
+// 0.82 (medians of three alternated runs; LRSDL's, 0.78–0.86, did not
+// move). FDDL's fit times on COIL-100 (1000×1000) and Oxford Flower
+// (680×1020) did not change beyond noise.
+const ElemWork = 4
 
 // For runs t.Do(c) for c in [0, n), on the calling goroutine and, if work
 // is at least MinWork, on whichever helper goroutines are idle. It returns
