@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -73,8 +72,8 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	case *perClass < 1 || *k < 1 || *classes < 2:
 		return usagef("need -n ≥ 1, -k ≥ 1, -C ≥ 2")
 	}
-	if st, err := os.Stat(*out); err != nil || !st.IsDir() {
-		return fmt.Errorf("-out %s: not a directory", *out)
+	if err := existingDir("-out", *out); err != nil {
+		return err
 	}
 	// Check the method and its options before loading data.
 	for _, v := range cmp.variants {

@@ -48,8 +48,8 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		// directory that is not empty).
 		defer os.Remove(dir)
 		*out = dir
-	} else if st, err := os.Stat(*out); err != nil || !st.IsDir() {
-		return fmt.Errorf("-out %s: not a directory", *out)
+	} else if err := existingDir("-out", *out); err != nil {
+		return err
 	}
 	names := methodNames()
 	if *only != "" {

@@ -344,8 +344,11 @@ func TestDemo(t *testing.T) {
 	if w, h := decodePNG(t, filepath.Join(dir, "atoms.png")); w != 600 || h != 260 {
 		t.Errorf("atoms.png is %d×%d, want 600×260", w, h)
 	}
-	if code, _, e := runCmd(t, "demo", "-out", filepath.Join(dir, "none")); code != 1 || !strings.Contains(e, "none") {
+	if code, _, e := runCmd(t, "demo", "-out", filepath.Join(dir, "none")); code != 1 || !strings.Contains(e, "none: no such directory") {
 		t.Errorf("missing -out directory: exit %d, stderr %q", code, e)
+	}
+	if code, _, e := runCmd(t, "demo", "-out", filepath.Join(dir, "atoms.png")); code != 1 || !strings.Contains(e, "atoms.png: not a directory") {
+		t.Errorf("-out naming a file: exit %d, stderr %q", code, e)
 	}
 }
 
