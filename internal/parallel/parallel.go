@@ -79,8 +79,7 @@ const MinWork = 1 << 20
 // C = 100, d = 300 stayed on one core; at 4 they are shared, and
 // BenchmarkScaleTwoCores/E-FDDL/C=100/d=300's two/one fell from 0.93 to
 // 0.82 (medians of three alternated runs; LRSDL's, 0.78–0.86, did not
-// move). FDDL's fit times on COIL-100 (1000×1000) and Oxford Flower
-// (680×1020) did not change beyond noise.
+// move).
 const ElemWork = 4
 
 // For runs t.Do(c) for c in [0, n), on the calling goroutine and, if work
