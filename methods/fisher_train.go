@@ -46,10 +46,8 @@ type train struct {
 
 // dBufs holds the matrices the D and D0 steps return or work in (M(X),
 // their E and F, the new dictionary), reused from one outer iteration to
-// the next: allocated afresh, they were most of a fit's garbage (at C = 20,
-// d = 300, n = k = 7, 0.66 of 0.9 MB per outer iteration), and on two
-// cores the collections that garbage set off made E-FDDL slower than on
-// one.
+// the next. Allocated afresh, they were nearly all of an iteration's
+// garbage (TestOuterStepGarbage).
 type dBufs struct {
 	mx, e, f, xm, p, dn  mat.Dense
 	e0, f0, mx0, p0, dn0 mat.Dense
