@@ -11,6 +11,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
@@ -389,12 +390,11 @@ func (t *train) stepD(ctx context.Context) error {
 	if t.p.alpha > 0 {
 		d, _ := t.Y.Dims()
 		rho := rhoFor(F) * nuclearRhoScale
+		sj := &svtJob{ap: t.ap}
 		prox := func(z, v *mat.Dense, rho float64) {
-			for c := 0; c < t.ap.Blocks(); c++ {
-				a0, a1 := t.ap.Block(c)
-				zc := z.Slice(0, d, a0, a1).(*mat.Dense)
-				core.SVT(zc, v.Slice(0, d, a0, a1).(*mat.Dense), 2*t.p.alpha/rho)
-			}
+			sj.z, sj.v, sj.tau = z, v, 2*t.p.alpha/rho
+			parallel.For(t.ap.Blocks(), sj, d*t.K*t.K/t.ap.Blocks())
+			sj.z, sj.v = nil, nil
 		}
 		if err := t.admm.Update(ctx, Dn, E, F, prox, t.p.admmOpts(rho, uo)); err != nil {
 			return err
