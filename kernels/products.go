@@ -95,9 +95,9 @@ func zero(a blas64.General) {
 // parallel.MinWork multiply-adds are one call. So are those of at least
 // lrsdl.GemmThreadsMin on a BLAS without DgemmSerial (gonum's, which
 // shares them between the cores itself); with OpenBLAS they are split
-// too, instead of running threaded in OpenBLAS, whose idle threads spin
-// on the second core for about 0.1 s after the call and starve the
-// library's goroutines (lrsdl.OpenBLAS.DgemmSerial).
+// too, instead of running threaded in OpenBLAS, whose threads then spin
+// on the other cores, starving the library's goroutines, until Level3 ends
+// them (lrsdl.OpenBLAS.DgemmSerial).
 func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	m, n := c.Rows, c.Cols
 	k := a.Cols
