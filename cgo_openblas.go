@@ -9,20 +9,22 @@ char* openblas_get_corename(void);
 int openblas_get_num_threads(void);
 void openblas_set_num_threads(int);
 
-// OpenBLAS's thread server (absent from single-threaded builds, hence weak):
-// blas_thread_shutdown_ ends its threads, which the next threaded call
-// starts again; blas_server_avail is non-zero while they exist.
+// Parts of OpenBLAS's thread server, weak because single-threaded builds
+// lack them.
 extern int blas_thread_shutdown_(void) __attribute__((weak));
-extern int blas_server_avail __attribute__((weak));
+extern void openblas_read_env(void) __attribute__((weak));
+extern int openblas_thread_timeout(void) __attribute__((weak));
 
-static void park_threads(void) {
-	if (blas_thread_shutdown_)
+// restart_threads rereads OpenBLAS's environment and ends its threads; the
+// next threaded call starts them with the OPENBLAS_THREAD_TIMEOUT read.
+static void restart_threads(void) {
+	if (blas_thread_shutdown_ && openblas_read_env) {
+		openblas_read_env();
 		blas_thread_shutdown_();
+	}
 }
 
-static int threads_up(void) {
-	return &blas_server_avail != 0 && blas_server_avail != 0;
-}
+static int thread_timeout(void) { return openblas_thread_timeout ? openblas_thread_timeout() : -1; }
 
 // cpu_has reports AVX-512 (F, DQ, BW, VL; feature 0) or AVX2 with FMA (1).
 static int cpu_has(int f) {
@@ -41,9 +43,10 @@ import "C"
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -70,8 +73,8 @@ var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}
 // several goroutines run at once. kernels.Gemm computes the fixed chunks
 // of a large product with it on the library's goroutines instead of
 // threading it in OpenBLAS, whose threads spin on the other cores after a
-// threaded call until Level3 ends them, and on a loaded machine must all
-// get a core before the call can end.
+// threaded call (threadTimeout), taking them from the goroutines, and on a
+// loaded machine must all get a core before the call can end.
 func (OpenBLAS) DgemmSerial(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	policy.once.Do(setup)
 	policy.run.RLock()
@@ -84,10 +87,9 @@ func (OpenBLAS) DgemmSerial(tA, tB blas.Transpose, m, n, k int, alpha float64, a
 // multiply-adds (m·n·k for Dgemm, half that for the triangular and
 // symmetric routines) raises it to SetOpenBLASThreads's count for its
 // duration. OpenBLAS threads products from 2.6e5 multiply-adds on, and
-// Dtrsm and Dtrmm at any size; after a threaded call its threads spin for
-// about 0.1 s (OPENBLAS_THREAD_TIMEOUT), taking the other cores from the
-// library's goroutines, so Level3 ends them parkDelay after a threaded
-// call that no other follows. Threaded OpenBLAS also rounds
+// Dtrsm and Dtrmm at any size; each threaded call wakes its idle threads,
+// which then spin (see threadTimeout), taking the other cores from the
+// library's goroutines. Threaded OpenBLAS also rounds
 // differently from one thread, so below GemmThreadsMin results do not
 // depend on the thread count. A threaded call runs alone: calls on other
 // goroutines wait for it, and it waits for them.
@@ -163,8 +165,7 @@ func sideDim(s blas.Side, m, n int) int {
 // thread except inside a threaded call, which holds run for writing; every
 // other call holds it for reading. threads is the count for calls of at
 // least GemmThreadsMin (SetOpenBLASThreads), sections the number of open
-// OneBLASThread sections, threaded counts the threaded calls (tests) and
-// gen the ended ones (park).
+// OneBLASThread sections, and threaded counts the threaded calls (tests).
 var policy struct {
 	once     sync.Once
 	run      sync.RWMutex
@@ -172,7 +173,6 @@ var policy struct {
 	threads  int
 	sections int
 	threaded atomic.Int64
-	gen      atomic.Uint64
 }
 
 // setup moves OpenBLAS to one thread, keeping its count (OPENBLAS_NUM_THREADS
@@ -180,7 +180,21 @@ var policy struct {
 func setup() {
 	policy.threads = int(C.openblas_get_num_threads())
 	C.openblas_set_num_threads(1)
+	if _, set := os.LookupEnv("OPENBLAS_THREAD_TIMEOUT"); !set {
+		os.Setenv("OPENBLAS_THREAD_TIMEOUT", strconv.Itoa(threadTimeout))
+		C.restart_threads()
+		os.Unsetenv("OPENBLAS_THREAD_TIMEOUT")
+	}
 }
+
+// threadTimeout is the OPENBLAS_THREAD_TIMEOUT that setup gives OpenBLAS
+// unless the environment sets one: after a threaded call, OpenBLAS's
+// threads spin for 2^threadTimeout clock ticks (about 1 ms) waiting for
+// the next, then sleep. At OpenBLAS's default, 28 (about 0.1 s), they took
+// the other cores from the library's goroutines after every threaded call:
+// D2L2R2 on Flower, which makes about 200, used a fifth more CPU time
+// (BenchmarkFlowerFit in package methods).
+const threadTimeout = 21
 
 // callThreads returns the number of OpenBLAS threads a level-3 call of work
 // multiply-adds runs on now.
@@ -218,32 +232,6 @@ func end(n int) {
 		return
 	}
 	C.openblas_set_num_threads(1)
-	g := policy.gen.Add(1)
-	policy.run.Unlock()
-	time.AfterFunc(parkDelay, func() { park(g) })
-}
-
-// parkDelay is how long OpenBLAS's threads may wait for the next threaded
-// call before Level3 ends them. Starting them again costs about 0.2 ms, so
-// a run of threaded calls keeps them. D2L2R2 and DLRD on Flower make about
-// 200 and 140 threaded calls; ending the threads took 23 % and 15 % off
-// their CPU time and 10 % and 6 % off their wall time, with the same bits
-// (BenchmarkFlowerFit in package methods).
-const parkDelay = time.Millisecond
-
-// park ends OpenBLAS's threads unless a threaded call ended after the one
-// numbered g. It waits for no call: while any runs it tries again later.
-func park(g uint64) {
-	if policy.gen.Load() != g {
-		return
-	}
-	if !policy.run.TryLock() {
-		time.AfterFunc(parkDelay, func() { park(g) })
-		return
-	}
-	if policy.gen.Load() == g {
-		C.park_threads()
-	}
 	policy.run.Unlock()
 }
 
@@ -300,5 +288,6 @@ func openBLASCoreHint() string {
 // threads returns OpenBLAS's thread count as it is now.
 func threads() int { return int(C.openblas_get_num_threads()) }
 
-// threadsUp reports whether OpenBLAS's threads exist (parked: they do not).
-func threadsUp() bool { return C.threads_up() != 0 }
+// spinTimeout returns the OPENBLAS_THREAD_TIMEOUT OpenBLAS has read (0:
+// none; -1: OpenBLAS has no thread server).
+func spinTimeout() int { return int(C.thread_timeout()) }

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 
 	"gonum.org/v1/gonum/blas"
 )
@@ -164,43 +163,5 @@ func TestDgemmSerial(t *testing.T) {
 	Level3{}.Dgemm(blas.NoTrans, blas.Trans, m, n, k, 1, a, k, b, k, 0, got, n)
 	if c := policy.threaded.Load() - before; c != 1 {
 		t.Errorf("Dgemm of GemmThreadsMin multiply-adds made %d threaded calls, want 1", c)
-	}
-}
-
-// TestThreadsParked checks that OpenBLAS's threads are ended soon after a
-// threaded call (they would otherwise spin on the other cores) and that the
-// next threaded call starts them again and rounds as the first did.
-func TestThreadsParked(t *testing.T) {
-	defer SetOpenBLASThreads(SetOpenBLASThreads(2))
-	const n = 330 // 3.6e7 multiply-adds, above the default GemmThreadsMin
-	defer func(v int) { GemmThreadsMin = v }(GemmThreadsMin)
-	GemmThreadsMin = n * n * n
-	rnd := rand.New(rand.NewPCG(7, 8))
-	a := make([]float64, n*n)
-	for i := range a {
-		a[i] = 2*rnd.Float64() - 1
-	}
-	parked := func() bool {
-		for i := 0; i < 200 && threadsUp(); i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
-		return !threadsUp()
-	}
-	var first []float64
-	for call := 0; call < 2; call++ {
-		before := policy.threaded.Load()
-		got := make([]float64, n*n)
-		Level3{}.Dgemm(blas.NoTrans, blas.Trans, n, n, n, 1, a, n, a, n, 0, got, n)
-		if c := policy.threaded.Load() - before; c != 1 {
-			t.Fatalf("call %d: %d threaded calls, want 1", call, c)
-		}
-		if !parked() {
-			t.Errorf("call %d: OpenBLAS's threads still up 2 s after a threaded call", call)
-		}
-		if first == nil {
-			first = got
-		} else if !slices.Equal(got, first) {
-			t.Error("a threaded call after the threads were parked rounds differently")
-		}
 	}
 }

@@ -96,8 +96,8 @@ func zero(a blas64.General) {
 // lrsdl.GemmThreadsMin on a BLAS without DgemmSerial (gonum's, which
 // shares them between the cores itself); with OpenBLAS they are split
 // too, instead of running threaded in OpenBLAS, whose threads then spin
-// on the other cores, starving the library's goroutines, until Level3 ends
-// them (lrsdl.OpenBLAS.DgemmSerial).
+// on the other cores, starving the library's goroutines
+// (lrsdl.OpenBLAS.DgemmSerial).
 func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	m, n := c.Rows, c.Cols
 	k := a.Cols
