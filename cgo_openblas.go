@@ -192,8 +192,11 @@ func setup() {
 // threads spin for 2^threadTimeout clock ticks (about 1 ms) waiting for
 // the next, then sleep. At OpenBLAS's default, 28 (about 0.1 s), they took
 // the other cores from the library's goroutines after every threaded call:
-// D2L2R2 on Flower, which makes about 200, used a fifth more CPU time
-// (BenchmarkFlowerFit in package methods).
+// D2L2R2 on Flower, which makes about 200, used a fifth more CPU time and
+// 5–10 % more wall time. It also kept an idle core awake, which woke the
+// goroutines sooner: JDL on Flower (20 threaded calls) takes 6 % more wall
+// time at 21, and a third less CPU time (BenchmarkFlowerFit in package
+// methods).
 const threadTimeout = 21
 
 // callThreads returns the number of OpenBLAS threads a level-3 call of work
