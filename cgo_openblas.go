@@ -196,7 +196,7 @@ func setup() {
 // 5–10 % more wall time. It also kept an idle core awake, which woke the
 // goroutines sooner: JDL on Flower (20 threaded calls) takes 6 % more wall
 // time at 21, and a third less CPU time (BenchmarkFlowerFit in package
-// methods).
+// methods, run with and without OPENBLAS_THREAD_TIMEOUT=28).
 const threadTimeout = 21
 
 // callThreads returns the number of OpenBLAS threads a level-3 call of work

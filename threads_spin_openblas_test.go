@@ -7,11 +7,12 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
+
+	"github.com/lrsdl/lrsdl/internal/cputime"
 )
 
 // TestThreadsSleep checks that OpenBLAS runs with threadTimeout, unless the
@@ -25,10 +26,11 @@ func TestThreadsSleep(t *testing.T) {
 	if v, set := os.LookupEnv("OPENBLAS_THREAD_TIMEOUT"); set {
 		want, _ = strconv.Atoi(v)
 	}
-	if spinTimeout() < 0 {
+	got := spinTimeout()
+	if got < 0 {
 		t.Skip("OpenBLAS without a thread server")
 	}
-	if got := spinTimeout(); got != want {
+	if got != want {
 		t.Errorf("OpenBLAS thread timeout %d, want %d", got, want)
 	}
 	defer SetOpenBLASThreads(SetOpenBLASThreads(2))
@@ -39,11 +41,6 @@ func TestThreadsSleep(t *testing.T) {
 	a := make([]float64, n*n)
 	for i := range a {
 		a[i] = 2*rnd.Float64() - 1
-	}
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	var first []float64
 	for call := 0; call < 2; call++ {
@@ -62,9 +59,9 @@ func TestThreadsSleep(t *testing.T) {
 			continue
 		}
 		time.Sleep(20 * time.Millisecond)
-		c0 := cpu()
+		c0 := cputime.Process()
 		time.Sleep(60 * time.Millisecond)
-		if used := cpu() - c0; used > 20*time.Millisecond {
+		if used := cputime.Process() - c0; used > 20*time.Millisecond {
 			t.Errorf("call %d: the process used %v of CPU in 60 ms of sleep from 20 ms after a threaded call: OpenBLAS's threads still spin", call, used)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/lrsdl/lrsdl/internal/cputime"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -28,10 +29,10 @@ func reportGFLOPS(b *testing.B, unit string, flops float64) {
 // per operation.
 func startCPU(b *testing.B) func() {
 	b.ResetTimer()
-	t := cpuTime()
+	t := cputime.Process()
 	return func() {
 		b.StopTimer()
-		b.ReportMetric(float64(cpuTime()-t)/1e6/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64(cputime.Process()-t)/1e6/float64(b.N), "cpu-ms/op")
 	}
 }
 

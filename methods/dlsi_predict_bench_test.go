@@ -6,6 +6,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/internal/cputime"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -54,12 +55,12 @@ func BenchmarkDLSIFitPredict(b *testing.B) {
 				}
 				done()
 				b.ReportMetric(J, "J")
-				t := lrsdlCPUTime()
+				t := cputime.Process()
 				got, err := m.Predict(test.Y)
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.ReportMetric(float64(lrsdlCPUTime()-t)/1e6, "pred-cpu-ms")
+				b.ReportMetric(float64(cputime.Process()-t)/1e6, "pred-cpu-ms")
 				ok := 0
 				for i, l := range got {
 					if l == test.Labels[i] {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/internal/cputime"
 )
 
 // BenchmarkFisherIter_C100n7k7d300 times one outer iteration of E-FDDL and
@@ -35,9 +36,9 @@ func BenchmarkFisherIter_C100n7k7d300(b *testing.B) {
 				var first, last, cpu0, cpu1 time.Duration
 				o := LRSDLOptions{FDDLOptions: FDDLOptions{K: 7, Iters: iters, Tol: Off, XIters: c.xIters, XTol: c.xTol, Seed: 1, Progress: func(p lrsdl.Progress) {
 					if p.Iter == 1 {
-						first, cpu0 = p.Elapsed, lrsdlCPUTime()
+						first, cpu0 = p.Elapsed, cputime.Process()
 					}
-					last, cpu1 = p.Elapsed, lrsdlCPUTime()
+					last, cpu1 = p.Elapsed, cputime.Process()
 				}}, K0: c.k0}
 				m := &LRSDL{Options: o}
 				if err := m.Fit(context.Background(), Y, labels); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/internal/cputime"
 )
 
 // benchTrain returns a training state of C classes with n samples, k atoms
@@ -60,10 +61,10 @@ func benchTrain(C, n, k, k0, d int, density float64) *train {
 // process's CPU time per operation (cpu-ms/op; both cores count).
 func cpuMetric(b *testing.B) func() {
 	b.ResetTimer()
-	t := lrsdlCPUTime()
+	t := cputime.Process()
 	return func() {
 		b.StopTimer()
-		b.ReportMetric(float64(lrsdlCPUTime()-t)/1e6/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64(cputime.Process()-t)/1e6/float64(b.N), "cpu-ms/op")
 	}
 }
 

@@ -1,15 +1,15 @@
 //go:build unix
 
-package kernels
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time used by the process so far. On the shared
-// test machine it measures work where wall time measures contention.
-func cpuTime() time.Duration {
+// Process returns the user and system CPU time used by the process so far,
+// over all its threads, or 0 when the system does not tell.
+func Process() time.Duration {
 	var r syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &r) != nil {
 		return 0

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package methods
-
-import "time"
-
-func lrsdlCPUTime() time.Duration { return 0 }
