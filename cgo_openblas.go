@@ -9,23 +9,6 @@ char* openblas_get_corename(void);
 int openblas_get_num_threads(void);
 void openblas_set_num_threads(int);
 
-// Parts of OpenBLAS's thread server, weak because single-threaded builds
-// lack them.
-extern int blas_thread_shutdown_(void) __attribute__((weak));
-extern void openblas_read_env(void) __attribute__((weak));
-extern int openblas_thread_timeout(void) __attribute__((weak));
-
-// restart_threads rereads OpenBLAS's environment and ends its threads; the
-// next threaded call starts them with the OPENBLAS_THREAD_TIMEOUT read.
-static void restart_threads(void) {
-	if (blas_thread_shutdown_ && openblas_read_env) {
-		openblas_read_env();
-		blas_thread_shutdown_();
-	}
-}
-
-static int thread_timeout(void) { return openblas_thread_timeout ? openblas_thread_timeout() : -1; }
-
 // cpu_has reports AVX-512 (F, DQ, BW, VL; feature 0) or AVX2 with FMA (1).
 static int cpu_has(int f) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -43,14 +26,15 @@ import "C"
 
 import (
 	"fmt"
-	"os"
-	"strconv"
+	"math"
 	"sync"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/netlib/blas/netlib"
+
+	"github.com/lrsdl/lrsdl/internal/parallel"
 )
 
 const openBLASLinked = true
@@ -60,7 +44,7 @@ const openBLASLinked = true
 // dgemv round differently depending on the alignment of their arguments in
 // memory, so the same seed could train different models within one process;
 // gonum's are reproducible, and these memory-bound routines gain little from
-// OpenBLAS. Level 3 runs under the thread policy of Level3.
+// OpenBLAS. Level 3 runs as Level3 says.
 type OpenBLAS struct {
 	blas.Float64Level1
 	blas.Float64Level2
@@ -69,91 +53,153 @@ type OpenBLAS struct {
 
 var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}}
 
-// DgemmSerial is Dgemm on one OpenBLAS thread whatever its size; calls on
-// several goroutines run at once. kernels.Gemm computes the fixed chunks
-// of a large product with it on the library's goroutines instead of
-// threading it in OpenBLAS, whose threads spin on the other cores after a
-// threaded call (threadTimeout), taking them from the goroutines, and on a
-// loaded machine must all get a core before the call can end.
-func (OpenBLAS) DgemmSerial(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	policy.once.Do(setup)
-	policy.run.RLock()
-	netlib.Implementation{}.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	policy.run.RUnlock()
-}
-
-// Level3 is OpenBLAS's level 3 through netlib under a thread policy:
-// OpenBLAS is kept on one thread, and a call of at least GemmThreadsMin
-// multiply-adds (m·n·k for Dgemm, half that for the triangular and
-// symmetric routines) raises it to SetOpenBLASThreads's count for its
-// duration. OpenBLAS threads products from 2.6e5 multiply-adds on, and
-// Dtrsm and Dtrmm at any size; each threaded call wakes its idle threads,
-// which then spin (see threadTimeout), taking the other cores from the
-// library's goroutines. Threaded OpenBLAS also rounds
-// differently from one thread, so below GemmThreadsMin results do not
-// depend on the thread count. A threaded call runs alone: calls on other
-// goroutines wait for it, and it waits for them.
+// Level3 is OpenBLAS's level 3 through netlib, OpenBLAS kept on one thread.
+// A call of at least GemmThreadsMin multiply-adds (m·n·k for Dgemm, half
+// that for the triangular and symmetric routines) is split into fixed
+// chunks, each a one-thread call, that the cores share (SetOpenBLASThreads):
+//
+//   - Dgemm: the longer side of C (rows if C is square) in the chunks of
+//     internal/parallel.Chunks, as kernels.Gemm's smaller products;
+//   - Dsymm, Dtrmm, Dtrsm: the columns of B (Left) or its rows (Right);
+//   - Dsyrk, Dsyr2k: blocks of columns of C's triangle, the diagonal block
+//     by the routine itself and the rest of the block by Dgemm.
+//
+// The chunks depend on the shapes alone, so a result is the same whatever
+// the number of cores, GOMAXPROCS and SetOpenBLASThreads, though it need
+// not round as the unsplit call. Threaded OpenBLAS rounds differently with
+// its thread count, and after every threaded call its threads spin, taking
+// the other cores from the library's goroutines (D2L2R2 on Flower used a
+// fifth more CPU time); so OpenBLAS never runs threaded here.
 type Level3 struct{ netlib.Implementation }
 
 // GemmThreadsMin is the size, in multiply-adds, of a level-3 call from
-// which Level3 runs it on SetOpenBLASThreads's count of threads. At 2^25
-// every product of AR gender training (d=300, N=700, K̄=50: at most 1.1e7)
-// runs on one thread; E-FDDL and LRSDL hand their larger products (the
-// Gram products at C=100, d=300: 1.5e8) to kernels.Gemm, which splits them
-// between the cores itself (DgemmSerial). BenchmarkGemmThreads in package
-// methods compares one thread, every product threaded and this policy.
+// which Level3 splits it between the cores. At 2^25 every product of AR
+// gender training (d=300, N=700, K̄=50: at most 1.1e7) is one call;
+// kernels.Gemm splits products from parallel.MinWork on itself.
 var GemmThreadsMin = 1 << 25
 
-// Dgemm is netlib's Dgemm under the thread policy of Level3 (m·n·k
-// multiply-adds).
+// Dgemm is netlib's Dgemm, split from GemmThreadsMin (m·n·k) multiply-adds
+// on.
 func (l Level3) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	th := begin(float64(m) * float64(n) * float64(k))
-	l.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	end(th)
+	side := max(m, n)
+	size, count := parallel.Chunks(side)
+	if !split(float64(m)*float64(n)*float64(k), count) {
+		l.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	rows := m >= n
+	run(count, func(ch int) {
+		lo, hi := ch*size, min((ch+1)*size, side)
+		if rows {
+			l.Implementation.Dgemm(tA, tB, hi-lo, n, k, alpha, a[at(tA == blas.NoTrans, lo, lda):], lda, b, ldb, beta, c[lo*ldc:], ldc)
+		} else {
+			l.Implementation.Dgemm(tA, tB, m, hi-lo, k, alpha, a, lda, b[at(tB == blas.Trans, lo, ldb):], ldb, beta, c[lo:], ldc)
+		}
+	})
 }
 
-// Dsymm is netlib's Dsymm under the thread policy of Level3 (m·m·n or
-// m·n·n multiply-adds).
+// Dsymm is netlib's Dsymm, split from GemmThreadsMin (m·m·n or m·n·n)
+// multiply-adds on.
 func (l Level3) Dsymm(s blas.Side, ul blas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	th := begin(float64(m) * float64(n) * float64(sideDim(s, m, n)))
-	l.Implementation.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
-	end(th)
+	free := freeSide(s, m, n)
+	size, count := parallel.Chunks(free)
+	if !split(float64(m)*float64(n)*float64(sideDim(s, m, n)), count) {
+		l.Implementation.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	run(count, func(ch int) {
+		lo, hi := ch*size, min((ch+1)*size, free)
+		if s == blas.Left {
+			l.Implementation.Dsymm(s, ul, m, hi-lo, alpha, a, lda, b[lo:], ldb, beta, c[lo:], ldc)
+		} else {
+			l.Implementation.Dsymm(s, ul, hi-lo, n, alpha, a, lda, b[lo*ldb:], ldb, beta, c[lo*ldc:], ldc)
+		}
+	})
 }
 
-// Dsyrk is netlib's Dsyrk under the thread policy of Level3 (n·n·k/2
-// multiply-adds).
+// Dsyrk is netlib's Dsyrk, split from GemmThreadsMin (n·n·k/2)
+// multiply-adds on.
 func (l Level3) Dsyrk(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
-	th := begin(float64(n) * float64(n) * float64(k) / 2)
-	l.Implementation.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
-	end(th)
+	size, count := parallel.Chunks(n)
+	if !split(float64(n)*float64(n)*float64(k)/2, count) {
+		l.Implementation.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
+		return
+	}
+	// Rows i of op(A) = t == NoTrans ? A : Aᵀ start at at(rowsA, i, lda).
+	rowsA := t == blas.NoTrans
+	tA, tB := blas.NoTrans, blas.Trans
+	if !rowsA {
+		tA, tB = blas.Trans, blas.NoTrans
+	}
+	run(count, func(ch int) {
+		j0, j1 := ch*size, min((ch+1)*size, n)
+		aj := a[at(rowsA, j0, lda):]
+		l.Implementation.Dsyrk(ul, t, j1-j0, k, alpha, aj, lda, beta, c[j0*ldc+j0:], ldc)
+		if i0, i1 := rect(ul, j0, j1, n); i1 > i0 {
+			l.Implementation.Dgemm(tA, tB, i1-i0, j1-j0, k, alpha, a[at(rowsA, i0, lda):], lda, aj, lda, beta, c[i0*ldc+j0:], ldc)
+		}
+	})
 }
 
-// Dsyr2k is netlib's Dsyr2k under the thread policy of Level3 (n·n·k
-// multiply-adds).
+// Dsyr2k is netlib's Dsyr2k, split from GemmThreadsMin (n·n·k)
+// multiply-adds on.
 func (l Level3) Dsyr2k(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	th := begin(float64(n) * float64(n) * float64(k))
-	l.Implementation.Dsyr2k(ul, t, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	end(th)
+	size, count := parallel.Chunks(n)
+	if !split(float64(n)*float64(n)*float64(k), count) {
+		l.Implementation.Dsyr2k(ul, t, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	rowsA := t == blas.NoTrans
+	tA, tB := blas.NoTrans, blas.Trans
+	if !rowsA {
+		tA, tB = blas.Trans, blas.NoTrans
+	}
+	run(count, func(ch int) {
+		j0, j1 := ch*size, min((ch+1)*size, n)
+		aj, bj := a[at(rowsA, j0, lda):], b[at(rowsA, j0, ldb):]
+		l.Implementation.Dsyr2k(ul, t, j1-j0, k, alpha, aj, lda, bj, ldb, beta, c[j0*ldc+j0:], ldc)
+		if i0, i1 := rect(ul, j0, j1, n); i1 > i0 {
+			ci := c[i0*ldc+j0:]
+			l.Implementation.Dgemm(tA, tB, i1-i0, j1-j0, k, alpha, a[at(rowsA, i0, lda):], lda, bj, ldb, beta, ci, ldc)
+			l.Implementation.Dgemm(tA, tB, i1-i0, j1-j0, k, alpha, b[at(rowsA, i0, ldb):], ldb, aj, lda, 1, ci, ldc)
+		}
+	})
 }
 
-// Dtrmm is netlib's Dtrmm under the thread policy of Level3 (m·m·n/2 or
-// m·n·n/2 multiply-adds).
+// Dtrmm is netlib's Dtrmm, split from GemmThreadsMin (m·m·n/2 or m·n·n/2)
+// multiply-adds on.
 func (l Level3) Dtrmm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
-	th := begin(float64(m) * float64(n) * float64(sideDim(s, m, n)) / 2)
-	l.Implementation.Dtrmm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
-	end(th)
+	l.triangular(l.Implementation.Dtrmm, s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 }
 
-// Dtrsm is netlib's Dtrsm under the thread policy of Level3 (m·m·n/2 or
-// m·n·n/2 multiply-adds).
+// Dtrsm is netlib's Dtrsm, split from GemmThreadsMin (m·m·n/2 or m·n·n/2)
+// multiply-adds on.
 func (l Level3) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
-	th := begin(float64(m) * float64(n) * float64(sideDim(s, m, n)) / 2)
-	l.Implementation.Dtrsm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
-	end(th)
+	l.triangular(l.Implementation.Dtrsm, s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+}
+
+// triangular runs Dtrmm or Dtrsm f, split by columns (Left) or rows
+// (Right) of B.
+func (l Level3) triangular(f func(blas.Side, blas.Uplo, blas.Transpose, blas.Diag, int, int, float64, []float64, int, []float64, int),
+	s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+	free := freeSide(s, m, n)
+	size, count := parallel.Chunks(free)
+	if !split(float64(m)*float64(n)*float64(sideDim(s, m, n))/2, count) {
+		f(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+		return
+	}
+	run(count, func(ch int) {
+		lo, hi := ch*size, min((ch+1)*size, free)
+		if s == blas.Left {
+			f(s, ul, tA, d, m, hi-lo, alpha, a, lda, b[lo:], ldb)
+		} else {
+			f(s, ul, tA, d, hi-lo, n, alpha, a, lda, b[lo*ldb:], ldb)
+		}
+	})
 }
 
 // sideDim returns the order of the square operand of a Left (m) or Right
-// (n) routine.
+// (n) routine, and freeSide the other dimension of B.
 func sideDim(s blas.Side, m, n int) int {
 	if s == blas.Left {
 		return m
@@ -161,90 +207,87 @@ func sideDim(s blas.Side, m, n int) int {
 	return n
 }
 
-// policy is the state of Level3's thread policy. OpenBLAS runs on one
-// thread except inside a threaded call, which holds run for writing; every
-// other call holds it for reading. threads is the count for calls of at
-// least GemmThreadsMin (SetOpenBLASThreads), sections the number of open
-// OneBLASThread sections, and threaded counts the threaded calls (tests).
+func freeSide(s blas.Side, m, n int) int {
+	if s == blas.Left {
+		return n
+	}
+	return m
+}
+
+// at returns the offset of row i of a row-major matrix with leading
+// dimension ld (rows), or of its column i.
+func at(rows bool, i, ld int) int {
+	if rows {
+		return i * ld
+	}
+	return i
+}
+
+// rect returns the rows [i0, i1) of the columns [j0, j1) of an n×n
+// triangle ul outside their diagonal block.
+func rect(ul blas.Uplo, j0, j1, n int) (i0, i1 int) {
+	if ul == blas.Upper {
+		return 0, j0
+	}
+	return j1, n
+}
+
+// policy is the state of Level3's splitting: threads is
+// SetOpenBLASThreads's count, sections the number of open OneBLASThread
+// sections, and splits counts the split calls (tests).
 var policy struct {
 	once     sync.Once
-	run      sync.RWMutex
 	mu       sync.Mutex
 	threads  int
 	sections int
-	threaded atomic.Int64
+	splits   atomic.Int64
 }
 
 // setup moves OpenBLAS to one thread, keeping its count (OPENBLAS_NUM_THREADS
-// or the number of cores) for large calls.
+// or the number of cores) for SetOpenBLASThreads.
 func setup() {
 	policy.threads = int(C.openblas_get_num_threads())
 	C.openblas_set_num_threads(1)
-	if _, set := os.LookupEnv("OPENBLAS_THREAD_TIMEOUT"); !set {
-		os.Setenv("OPENBLAS_THREAD_TIMEOUT", strconv.Itoa(threadTimeout))
-		C.restart_threads()
-		os.Unsetenv("OPENBLAS_THREAD_TIMEOUT")
-	}
 }
 
-// threadTimeout is the OPENBLAS_THREAD_TIMEOUT that setup gives OpenBLAS
-// unless the environment sets one: after a threaded call, OpenBLAS's
-// threads spin for 2^threadTimeout clock ticks (about 1 ms) waiting for
-// the next, then sleep. At OpenBLAS's default, 28 (about 0.1 s), they took
-// the other cores from the library's goroutines after every threaded call:
-// D2L2R2 on Flower, which makes about 200, used a fifth more CPU time and
-// 5–10 % more wall time. It also kept an idle core awake, which woke the
-// goroutines sooner: JDL on Flower (20 threaded calls) takes 6 % more wall
-// time at 21, and a third less CPU time (BenchmarkFlowerFit in package
-// methods, run with and without OPENBLAS_THREAD_TIMEOUT=28).
-const threadTimeout = 21
-
-// callThreads returns the number of OpenBLAS threads a level-3 call of work
-// multiply-adds runs on now.
-func callThreads(work float64) int {
+// split reports whether a level-3 call of work multiply-adds, whose free
+// side makes count chunks, is split.
+func split(work float64, count int) bool {
 	policy.once.Do(setup)
-	if work < float64(GemmThreadsMin) {
-		return 1
+	if work < float64(GemmThreadsMin) || count < 2 {
+		return false
 	}
+	policy.splits.Add(1)
+	return true
+}
+
+// run computes the chunks of a split call: shared between the cores, or
+// in order on the calling goroutine inside OneBLASThread sections and with
+// SetOpenBLASThreads(1).
+func run(count int, f func(int)) {
 	policy.mu.Lock()
-	n := policy.threads
-	if policy.sections > 0 {
-		n = 1
-	}
+	shared := policy.threads > 1 && policy.sections == 0
 	policy.mu.Unlock()
-	return n
-}
-
-// begin starts a level-3 call of work multiply-adds and returns its thread
-// count, for end.
-func begin(work float64) int {
-	n := callThreads(work)
-	if n <= 1 {
-		policy.run.RLock()
-		return 1
-	}
-	policy.run.Lock()
-	policy.threaded.Add(1)
-	C.openblas_set_num_threads(C.int(n))
-	return n
-}
-
-func end(n int) {
-	if n <= 1 {
-		policy.run.RUnlock()
+	if !shared {
+		for ch := 0; ch < count; ch++ {
+			f(ch)
+		}
 		return
 	}
-	C.openblas_set_num_threads(1)
-	policy.run.Unlock()
+	parallel.For(count, chunkFunc(f), math.MaxInt)
 }
 
-// OneBLASThread runs every OpenBLAS call on one thread, whatever its size,
-// until the returned function is called. Calls nest and overlap across
-// goroutines: the policy returns when the last section ends. Work spread
-// over goroutines (cross-validation folds, parallel splits) runs inside
-// one, so that no product is threaded one time and not the next: threaded
-// OpenBLAS rounds differently, and results would depend on scheduling. In
-// builds without OpenBLAS it does nothing.
+type chunkFunc func(int)
+
+func (f chunkFunc) Do(ch int) { f(ch) }
+
+// OneBLASThread keeps every level-3 call on the calling goroutine, whatever
+// its size, until the returned function is called; the chunks of a split
+// call then run in order, with the same result. Calls nest and overlap
+// across goroutines: the policy returns when the last section ends. Work
+// spread over goroutines (cross-validation folds, parallel splits) runs
+// inside one, so that the cores go to that work. In builds without
+// OpenBLAS it does nothing.
 func OneBLASThread() (end func()) {
 	policy.once.Do(setup)
 	policy.mu.Lock()
@@ -260,10 +303,12 @@ func OneBLASThread() (end func()) {
 	}
 }
 
-// SetOpenBLASThreads sets the number of threads OpenBLAS runs level-3
-// calls of at least GemmThreadsMin multiply-adds on, outside OneBLASThread
-// sections, and returns the previous number; n < 1 leaves it. Smaller calls
-// always run on one thread. It does nothing in builds without OpenBLAS
+// SetOpenBLASThreads sets whether level-3 calls of at least GemmThreadsMin
+// multiply-adds, outside OneBLASThread sections, are shared between the
+// cores (n > 1, the default on a machine of several cores) or run on the
+// calling goroutine (n = 1), and returns the previous setting; n < 1
+// leaves it. OpenBLAS itself always runs on one thread, and the result is
+// the same either way. It does nothing in builds without OpenBLAS
 // (returns 1).
 func SetOpenBLASThreads(n int) int {
 	policy.once.Do(setup)
@@ -280,8 +325,8 @@ func backendDetail() string {
 	if Backend() != "openblas" {
 		return "gonum pure-Go BLAS (OpenBLAS linked, not in use: see UseOpenBLAS)"
 	}
-	return fmt.Sprintf("%s, core %s, %d threads from %d multiply-adds, 1 below", C.GoString(C.openblas_get_config()),
-		C.GoString(C.openblas_get_corename()), SetOpenBLASThreads(0), GemmThreadsMin)
+	return fmt.Sprintf("%s, core %s, one thread per call, calls from %d multiply-adds split between %d threads", C.GoString(C.openblas_get_config()),
+		C.GoString(C.openblas_get_corename()), GemmThreadsMin, SetOpenBLASThreads(0))
 }
 
 func openBLASCoreHint() string {
@@ -290,7 +335,3 @@ func openBLASCoreHint() string {
 
 // threads returns OpenBLAS's thread count as it is now.
 func threads() int { return int(C.openblas_get_num_threads()) }
-
-// spinTimeout returns the OPENBLAS_THREAD_TIMEOUT OpenBLAS has read (0:
-// none; -1: OpenBLAS has no thread server).
-func spinTimeout() int { return int(C.thread_timeout()) }

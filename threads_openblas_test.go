@@ -3,165 +3,211 @@
 package lrsdl
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// TestGemmThreadsSameResult checks that Level3.Dgemm of a product below
-// GemmThreadsMin gives the same bits whatever OpenBLAS's thread count
-// (threaded OpenBLAS rounds differently), and restores the thread count.
-func TestGemmThreadsSameResult(t *testing.T) {
-	defer SetOpenBLASThreads(SetOpenBLASThreads(0))
-	defer func(v int) { GemmThreadsMin = v }(GemmThreadsMin)
-	rnd := rand.New(rand.NewPCG(3, 4))
-	for _, sz := range [][3]int{{50, 700, 300}, {300, 301, 302}, {1000, 70, 500}} {
-		m, n, k := sz[0], sz[1], sz[2]
-		a, b := make([]float64, m*k), make([]float64, k*n)
-		for _, s := range [][]float64{a, b} {
-			for i := range s {
-				s[i] = 2*rnd.Float64() - 1
+// level3Call is one call of a level-3 routine on fresh operands: it
+// returns the output and gonum's result for the same call.
+type level3Call struct {
+	name string
+	work int // multiply-adds, as the routine's doc counts them
+	run  func(impl blas.Float64Level3) []float64
+}
+
+// level3Calls returns calls of every routine in each of its forms (side,
+// triangle, transposes) at sizes whose free sides split into several
+// chunks.
+func level3Calls() []level3Call {
+	const m, n, k = 150, 110, 70
+	fill := func(seed uint64, size int) []float64 {
+		r := rand.New(rand.NewPCG(seed, 9))
+		s := make([]float64, size)
+		for i := range s {
+			s[i] = 2*r.Float64() - 1
+		}
+		return s
+	}
+	// tri is an r×r matrix with a unit diagonal and small off-diagonal
+	// elements, well conditioned for Dtrsm with either Diag.
+	tri := func(r int) []float64 {
+		s := fill(1, r*r)
+		for i := range s {
+			s[i] /= float64(r)
+		}
+		for i := 0; i < r; i++ {
+			s[i*r+i] = 1
+		}
+		return s
+	}
+	var calls []level3Call
+	tr := []blas.Transpose{blas.NoTrans, blas.Trans}
+	for _, tA := range tr {
+		for _, tB := range tr {
+			lda, ldb := k, n
+			if tA == blas.Trans {
+				lda = m
+			}
+			if tB == blas.Trans {
+				ldb = k
+			}
+			for _, sz := range [][2]int{{m, n}, {n, m}} {
+				mm, nn := sz[0], sz[1]
+				la, lb := lda, ldb
+				if mm != m {
+					la, lb = map[bool]int{true: mm, false: k}[tA == blas.Trans], map[bool]int{true: k, false: nn}[tB == blas.Trans]
+				}
+				calls = append(calls, level3Call{fmt.Sprintf("Dgemm %c%c %dx%d", tA, tB, mm, nn), mm * nn * k, func(impl blas.Float64Level3) []float64 {
+					c := fill(3, mm*nn)
+					impl.Dgemm(tA, tB, mm, nn, k, 0.7, fill(4, mm*k), la, fill(5, k*nn), lb, 0.3, c, nn)
+					return c
+				}})
 			}
 		}
-		var want []float64
-		for _, c := range []struct{ threads, min int }{{1, 1 << 30}, {2, 1 << 30}, {2, m*n*k + 1}} {
-			SetOpenBLASThreads(c.threads)
-			GemmThreadsMin = c.min
-			got := make([]float64, m*n)
-			Level3{}.Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, b, n, 0, got, n)
-			if th := SetOpenBLASThreads(0); th != c.threads {
-				t.Errorf("%v: %d threads after Dgemm, want %d", sz, th, c.threads)
+	}
+	for _, s := range []blas.Side{blas.Left, blas.Right} {
+		for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
+			r := m
+			if s == blas.Right {
+				r = n
 			}
-			if want == nil {
-				want = got
-			} else if !slices.Equal(got, want) {
-				t.Errorf("%v: %d threads, GemmThreadsMin %d: result differs from one thread", sz, c.threads, c.min)
+			calls = append(calls, level3Call{fmt.Sprintf("Dsymm %c%c", s, ul), m * n * r, func(impl blas.Float64Level3) []float64 {
+				c := fill(3, m*n)
+				impl.Dsymm(s, ul, m, n, 0.7, fill(4, r*r), r, fill(5, m*n), n, 0.3, c, n)
+				return c
+			}})
+			for _, tA := range tr {
+				for _, d := range []blas.Diag{blas.NonUnit, blas.Unit} {
+					calls = append(calls, level3Call{fmt.Sprintf("Dtrmm %c%c%c%c", s, ul, tA, d), m * n * r / 2, func(impl blas.Float64Level3) []float64 {
+						b := fill(5, m*n)
+						impl.Dtrmm(s, ul, tA, d, m, n, 0.7, tri(r), r, b, n)
+						return b
+					}})
+					calls = append(calls, level3Call{fmt.Sprintf("Dtrsm %c%c%c%c", s, ul, tA, d), m * n * r / 2, func(impl blas.Float64Level3) []float64 {
+						b := fill(5, m*n)
+						impl.Dtrsm(s, ul, tA, d, m, n, 0.7, tri(r), r, b, n)
+						return b
+					}})
+				}
+			}
+		}
+	}
+	for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
+		for _, t := range tr {
+			ld := k
+			if t == blas.Trans {
+				ld = m
+			}
+			calls = append(calls, level3Call{fmt.Sprintf("Dsyrk %c%c", ul, t), m * m * k / 2, func(impl blas.Float64Level3) []float64 {
+				c := fill(3, m*m)
+				impl.Dsyrk(ul, t, m, k, 0.7, fill(4, m*k), ld, 0.3, c, m)
+				return c
+			}})
+			calls = append(calls, level3Call{fmt.Sprintf("Dsyr2k %c%c", ul, t), m * m * k, func(impl blas.Float64Level3) []float64 {
+				c := fill(3, m*m)
+				impl.Dsyr2k(ul, t, m, k, 0.7, fill(4, m*k), ld, fill(5, m*k), ld, 0.3, c, m)
+				return c
+			}})
+		}
+	}
+	return calls
+}
+
+// TestLevel3Split checks every level-3 routine split between the cores:
+// that a call of at least GemmThreadsMin multiply-adds is split and a
+// smaller one is not, that the split call computes what gonum's does, and
+// that it gives the same bits with SetOpenBLASThreads(1) and 2, with
+// GOMAXPROCS 1 and 2, and inside a OneBLASThread section. OpenBLAS stays
+// on one thread throughout.
+func TestLevel3Split(t *testing.T) {
+	defer SetOpenBLASThreads(SetOpenBLASThreads(0))
+	defer func(v int) { GemmThreadsMin = v }(GemmThreadsMin)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	l := Level3{}
+	for _, c := range level3Calls() {
+		want := c.run(gonum.Implementation{})
+		GemmThreadsMin = c.work + 1
+		before := policy.splits.Load()
+		whole := c.run(l)
+		if n := policy.splits.Load() - before; n != 0 {
+			t.Errorf("%s of %d multiply-adds, GemmThreadsMin %d: split", c.name, c.work, GemmThreadsMin)
+		}
+		GemmThreadsMin = c.work
+		var first []float64
+		for _, v := range []struct {
+			threads, procs int
+			section        bool
+		}{{2, 2, false}, {1, 2, false}, {2, 1, false}, {2, 2, true}} {
+			SetOpenBLASThreads(v.threads)
+			runtime.GOMAXPROCS(v.procs)
+			end := func() {}
+			if v.section {
+				end = OneBLASThread()
+			}
+			before := policy.splits.Load()
+			got := c.run(l)
+			end()
+			if n := policy.splits.Load() - before; n != 1 {
+				t.Errorf("%s of %d multiply-adds, GemmThreadsMin %d: %d split calls, want 1", c.name, c.work, GemmThreadsMin, n)
+			}
+			if th := threads(); th != 1 {
+				t.Errorf("%s: OpenBLAS on %d threads, want 1", c.name, th)
+			}
+			if first == nil {
+				first = got
+				for i := range got {
+					if math.Abs(got[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) || math.Abs(whole[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
+						t.Errorf("%s: element %d is %v split, %v whole, gonum %v", c.name, i, got[i], whole[i], want[i])
+						break
+					}
+				}
+			} else if !slices.Equal(got, first) {
+				t.Errorf("%s: %d threads, GOMAXPROCS %d, section %v: result differs", c.name, v.threads, v.procs, v.section)
 			}
 		}
 	}
 }
 
 // TestOneBLASThread checks that overlapping OneBLASThread sections keep
-// every call on one thread until the last ends, that SetOpenBLASThreads
-// inside sets the count used after it, and that OpenBLAS is back on one
-// thread after a threaded call.
+// split calls on the calling goroutine until the last ends, and that
+// SetOpenBLASThreads inside sets the count used after it.
 func TestOneBLASThread(t *testing.T) {
 	defer SetOpenBLASThreads(SetOpenBLASThreads(0))
-	big := float64(GemmThreadsMin)
-	SetOpenBLASThreads(2)
-	if n := callThreads(big); n != 2 {
-		t.Errorf("large call on %d threads outside sections, want 2", n)
+	shared := func() bool {
+		policy.mu.Lock()
+		defer policy.mu.Unlock()
+		return policy.threads > 1 && policy.sections == 0
 	}
-	if n := callThreads(big - 1); n != 1 {
-		t.Errorf("call below GemmThreadsMin on %d threads, want 1", n)
+	SetOpenBLASThreads(2)
+	if !shared() {
+		t.Error("split calls not shared outside sections")
 	}
 	endA := OneBLASThread()
 	endB := OneBLASThread()
 	endA()
 	endA() // a second call of the same end does nothing
-	if n := callThreads(big); n != 1 {
-		t.Errorf("large call on %d threads with one section open, want 1", n)
+	if shared() {
+		t.Error("split calls shared with one section open")
 	}
 	if prev := SetOpenBLASThreads(3); prev != 2 {
 		t.Errorf("SetOpenBLASThreads returned %d, want 2", prev)
 	}
-	if n := callThreads(big); n != 1 {
-		t.Errorf("large call on %d threads after SetOpenBLASThreads in a section, want 1", n)
+	if shared() {
+		t.Error("split calls shared after SetOpenBLASThreads in a section")
 	}
 	endB()
-	if n := callThreads(big); n != 3 {
-		t.Errorf("large call on %d threads after the last section, want 3", n)
+	if !shared() || SetOpenBLASThreads(0) != 3 {
+		t.Error("split calls not shared on 3 threads after the last section")
 	}
-	a := make([]float64, 4)
-	Level3{}.Dgemm(blas.NoTrans, blas.NoTrans, 2, 2, 1, 1, a, 1, a, 2, 0, a, 2)
-	if th := threads(); th != 1 {
-		t.Errorf("OpenBLAS on %d threads between calls, want 1", th)
-	}
-}
-
-// TestLevel3Threaded checks which calls of every level-3 routine raise
-// OpenBLAS's thread count: those of at least GemmThreadsMin multiply-adds,
-// counted as the routine's doc says, and no smaller one (OpenBLAS threads
-// Dtrsm of any size, so a small Dtrsm left on two threads would wake the
-// second one), and that OpenBLAS is on one thread after each.
-func TestLevel3Threaded(t *testing.T) {
-	defer SetOpenBLASThreads(SetOpenBLASThreads(2))
-	defer func(v int) { GemmThreadsMin = v }(GemmThreadsMin)
-	const m, n = 40, 30
-	buf := func() []float64 {
-		s := make([]float64, 64*64)
-		for i := range s {
-			s[i] = float64(i%7) + 1
-		}
-		return s
-	}
-	l := Level3{}
-	calls := []struct {
-		name string
-		work int
-		call func()
-	}{
-		{"Dgemm", m * n * 20, func() { l.Dgemm(blas.NoTrans, blas.NoTrans, m, n, 20, 1, buf(), 20, buf(), n, 0, buf(), n) }},
-		{"Dsymm", m * m * n, func() { l.Dsymm(blas.Left, blas.Upper, m, n, 1, buf(), m, buf(), n, 0, buf(), n) }},
-		{"Dsyrk", n * n * m / 2, func() { l.Dsyrk(blas.Upper, blas.NoTrans, n, m, 1, buf(), m, 0, buf(), n) }},
-		{"Dsyr2k", n * n * m, func() { l.Dsyr2k(blas.Upper, blas.NoTrans, n, m, 1, buf(), m, buf(), m, 0, buf(), n) }},
-		{"Dtrmm", m * n * n / 2, func() { l.Dtrmm(blas.Right, blas.Upper, blas.NoTrans, blas.NonUnit, m, n, 1, buf(), n, buf(), n) }},
-		{"Dtrsm", m * m * n / 2, func() { l.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, m, n, 1, buf(), m, buf(), n) }},
-	}
-	for _, c := range calls {
-		for _, min := range []int{c.work, c.work + 1} {
-			GemmThreadsMin = min
-			before := policy.threaded.Load()
-			c.call()
-			got := policy.threaded.Load() - before
-			want := int64(0)
-			if min <= c.work {
-				want = 1
-			}
-			if got != want {
-				t.Errorf("%s of %d multiply-adds, GemmThreadsMin %d: %d threaded calls, want %d", c.name, c.work, min, got, want)
-			}
-			if th := threads(); th != 1 {
-				t.Errorf("%s: OpenBLAS on %d threads after the call, want 1", c.name, th)
-			}
-		}
-	}
-}
-
-// TestDgemmSerial checks that OpenBLAS.DgemmSerial of a product above
-// GemmThreadsMin makes no threaded call and gives the bits of Level3.Dgemm
-// on one thread.
-func TestDgemmSerial(t *testing.T) {
-	defer SetOpenBLASThreads(SetOpenBLASThreads(2))
-	defer func(v int) { GemmThreadsMin = v }(GemmThreadsMin)
-	rnd := rand.New(rand.NewPCG(5, 6))
-	const m, n, k = 90, 70, 50
-	a, b := make([]float64, m*k), make([]float64, k*n)
-	for _, s := range [][]float64{a, b} {
-		for i := range s {
-			s[i] = 2*rnd.Float64() - 1
-		}
-	}
-	GemmThreadsMin = m * n * k
-	want, got := make([]float64, m*n), make([]float64, m*n)
 	SetOpenBLASThreads(1)
-	Level3{}.Dgemm(blas.NoTrans, blas.Trans, m, n, k, 1, a, k, b, k, 0, want, n)
-	SetOpenBLASThreads(2)
-	before := policy.threaded.Load()
-	OpenBLAS{}.DgemmSerial(blas.NoTrans, blas.Trans, m, n, k, 1, a, k, b, k, 0, got, n)
-	if c := policy.threaded.Load() - before; c != 0 {
-		t.Errorf("DgemmSerial made %d threaded calls", c)
-	}
-	if th := threads(); th != 1 {
-		t.Errorf("OpenBLAS on %d threads after DgemmSerial, want 1", th)
-	}
-	if !slices.Equal(got, want) {
-		t.Error("DgemmSerial differs from Dgemm on one thread")
-	}
-	Level3{}.Dgemm(blas.NoTrans, blas.Trans, m, n, k, 1, a, k, b, k, 0, got, n)
-	if c := policy.threaded.Load() - before; c != 1 {
-		t.Errorf("Dgemm of GemmThreadsMin multiply-adds made %d threaded calls, want 1", c)
+	if shared() {
+		t.Error("split calls shared with SetOpenBLASThreads(1)")
 	}
 }

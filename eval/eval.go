@@ -124,9 +124,9 @@ type SplitOptions struct {
 	Folds int
 	Grid  Grid
 	// Parallel is the number of splits trained at once; 0 or 1 trains them
-	// one after another. With more, every product runs on one OpenBLAS
-	// thread (lrsdl.OneBLASThread; the cores go to the splits), which can
-	// change results in rounding against a sequential run on OpenBLAS.
+	// one after another. With more, every level-3 call runs on its split's
+	// goroutine (lrsdl.OneBLASThread; the cores go to the splits), with
+	// the same results.
 	Parallel int
 	// Progress, if not nil, is called after every split, in the order the
 	// splits end; calls do not overlap.

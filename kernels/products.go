@@ -86,18 +86,13 @@ func zero(a blas64.General) {
 
 // Gemm sets c = alpha·op(A)·op(B) + beta·c as blas64.Gemm does, split
 // into fixed chunks of rows or columns of c shared between the cores,
-// each computed by one Gemm call on one OpenBLAS thread. It splits the
-// longer side of c (rows if c is square and the product large, see below)
-// into at most gemmChunks chunks of a multiple of 8 rows or columns, at
-// least gemmMinSide; the chunks depend only on the shapes, so the result
-// is the same whatever GOMAXPROCS and OpenBLAS's thread count are, though
-// it need not round as the unsplit product. Products of fewer than
-// parallel.MinWork multiply-adds are one call. So are those of at least
-// lrsdl.GemmThreadsMin on a BLAS without DgemmSerial (gonum's, which
-// shares them between the cores itself); with OpenBLAS they are split
-// too, instead of running threaded in OpenBLAS, whose threads then spin
-// on the other cores, starving the library's goroutines
-// (lrsdl.OpenBLAS.DgemmSerial).
+// each computed by one Gemm call. It splits the longer side of c (columns
+// if c is square) into the chunks of parallel.Chunks; they depend only on
+// the shapes, so the result is the same whatever GOMAXPROCS is, though it
+// need not round as the unsplit product. Products of fewer than
+// parallel.MinWork multiply-adds are one call, and so are those of at
+// least lrsdl.GemmThreadsMin, which the BLAS splits itself (lrsdl.Level3
+// by rows if c is square, gonum's by blocks).
 func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	m, n := c.Rows, c.Cols
 	k := a.Cols
@@ -106,35 +101,21 @@ func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float6
 	}
 	work := m * n * k
 	side := max(m, n)
-	ser, _ := blas64.Implementation().(serialGemmer)
-	if work < parallel.MinWork || work >= lrsdl.GemmThreadsMin && ser == nil || side < 2*gemmMinSide || m == 0 || n == 0 || k == 0 {
+	if work < parallel.MinWork || work >= lrsdl.GemmThreadsMin || m == 0 || n == 0 || k == 0 {
 		blas64.Gemm(tA, tB, alpha, a, b, beta, c)
 		return
 	}
 	// Each chunk of columns repacks op(A): at 700×700×300 on one thread,
 	// 8 chunks of columns take 1.10 of the unsplit product's time, of rows
-	// 1.03. Square products from GemmThreadsMin on are split by rows
-	// (smaller ones keep their columns, and so their rounding).
-	big := work >= lrsdl.GemmThreadsMin
+	// 1.03.
 	j := gemmJobs.Get()
-	*j = gemmJob{tA: tA, tB: tB, alpha: alpha, beta: beta, a: a, b: b, c: c, k: k, rows: m > n || big && m == n, ser: ser}
-	j.size = max(gemmMinSide, (side+gemmChunks-1)/gemmChunks)
-	j.size = (j.size + 7) &^ 7
-	parallelFor((side+j.size-1)/j.size, j, work)
+	*j = gemmJob{tA: tA, tB: tB, alpha: alpha, beta: beta, a: a, b: b, c: c, k: k, rows: m > n}
+	var nc int
+	j.size, nc = parallel.Chunks(side)
+	parallelFor(nc, j, work)
 	*j = gemmJob{}
 	gemmJobs.Put(j)
 }
-
-// serialGemmer is a BLAS that can run a Dgemm on one thread whatever its
-// size (lrsdl.OpenBLAS).
-type serialGemmer interface {
-	DgemmSerial(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
-}
-
-const (
-	gemmChunks  = 8  // most chunks of Gemm
-	gemmMinSide = 32 // fewest rows or columns of a chunk
-)
 
 type gemmJob struct {
 	tA, tB      blas.Transpose
@@ -142,7 +123,6 @@ type gemmJob struct {
 	a, b, c     blas64.General
 	k, size     int
 	rows        bool // chunks of rows of c, else of columns
-	ser         serialGemmer
 }
 
 var gemmJobs = make(freeList[gemmJob], 8)
@@ -166,9 +146,5 @@ func (j *gemmJob) Do(ch int) {
 		}
 		c = View(c, 0, c.Rows, lo, hi)
 	}
-	if j.ser == nil {
-		blas64.Gemm(j.tA, j.tB, j.alpha, a, b, j.beta, c)
-		return
-	}
-	j.ser.DgemmSerial(j.tA, j.tB, c.Rows, c.Cols, j.k, j.alpha, a.Data, a.Stride, b.Data, b.Stride, j.beta, c.Data, c.Stride)
+	blas64.Gemm(j.tA, j.tB, j.alpha, a, b, j.beta, c)
 }

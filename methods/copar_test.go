@@ -483,12 +483,11 @@ func TestCOPARCostDirect(t *testing.T) {
 	}
 }
 
-// TestDictStepsSameWhateverBLASThreads checks that DLSI's dictionary step,
-// which runs on one OpenBLAS thread, and COPAR's X and dictionary steps,
-// whose products go to kernels.Gemm (mulDense), give the same bits with
-// OpenBLAS on one thread and on two, at a size (K = 200 atoms, d = 900,
-// N = 960) where their Gram products DᵀD, COPAR-X's G·W and COPAR-D's
-// Y·X̄ᵀ would be threaded.
+// TestDictStepsSameWhateverBLASThreads checks that DLSI's dictionary step
+// and COPAR's X and dictionary steps give the same bits with
+// SetOpenBLASThreads 1 and 2, at a size (K = 200 atoms, d = 900, N = 960)
+// where their Gram products DᵀD, COPAR-X's G·W and COPAR-D's Y·X̄ᵀ are
+// split between the cores.
 func TestDictStepsSameWhateverBLASThreads(t *testing.T) {
 	if lrsdl.Backend() != "openblas" {
 		t.Skip("needs the OpenBLAS backend")
@@ -546,7 +545,7 @@ func TestDictStepsSameWhateverBLASThreads(t *testing.T) {
 			}
 			for i := range got {
 				if !mat.Equal(got[i], want[i]) {
-					t.Errorf("%s: two OpenBLAS threads gave another result than one", name)
+					t.Errorf("%s: SetOpenBLASThreads(2) gave another result than 1", name)
 					break
 				}
 			}

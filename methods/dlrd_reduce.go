@@ -263,7 +263,7 @@ func (j *dlrdEJob) Do(c int) {
 			w := s.b.W.RawMatrix()
 			r0 := s.b.r0
 			a := blas64.General{Rows: i1 - i0, Cols: j.ext.Rows, Stride: w.Stride, Data: w.Data[i0*w.Stride+r0:]}
-			gemmSerial(a, j.ext, R)
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, j.ext, 1, R)
 		}
 		y := s.Y0.RawMatrix()
 		for i := i0; i < i1; i++ {
@@ -285,22 +285,6 @@ func (j *dlrdEJob) Do(c int) {
 		}
 	}
 	j.nz[c] = nz
-}
-
-// serialGemmer is a BLAS that runs a Dgemm on one thread whatever its
-// size (lrsdl.OpenBLAS).
-type serialGemmer interface {
-	DgemmSerial(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
-}
-
-// gemmSerial adds a·b to c, on one thread with OpenBLAS: the products of
-// kernels.Gemm's chunks.
-func gemmSerial(a, b, c blas64.General) {
-	if ser, ok := blas64.Implementation().(serialGemmer); ok {
-		ser.DgemmSerial(blas.NoTrans, blas.NoTrans, c.Rows, c.Cols, a.Cols, 1, a.Data, a.Stride, b.Data, b.Stride, 1, c.Data, c.Stride)
-		return
-	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 1, c)
 }
 
 // extend adds to W an orthonormal basis of the parts of e_i, i in rows,

@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/kernels"
@@ -73,8 +72,7 @@ func dictBasis(D, E, G, H *mat.Dense) (Q1 *mat.Dense, V blas64.Triangular, C *ma
 // r ≤ 2K rows instead of d, gives D = Q·Dr up to rounding. The
 // keep-if-lower test compares the reduced objective. The Gram matrix of
 // [D E] reuses the cost's DᵀD and DᵀY (train.gc): DᵀE = DᵀY·M(X)ᵀ; the
-// new D's DᵀD = DnᵀDn comes from its coordinates (train.gramFrom). The
-// reduced ADMM runs on one OpenBLAS thread.
+// new D's DᵀD = DnᵀDn comes from its coordinates (train.gramFrom).
 func (t *train) spanStepD(ctx context.Context, E, F *mat.Dense) (done bool, nuc float64, err error) {
 	return t.spanStep(ctx, E, F, true, -1)
 }
@@ -114,14 +112,8 @@ func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool, nucOld
 		sj.z, sj.v = nil, nil
 	}
 	Dn := mat.DenseCopyOf(Dr)
-	// On one OpenBLAS thread: the ADMM's products (ODL's blocks, the
-	// SVTs' r×k Cholesky QRs) are below lrsdl.GemmThreadsMin anyway, but
-	// DᵀD below (K²r) is not, and a threaded call leaves OpenBLAS's second
-	// thread spinning through the sequential work that follows.
-	end := lrsdl.OneBLASThread()
 	err = t.admm.Update(ctx, Dn, Er, F, prox, t.p.admmOpts(rho, t.p.updateOpts()))
 	if err != nil {
-		end()
 		return true, -1, err
 	}
 	nuc = t.nuclear(Dn)
@@ -136,7 +128,6 @@ func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool, nucOld
 	if lower && gram {
 		G.Mul(Dn.T(), Dn) // DᵀD = DnᵀQᵀQDn
 	}
-	end()
 	if !lower {
 		return true, -1, nil
 	}

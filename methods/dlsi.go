@@ -164,12 +164,6 @@ func dlsiUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Pa
 //
 // duals, if not nil, holds one ADMM dual per class, kept across calls.
 func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, duals []mat.Dense, eta float64, original bool) error {
-	// Every product here runs on one OpenBLAS thread (lrsdl.OneBLASThread),
-	// so that D does not depend on OpenBLAS's thread count: the Gram
-	// product DᵀD (K²d, 1.8e8 multiply-adds on Oxford Flower) would be
-	// threaded, and OpenBLAS's second thread then spins through the
-	// single-threaded per-class updates that follow.
-	defer lrsdl.OneBLASThread()()
 	d, _ := D.Dims()
 	var E, F mat.Dense
 	var gram blockGram

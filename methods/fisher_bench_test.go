@@ -54,10 +54,11 @@ func BenchmarkFisherIter_C100n7k7d300(b *testing.B) {
 }
 
 // BenchmarkGemmThreads trains LRSDL on the 700 AR gender training samples
-// (as BenchmarkLRSDLTrainARGender700) with one OpenBLAS thread and
-// GOMAXPROCS=1 ("one"), and with two of each, every product on both
-// OpenBLAS threads ("two-all") or by lrsdl.Level3's thread policy
-// ("two-policy"). On gonum all three are the same BLAS.
+// (as BenchmarkLRSDLTrainARGender700) at GOMAXPROCS=1 with
+// SetOpenBLASThreads(1) ("one"), and with two of each, every level-3 call
+// split between the cores (lrsdl.GemmThreadsMin = 0, "two-all") or those
+// from GemmThreadsMin on ("two-policy"). On gonum all three are the same
+// BLAS.
 func BenchmarkGemmThreads(b *testing.B) {
 	ds, err := data.Load(argenderPath(b), data.LoadOptions{})
 	if err != nil {
@@ -87,9 +88,9 @@ func BenchmarkGemmThreads(b *testing.B) {
 
 // BenchmarkScaleTwoCores trains E-FDDL and LRSDL (k0 = 7) at the sizes of
 // the scaling study of bench/reproduce (data.FaceLike, n = k = 7, tol
-// Off) switching between one core (GOMAXPROCS=1, one OpenBLAS thread) and
-// two (GOMAXPROCS=2, two OpenBLAS threads under the library's thread
-// policy) from one outer iteration to the next, twice per op with the
+// Off) switching between one core (GOMAXPROCS=1, SetOpenBLASThreads(1))
+// and two (GOMAXPROCS=2, SetOpenBLASThreads(2)) from one outer iteration
+// to the next, twice per op with the
 // opposite phase (as BenchmarkTwoCores), so that every iteration after the
 // first is timed once on each per op. It reports the summed times on one
 // core and on two (one-s/op, two-s/op), their ratio (two/one), and the

@@ -52,7 +52,7 @@ func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition) {
 	}
 	g.Db.Copy(Db)
 	db := Db.RawMatrix()
-	bigGemm(blas.Trans, blas.NoTrans, 1, db, db, 0, g.G.RawMatrix())
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, db, db, 0, g.G.RawMatrix())
 	kernels.Gemm(blas.Trans, blas.NoTrans, 1, db, Y.RawMatrix(), 0, g.B.RawMatrix())
 	if g.y == y && len(g.ysq) == sp.Blocks() {
 		return

@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/kernels"
@@ -205,23 +204,6 @@ func copyInto(dst, a *mat.Dense) *mat.Dense {
 	return dst
 }
 
-// bigGemm is blas64.Gemm, except that a product of at least
-// lrsdl.GemmThreadsMin multiply-adds goes to kernels.Gemm, which shares
-// its fixed chunks between the cores on one OpenBLAS thread each instead
-// of threading it in OpenBLAS: the same result on one core and on two, and
-// no OpenBLAS threads left spinning on the second core after it.
-func bigGemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	k := a.Cols
-	if tA == blas.Trans {
-		k = a.Rows
-	}
-	if float64(c.Rows)*float64(c.Cols)*float64(k) >= float64(lrsdl.GemmThreadsMin) {
-		kernels.Gemm(tA, tB, alpha, a, b, beta, c)
-		return
-	}
-	blas64.Gemm(tA, tB, alpha, a, b, beta, c)
-}
-
 // factoredMul sets g = H·w as D̄ᵀ(D̄·w) + diag(D_cᵀD_c)·X + 2λ2·X on the
 // upper rows and + R·X0 + λ2·X0 on the lower ones, which costs about
 // 2dK̄n instead of K̄²n multiply-adds: fewer when d < K/2 and w is dense
@@ -232,9 +214,9 @@ func (s *xstep) factoredMul(g, w blas64.General, full bool) {
 	if full {
 		s.sw.MulAT(t, s.D, transposeOnce(&s.dt, &s.dbuf, s.D), w)
 	} else {
-		bigGemm(blas.NoTrans, blas.NoTrans, 1, s.D, w, 0, t)
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.D, w, 0, t)
 	}
-	bigGemm(blas.Trans, blas.NoTrans, 1, s.D, t, 0, g)
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, s.D, t, 0, g)
 	gr := s.gram.RawMatrix()
 	K, kb, n := s.K, s.K+s.k0, w.Cols
 	for c := 0; c < s.ap.Blocks(); c++ {

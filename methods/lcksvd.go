@@ -216,13 +216,6 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	if Qs != nil {
 		Ys = Yr
 	}
-	// Training, up to expand, runs every product on one OpenBLAS thread
-	// (lrsdl.OneBLASThread): threaded, the Gram product (Syrk) and DᵀY
-	// (Gemm) of every K-SVD iteration left OpenBLAS's second thread
-	// spinning through the level-2 atom sweep that follows, and the
-	// per-class initialisation runs one class per core already.
-	endOne := lrsdl.OneBLASThread()
-	defer endOne()
 	d, N := Ys.Dims()
 	ap := blockPartition(C, k)
 	// D_c by K-SVD on class c, from k random samples of it; the classes
@@ -362,7 +355,6 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 			return err
 		}
 	}
-	endOne()
 	if Qs != nil {
 		D = expand(Qs, D)
 	}

@@ -167,9 +167,9 @@ func BenchmarkLRSDLTrainARGender700(b *testing.B) {
 }
 
 // BenchmarkTwoCores trains LRSDL on the 700 AR gender training samples (as
-// BenchmarkGemmThreads) switching between one core (GOMAXPROCS=1, one
-// OpenBLAS thread) and two (GOMAXPROCS=2, two OpenBLAS threads under the
-// library's thread policy) from one outer iteration to the next, twice per
+// BenchmarkGemmThreads) switching between one core (GOMAXPROCS=1,
+// SetOpenBLASThreads(1)) and two (GOMAXPROCS=2, SetOpenBLASThreads(2))
+// from one outer iteration to the next, twice per
 // op with the opposite phase, so that every iteration is timed once on
 // each. It reports the summed iteration times on one core and on two
 // (one-s/op, two-s/op) and their ratio (two/one). Switching every 20 ms or
@@ -216,8 +216,8 @@ func BenchmarkTwoCores(b *testing.B) {
 
 // TestTwoCoresSameModel trains LRSDL at the size of AR gender training (2
 // classes of 350 samples, d=300, k=20, k0=10), where kernels split their
-// work between the cores, at GOMAXPROCS=1 and 2 (two OpenBLAS threads in
-// the openblas build), and checks the dictionaries are identical.
+// work between the cores, at GOMAXPROCS=1 and 2 (SetOpenBLASThreads 1 and
+// 2), and checks the dictionaries are identical.
 func TestTwoCoresSameModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains at AR-gender size")

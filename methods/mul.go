@@ -11,9 +11,8 @@ import (
 // mulDense sets dst = a·b, as dst.Mul(a, b), for a and b each a *mat.Dense
 // or its transpose (Dense.T()), by kernels.Gemm: products of at least
 // parallel.MinWork multiply-adds are shared between the cores in fixed
-// chunks, each on one OpenBLAS thread, so the result does not depend on
-// the number of cores or on OpenBLAS's thread policy, and no OpenBLAS
-// thread is left spinning after a large product. An empty dst is sized;
+// chunks, so the result does not depend on the number of cores. An empty
+// dst is sized;
 // otherwise it must be len(a's rows)×len(b's columns) and must not overlap
 // a or b.
 func mulDense(dst *mat.Dense, a, b mat.Matrix) {

@@ -230,7 +230,7 @@ func (r *run) overall() error {
 		"Oxford Flower: Y_train and Y_test of flower17-split1 pooled (80 per class, as in the paper) and split at random per class "+
 		"into %d training and %d test samples in every split (%s test samples). "+
 		"COIL-100: %d random views of every object for training and the other views for test in every split (%s test samples), "+
-		"the paper's protocol. Splits train %d at a time, one OpenBLAS thread each. Paper: its Table \"overall results\". A cell without a number says why.\n\n",
+		"the paper's protocol. Splits train %d at a time (eval.SplitOptions.Parallel). Paper: its Table \"overall results\". A cell without a number says why.\n\n",
 		r.splitCount(), r.cfg.ArPerClass, r.testSize(arGender), r.cfg.FlPerClass, r.cfg.FlTest, r.testSize(flower),
 		r.cfg.CoPerClass, r.testSize(coil), max(r.cfg.Parallel, 1))
 	var sets []string
@@ -592,7 +592,7 @@ func (r *run) timeTable() error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Mean over the Flower splits of section 3 (%d training samples per class, C=17 unless restricted above, d=10000, sparse features); "+
-		"this machine, backend %s, %d splits trained at a time (one OpenBLAS thread each). The paper's training row reads as total seconds (its text: LRSDL \"around half an hour\" for 1.8e3).\n\n",
+		"this machine, backend %s, %d splits trained at a time. The paper's training row reads as total seconds (its text: LRSDL \"around half an hour\" for 1.8e3).\n\n",
 		r.cfg.FlPerClass, flagsBackend(), max(r.cfg.Parallel, 1))
 	b.WriteString("| method | train s (ours) | train s/sample (ours) | train (paper) | test s/sample (ours) | test s/sample (paper) |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, m := range r.methods {

@@ -142,3 +142,16 @@ func (f FreeList[T]) Put(t *T) {
 	default:
 	}
 }
+
+// Chunks returns the size and count of the chunks that a side of n rows or
+// columns of a level-3 product splits into (kernels.Gemm, lrsdl.Level3),
+// from n alone: at most 8 chunks of a multiple of 8 rows, at least 32 each
+// (the last may be shorter), or one chunk of n when n < 64.
+func Chunks(n int) (size, count int) {
+	const least, most = 32, 8
+	if n < 2*least {
+		return n, min(n, 1)
+	}
+	size = (max(least, (n+most-1)/most) + 7) &^ 7
+	return size, (n + size - 1) / size
+}

@@ -48,3 +48,19 @@ func TestForAllocs(t *testing.T) {
 		t.Errorf("%v allocations per For", a)
 	}
 }
+
+// TestChunks checks Chunks's known answers and that its chunks cover a
+// side exactly.
+func TestChunks(t *testing.T) {
+	for _, c := range []struct{ n, size, count int }{
+		{0, 0, 0}, {1, 1, 1}, {63, 63, 1}, {64, 32, 2}, {100, 32, 4}, {425, 56, 8}, {1020, 128, 8}, {10000, 1256, 8},
+	} {
+		size, count := Chunks(c.n)
+		if size != c.size || count != c.count {
+			t.Errorf("Chunks(%d) = %d, %d; want %d, %d", c.n, size, count, c.size, c.count)
+		}
+		if c.n > 0 && ((count-1)*size >= c.n || count*size < c.n) {
+			t.Errorf("Chunks(%d): %d chunks of %d do not cover it exactly", c.n, count, size)
+		}
+	}
+}
