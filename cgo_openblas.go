@@ -54,12 +54,12 @@ type OpenBLAS struct {
 var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}}
 
 // Level3 is OpenBLAS's level 3 through netlib, OpenBLAS kept on one thread.
-// A call of at least GemmThreadsMin multiply-adds (m·n·k for Dgemm, half
-// that for the triangular and symmetric routines) is split into fixed
-// chunks, each a one-thread call, that the cores share (SetOpenBLASThreads):
+// A call of at least GemmThreadsMin multiply-adds (as each routine's doc
+// counts them) is split into fixed chunks, each a one-thread call, that
+// the cores share (SetOpenBLASThreads):
 //
 //   - Dgemm: the longer side of C (rows if C is square) in the chunks of
-//     internal/parallel.Chunks, as kernels.Gemm's smaller products;
+//     internal/parallel.Chunks, which kernels.Gemm uses for smaller ones;
 //   - Dsymm, Dtrmm, Dtrsm: the columns of B (Left) or its rows (Right);
 //   - Dsyrk, Dsyr2k: blocks of columns of C's triangle, the diagonal block
 //     by the routine itself and the rest of the block by Dgemm.
@@ -125,12 +125,7 @@ func (l Level3) Dsyrk(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a
 		l.Implementation.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
 		return
 	}
-	// Rows i of op(A) = t == NoTrans ? A : Aᵀ start at at(rowsA, i, lda).
-	rowsA := t == blas.NoTrans
-	tA, tB := blas.NoTrans, blas.Trans
-	if !rowsA {
-		tA, tB = blas.Trans, blas.NoTrans
-	}
+	rowsA, tA, tB := rankK(t)
 	run(count, func(ch int) {
 		j0, j1 := ch*size, min((ch+1)*size, n)
 		aj := a[at(rowsA, j0, lda):]
@@ -149,11 +144,7 @@ func (l Level3) Dsyr2k(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, 
 		l.Implementation.Dsyr2k(ul, t, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	rowsA := t == blas.NoTrans
-	tA, tB := blas.NoTrans, blas.Trans
-	if !rowsA {
-		tA, tB = blas.Trans, blas.NoTrans
-	}
+	rowsA, tA, tB := rankK(t)
 	run(count, func(ch int) {
 		j0, j1 := ch*size, min((ch+1)*size, n)
 		aj, bj := a[at(rowsA, j0, lda):], b[at(rowsA, j0, ldb):]
@@ -221,6 +212,16 @@ func at(rows bool, i, ld int) int {
 		return i * ld
 	}
 	return i
+}
+
+// rankK returns, for Dsyrk or Dsyr2k with transpose t, whether the rows
+// of op(A) are rows of A (t = NoTrans) or columns, and the transposes of a
+// Dgemm that multiplies rows of op(A) by rows of op(B).
+func rankK(t blas.Transpose) (rows bool, tA, tB blas.Transpose) {
+	if t == blas.NoTrans {
+		return true, blas.NoTrans, blas.Trans
+	}
+	return false, blas.Trans, blas.NoTrans
 }
 
 // rect returns the rows [i0, i1) of the columns [j0, j1) of an n×n

@@ -699,9 +699,9 @@ func TestSparseWorkspaceLimit(t *testing.T) {
 }
 
 // TestGemmLarge checks Gemm on products of at least lrsdl.GemmThreadsMin
-// multiply-adds (lowered for the test): split between the cores like
-// smaller ones, the result is right and has the same bits at GOMAXPROCS 1
-// and 4 and with one or two OpenBLAS threads.
+// multiply-adds (lowered for the test), which the BLAS splits itself: the
+// result is right and has the same bits at GOMAXPROCS 1 and 4 and with
+// SetOpenBLASThreads 1 and 2.
 func TestGemmLarge(t *testing.T) {
 	testutil.Backends(t, func(t *testing.T) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
@@ -724,7 +724,7 @@ func TestGemmLarge(t *testing.T) {
 				if first == nil {
 					first = got.Data
 				} else {
-					checkIdentical(t, fmt.Sprintf("Gemm above GemmThreadsMin, GOMAXPROCS %d, %d OpenBLAS threads", c[0], c[1]), got.Data, first)
+					checkIdentical(t, fmt.Sprintf("Gemm above GemmThreadsMin, GOMAXPROCS %d, SetOpenBLASThreads(%d)", c[0], c[1]), got.Data, first)
 				}
 			}
 		}

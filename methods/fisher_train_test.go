@@ -218,9 +218,9 @@ func maxDiff(a, b *mat.Dense) float64 {
 
 // TestTwoCoresSameModelLarge is TestTwoCoresSameModel for E-FDDL and LRSDL
 // at C=50, d=300, n=k=7, where the Gram products of the cost (350×350×300)
-// are above lrsdl.GemmThreadsMin, which OpenBLAS would thread (and round
-// differently on two threads): the dictionaries on one core and one
-// OpenBLAS thread and on two cores and two threads must be the same.
+// are above lrsdl.GemmThreadsMin, so lrsdl.Level3 splits them between the
+// cores: the dictionaries on one core with SetOpenBLASThreads(1) and on
+// two with 2 must be the same.
 func TestTwoCoresSameModelLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains twice per method")

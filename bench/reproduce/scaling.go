@@ -187,8 +187,8 @@ const (
 )
 
 // timeBoth returns timeIteration of m at C and d on two cores and, if
-// that run was shorter than oneCoreLimit, on one (GOMAXPROCS=1, one
-// OpenBLAS thread), as medians over the repeats of short sizes.
+// that run was shorter than oneCoreLimit, on one (timeOneCore), as
+// medians over the repeats of short sizes.
 func (r *run) timeBoth(m *scaleMethod, C, d int) (two, one time.Duration, note string) {
 	iters := r.cfg.ScaleIters
 	two, note = r.timeIteration(m, C, d, iters)

@@ -53,7 +53,7 @@ func TestForAllocs(t *testing.T) {
 // side exactly.
 func TestChunks(t *testing.T) {
 	for _, c := range []struct{ n, size, count int }{
-		{0, 0, 0}, {1, 1, 1}, {63, 63, 1}, {64, 32, 2}, {100, 32, 4}, {425, 56, 8}, {1020, 128, 8}, {10000, 1256, 8},
+		{0, 0, 0}, {1, 1, 1}, {63, 63, 1}, {64, 32, 2}, {100, 32, 4}, {130, 40, 4}, {425, 112, 4}, {1020, 256, 4}, {10000, 2504, 4},
 	} {
 		size, count := Chunks(c.n)
 		if size != c.size || count != c.count {
