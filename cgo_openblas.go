@@ -234,20 +234,17 @@ func rect(ul blas.Uplo, j0, j1, n int) (i0, i1 int) {
 }
 
 // policy is the state of Level3's splitting: threads is
-// SetOpenBLASThreads's count, sections the number of open OneBLASThread
-// sections, and splits counts the split calls (tests).
+// SetOpenBLASThreads's count, and splits counts the split calls (tests).
 var policy struct {
-	once     sync.Once
-	mu       sync.Mutex
-	threads  int
-	sections int
-	splits   atomic.Int64
+	once    sync.Once
+	threads atomic.Int64
+	splits  atomic.Int64
 }
 
 // setup moves OpenBLAS to one thread, keeping its count (OPENBLAS_NUM_THREADS
 // or the number of cores) for SetOpenBLASThreads.
 func setup() {
-	policy.threads = int(C.openblas_get_num_threads())
+	policy.threads.Store(int64(C.openblas_get_num_threads()))
 	C.openblas_set_num_threads(1)
 }
 
@@ -263,13 +260,13 @@ func split(work float64, count int) bool {
 }
 
 // run computes the chunks of a split call: shared between the cores, or
-// in order on the calling goroutine inside OneBLASThread sections and with
-// SetOpenBLASThreads(1).
+// in order on the calling goroutine with SetOpenBLASThreads(1). Shared,
+// the chunks go to whichever helpers of internal/parallel are idle, also
+// when the caller is one of several goroutines keeping the cores busy
+// (cross-validation folds, splits trained at once): a core that finishes
+// its own work early takes chunks of the others' products.
 func run(count int, f func(int)) {
-	policy.mu.Lock()
-	shared := policy.threads > 1 && policy.sections == 0
-	policy.mu.Unlock()
-	if !shared {
+	if policy.threads.Load() <= 1 {
 		for ch := 0; ch < count; ch++ {
 			f(ch)
 		}
@@ -282,44 +279,18 @@ type chunkFunc func(int)
 
 func (f chunkFunc) Do(ch int) { f(ch) }
 
-// OneBLASThread keeps every level-3 call on the calling goroutine, whatever
-// its size, until the returned function is called; the chunks of a split
-// call then run in order, with the same result. Calls nest and overlap
-// across goroutines: the policy returns when the last section ends. Work
-// spread over goroutines (cross-validation folds, parallel splits) runs
-// inside one, so that the cores go to that work. In builds without
-// OpenBLAS it does nothing.
-func OneBLASThread() (end func()) {
-	policy.once.Do(setup)
-	policy.mu.Lock()
-	policy.sections++
-	policy.mu.Unlock()
-	var done sync.Once
-	return func() {
-		done.Do(func() {
-			policy.mu.Lock()
-			policy.sections--
-			policy.mu.Unlock()
-		})
-	}
-}
-
 // SetOpenBLASThreads sets whether level-3 calls of at least GemmThreadsMin
-// multiply-adds, outside OneBLASThread sections, are shared between the
-// cores (n > 1, the default on a machine of several cores) or run on the
+// multiply-adds are shared between the cores (n > 1, the default on a machine of several cores) or run on the
 // calling goroutine (n = 1), and returns the previous setting; n < 1
 // leaves it. OpenBLAS itself always runs on one thread, and the result is
 // the same either way. It does nothing in builds without OpenBLAS
 // (returns 1).
 func SetOpenBLASThreads(n int) int {
 	policy.once.Do(setup)
-	policy.mu.Lock()
-	defer policy.mu.Unlock()
-	prev := policy.threads
-	if n >= 1 {
-		policy.threads = n
+	if n < 1 {
+		return int(policy.threads.Load())
 	}
-	return prev
+	return int(policy.threads.Swap(int64(n)))
 }
 
 func backendDetail() string {

@@ -22,6 +22,3 @@ var GemmThreadsMin = 1 << 25
 
 // SetOpenBLASThreads does nothing in builds without OpenBLAS; it returns 1.
 func SetOpenBLASThreads(int) int { return 1 }
-
-// OneBLASThread does nothing in builds without OpenBLAS.
-func OneBLASThread() (end func()) { return func() {} }

@@ -124,7 +124,7 @@ func level3Calls() []level3Call {
 // that a call of at least GemmThreadsMin multiply-adds is split and a
 // smaller one is not, that the split call computes what gonum's does, and
 // that it gives the same bits with SetOpenBLASThreads(1) and 2, with
-// GOMAXPROCS 1 and 2, and inside a OneBLASThread section. OpenBLAS stays
+// GOMAXPROCS 1 and 2. OpenBLAS stays
 // on one thread throughout.
 func TestLevel3Split(t *testing.T) {
 	defer SetOpenBLASThreads(SetOpenBLASThreads(0))
@@ -141,19 +141,11 @@ func TestLevel3Split(t *testing.T) {
 		}
 		GemmThreadsMin = c.work
 		var first []float64
-		for _, v := range []struct {
-			threads, procs int
-			section        bool
-		}{{2, 2, false}, {1, 2, false}, {2, 1, false}, {2, 2, true}} {
+		for _, v := range []struct{ threads, procs int }{{2, 2}, {1, 2}, {2, 1}} {
 			SetOpenBLASThreads(v.threads)
 			runtime.GOMAXPROCS(v.procs)
-			end := func() {}
-			if v.section {
-				end = OneBLASThread()
-			}
 			before := policy.splits.Load()
 			got := c.run(l)
-			end()
 			if n := policy.splits.Load() - before; n != 1 {
 				t.Errorf("%s of %d multiply-adds, GemmThreadsMin %d: %d split calls, want 1", c.name, c.work, GemmThreadsMin, n)
 			}
@@ -169,45 +161,24 @@ func TestLevel3Split(t *testing.T) {
 					}
 				}
 			} else if !slices.Equal(got, first) {
-				t.Errorf("%s: %d threads, GOMAXPROCS %d, section %v: result differs", c.name, v.threads, v.procs, v.section)
+				t.Errorf("%s: %d threads, GOMAXPROCS %d: result differs", c.name, v.threads, v.procs)
 			}
 		}
 	}
 }
 
-// TestOneBLASThread checks that overlapping OneBLASThread sections keep
-// split calls on the calling goroutine until the last ends, and that
-// SetOpenBLASThreads inside sets the count used after it.
-func TestOneBLASThread(t *testing.T) {
+// TestSetOpenBLASThreads checks that SetOpenBLASThreads returns the
+// previous setting and that n < 1 leaves it.
+func TestSetOpenBLASThreads(t *testing.T) {
 	defer SetOpenBLASThreads(SetOpenBLASThreads(0))
-	shared := func() bool {
-		policy.mu.Lock()
-		defer policy.mu.Unlock()
-		return policy.threads > 1 && policy.sections == 0
-	}
 	SetOpenBLASThreads(2)
-	if !shared() {
-		t.Error("split calls not shared outside sections")
-	}
-	endA := OneBLASThread()
-	endB := OneBLASThread()
-	endA()
-	endA() // a second call of the same end does nothing
-	if shared() {
-		t.Error("split calls shared with one section open")
-	}
 	if prev := SetOpenBLASThreads(3); prev != 2 {
-		t.Errorf("SetOpenBLASThreads returned %d, want 2", prev)
+		t.Errorf("SetOpenBLASThreads(3) returned %d, want 2", prev)
 	}
-	if shared() {
-		t.Error("split calls shared after SetOpenBLASThreads in a section")
+	if prev := SetOpenBLASThreads(0); prev != 3 {
+		t.Errorf("SetOpenBLASThreads(0) returned %d, want 3", prev)
 	}
-	endB()
-	if !shared() || SetOpenBLASThreads(0) != 3 {
-		t.Error("split calls not shared on 3 threads after the last section")
-	}
-	SetOpenBLASThreads(1)
-	if shared() {
-		t.Error("split calls shared with SetOpenBLASThreads(1)")
+	if prev := SetOpenBLASThreads(1); prev != 3 {
+		t.Errorf("SetOpenBLASThreads(1) after 0 returned %d, want 3", prev)
 	}
 }

@@ -124,9 +124,7 @@ type SplitOptions struct {
 	Folds int
 	Grid  Grid
 	// Parallel is the number of splits trained at once; 0 or 1 trains them
-	// one after another. With more, every level-3 call runs on its split's
-	// goroutine (lrsdl.OneBLASThread; the cores go to the splits), with
-	// the same results.
+	// one after another; the results are the same.
 	Parallel int
 	// Progress, if not nil, is called after every split, in the order the
 	// splits end; calls do not overlap.
@@ -234,7 +232,6 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 	}
 	workers := min(max(opts.Parallel, 1), splits)
 	if workers > 1 {
-		defer lrsdl.OneBLASThread()()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -131,12 +132,11 @@ func TestDLSIWorkReused(t *testing.T) {
 }
 
 // TestMulDenseExact checks that AᵀB by mulDense, shared between the cores
-// in chunks of columns, has the bits of the whole product on one OpenBLAS
-// thread (as LC-KSVD's DᵀY is trained), on every backend, for inner
-// dimensions above OpenBLAS's and gonum's block sizes.
+// in chunks, has the bits of the whole product in one BLAS call
+// (lrsdl.GemmThreadsMin raised), on every backend, for inner dimensions
+// above OpenBLAS's and gonum's block sizes.
 func TestMulDenseExact(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	defer lrsdl.OneBLASThread()()
 	testutil.Backends(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(45, 46))
 		for _, sz := range [][3]int{{530, 130, 203}, {1037, 425, 120}, {300, 64, 1020}} {
@@ -146,7 +146,11 @@ func TestMulDenseExact(t *testing.T) {
 			}
 			A, B := testutil.RandDense(rng, d, K), testutil.RandDense(rng, d, N)
 			var want mat.Dense
-			want.Mul(A.T(), B)
+			func() {
+				defer func(v int) { lrsdl.GemmThreadsMin = v }(lrsdl.GemmThreadsMin)
+				lrsdl.GemmThreadsMin = math.MaxInt
+				want.Mul(A.T(), B)
+			}()
 			for _, got := range []*mat.Dense{{}, mat.NewDense(K, N, nil)} {
 				mulDense(got, A.T(), B)
 				if !mat.Equal(got, &want) {

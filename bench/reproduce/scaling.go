@@ -92,7 +92,7 @@ func (r *run) scaling() error {
 		"formula at those sizes (q=q2=50), and \"ns per 1000 ops\" the measured time over it: a flat column means the time grows as "+
 		"the formula says. LRSDL and FDDL train in the span of the training samples, so above d = N = Cn their time stops "+
 		"growing with d while the formula keeps growing. Times are on both cores (GOMAXPROCS=2); "+
-		"\"1 core\" is the same run at GOMAXPROCS=1 with lrsdl.OneBLASThread, timed right after it "+
+		"\"1 core\" is the same run at GOMAXPROCS=1, timed right after it "+
 		"(where %d iterations of the first took less than %v), and \"2 cores / 1\" their ratio. Sizes whose two runs take less than %v "+
 		"are timed again, alternating, up to %d times each, and both times are the medians.\n\n",
 		c.ScaleIters, minTimed, maxTimedIters, c.ScaleN, c.ScaleK, c.ScaleK, c.ScaleDim, c.ScaleClasses, c.ScaleBudget, c.ScaleIters, oneCoreLimit, repeatFor, maxPairs)
@@ -231,11 +231,9 @@ func timedIters(perIter time.Duration, iters int) int {
 	return max(iters, min(n, maxTimedIters))
 }
 
-// timeOneCore is timeIteration at GOMAXPROCS=1, level-3 calls on the
-// caller's goroutine.
+// timeOneCore is timeIteration at GOMAXPROCS=1.
 func (r *run) timeOneCore(m *scaleMethod, C, d, iters int) time.Duration {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	defer lrsdl.OneBLASThread()()
 	one, _ := r.timeIteration(m, C, d, iters)
 	return one
 }
