@@ -68,8 +68,8 @@ var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}
 // the number of cores, GOMAXPROCS and SetOpenBLASThreads, though it need
 // not round as the unsplit call. Threaded OpenBLAS rounds differently with
 // its thread count, and after every threaded call its threads spin, taking
-// the other cores from the library's goroutines (D2L2R2 on Flower used a
-// fifth more CPU time); so OpenBLAS never runs threaded here.
+// the other cores from the library's goroutines; so OpenBLAS never runs
+// threaded here.
 type Level3 struct{ netlib.Implementation }
 
 // GemmThreadsMin is the size, in multiply-adds, of a level-3 call from
@@ -101,9 +101,9 @@ func (l Level3) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []flo
 // Dsymm is netlib's Dsymm, split from GemmThreadsMin (m·m·n or m·n·n)
 // multiply-adds on.
 func (l Level3) Dsymm(s blas.Side, ul blas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	free := freeSide(s, m, n)
+	order, free := sides(s, m, n)
 	size, count := parallel.Chunks(free)
-	if !split(float64(m)*float64(n)*float64(sideDim(s, m, n)), count) {
+	if !split(float64(m)*float64(n)*float64(order), count) {
 		l.Implementation.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -173,9 +173,9 @@ func (l Level3) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag,
 // (Right) of B.
 func (l Level3) triangular(f func(blas.Side, blas.Uplo, blas.Transpose, blas.Diag, int, int, float64, []float64, int, []float64, int),
 	s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
-	free := freeSide(s, m, n)
+	order, free := sides(s, m, n)
 	size, count := parallel.Chunks(free)
-	if !split(float64(m)*float64(n)*float64(sideDim(s, m, n))/2, count) {
+	if !split(float64(m)*float64(n)*float64(order)/2, count) {
 		f(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
@@ -189,20 +189,13 @@ func (l Level3) triangular(f func(blas.Side, blas.Uplo, blas.Transpose, blas.Dia
 	})
 }
 
-// sideDim returns the order of the square operand of a Left (m) or Right
-// (n) routine, and freeSide the other dimension of B.
-func sideDim(s blas.Side, m, n int) int {
+// sides returns the order of the square operand of a Left (m) or Right
+// (n) routine and the other dimension of B.
+func sides(s blas.Side, m, n int) (order, free int) {
 	if s == blas.Left {
-		return m
+		return m, n
 	}
-	return n
-}
-
-func freeSide(s blas.Side, m, n int) int {
-	if s == blas.Left {
-		return n
-	}
-	return m
+	return n, m
 }
 
 // at returns the offset of row i of a row-major matrix with leading

@@ -51,18 +51,14 @@ func level3Calls() []level3Call {
 	tr := []blas.Transpose{blas.NoTrans, blas.Trans}
 	for _, tA := range tr {
 		for _, tB := range tr {
-			lda, ldb := k, n
-			if tA == blas.Trans {
-				lda = m
-			}
-			if tB == blas.Trans {
-				ldb = k
-			}
 			for _, sz := range [][2]int{{m, n}, {n, m}} {
 				mm, nn := sz[0], sz[1]
-				la, lb := lda, ldb
-				if mm != m {
-					la, lb = map[bool]int{true: mm, false: k}[tA == blas.Trans], map[bool]int{true: k, false: nn}[tB == blas.Trans]
+				la, lb := k, nn // op(A) is mm×k, op(B) k×nn
+				if tA == blas.Trans {
+					la = mm
+				}
+				if tB == blas.Trans {
+					lb = k
 				}
 				calls = append(calls, level3Call{fmt.Sprintf("Dgemm %c%c %dx%d", tA, tB, mm, nn), mm * nn * k, func(impl blas.Float64Level3) []float64 {
 					c := fill(3, mm*nn)

@@ -148,9 +148,9 @@ func (f FreeList[T]) Put(t *T) {
 // from n alone: at most 4 chunks of a multiple of 8 rows, at least 32 each
 // (the last may be shorter), or one chunk of n when n < 64. Each chunk of
 // a product packs the other operand again: the hundred 300×700×700
-// products of BenchmarkFDDLUpdateD_Original (package methods) took 951,
-// 951 ms in 8 chunks, 879, 834 ms in 4 and 790–801 ms threaded by
-// OpenBLAS.
+// products of BenchmarkFDDLUpdateD_Original (package methods, openblas
+// build) took 951, 951 ms with most = 8 and 879, 834 ms with 4 (and
+// 790–801 ms at commit c2cf719, which threaded them in OpenBLAS).
 func Chunks(n int) (size, count int) {
 	const least, most = 32, 4
 	if n < 2*least {
