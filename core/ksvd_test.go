@@ -267,3 +267,41 @@ func TestLeadingPairFromAtom(t *testing.T) {
 		}
 	})
 }
+
+// TestLeadingPairOrthogonalStart checks leadingPair when the current atom
+// u₀ is orthogonal to E's columns (Eᵀu₀ = 0): it starts from Ex for the
+// codes x given and still finds the SVD's σ, with x = Eᵀu; and E = 0
+// gives 0.
+func TestLeadingPairOrthogonalStart(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		const d, m = 20, 5
+		Et := mat.NewDense(m, d, nil) // columns of E in the first 10 coordinates
+		for q := 0; q < m; q++ {
+			for p := 0; p < 10; p++ {
+				Et.Set(q, p, rng.NormFloat64())
+			}
+		}
+		var svd mat.SVD
+		if !svd.Factorize(Et, mat.SVDNone) {
+			t.Fatal("SVD failed")
+		}
+		want := svd.Values(nil)[0]
+		u0 := make([]float64, d)
+		u0[15] = 1
+		u, x := make([]float64, d), []float64{1, 2, 3, 4, 5}
+		var w lanczosWork
+		s := leadingPair(u, x, u0, Et.RawMatrix().Data, 50, &w)
+		if math.Abs(s-want) > 1e-10*want {
+			t.Errorf("σ = %.15g, SVD %.15g", s, want)
+		}
+		etu := mat.NewVecDense(m, nil)
+		etu.MulVec(Et, mat.NewVecDense(d, u))
+		if !mat.EqualApprox(etu, mat.NewVecDense(m, x), 1e-12*want) {
+			t.Errorf("x = %v, Eᵀu = %v", x, etu.RawVector().Data)
+		}
+		if s := leadingPair(u, x, u0, make([]float64, m*d), 50, &w); s != 0 {
+			t.Errorf("σ = %g for E = 0", s)
+		}
+	})
+}

@@ -193,7 +193,8 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 	s := &Summary{Runs: make([]Run, splits)}
 	one := func(ctx context.Context, i int) (Run, error) {
 		rng := rand.New(rand.NewPCG(opts.Seed, uint64(i)))
-		tr, te := train, test
+		var tr split.Set
+		te := test
 		var err error
 		if test.Y == nil {
 			tr, te, err = split.Split(train, opts.PerClass, opts.TestPerClass, rng)

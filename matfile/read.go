@@ -390,7 +390,7 @@ func sizeBound(head []byte, order binary.ByteOrder) (name string, need int64, er
 		}
 		numel *= n
 	}
-	typ, d, p, err = nextElement(p, order, true)
+	_, d, p, err = nextElement(p, order, true)
 	if err != nil {
 		return "", -1, nil
 	}

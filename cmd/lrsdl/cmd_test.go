@@ -85,7 +85,7 @@ func TestPredictUnlabelled(t *testing.T) {
 		t.Errorf("stderr %q", e)
 	}
 	out := filepath.Join(dir, "p.json")
-	if code, o, e = runCmd(t, "predict", "-data", bare, "-model", model, "-no-labels", "-o", out); code != 0 {
+	if code, _, e = runCmd(t, "predict", "-data", bare, "-model", model, "-no-labels", "-o", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, e)
 	}
 	var p predictions
