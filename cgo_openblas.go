@@ -273,11 +273,11 @@ type chunkFunc func(int)
 func (f chunkFunc) Do(ch int) { f(ch) }
 
 // SetOpenBLASThreads sets whether level-3 calls of at least GemmThreadsMin
-// multiply-adds are shared between the cores (n > 1, the default on a machine of several cores) or run on the
-// calling goroutine (n = 1), and returns the previous setting; n < 1
-// leaves it. OpenBLAS itself always runs on one thread, and the result is
-// the same either way. It does nothing in builds without OpenBLAS
-// (returns 1).
+// multiply-adds are shared between the cores (n > 1, the default on a
+// machine of several cores) or run on the calling goroutine (n = 1), and
+// returns the previous setting; n < 1 leaves it. OpenBLAS itself always
+// runs on one thread, and the result is the same either way. It does
+// nothing in builds without OpenBLAS (returns 1).
 func SetOpenBLASThreads(n int) int {
 	policy.once.Do(setup)
 	if n < 1 {

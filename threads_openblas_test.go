@@ -120,8 +120,7 @@ func level3Calls() []level3Call {
 // that a call of at least GemmThreadsMin multiply-adds is split and a
 // smaller one is not, that the split call computes what gonum's does, and
 // that it gives the same bits with SetOpenBLASThreads(1) and 2, with
-// GOMAXPROCS 1 and 2. OpenBLAS stays
-// on one thread throughout.
+// GOMAXPROCS 1 and 2. OpenBLAS stays on one thread throughout.
 func TestLevel3Split(t *testing.T) {
 	defer SetOpenBLASThreads(SetOpenBLASThreads(0))
 	defer func(v int) { GemmThreadsMin = v }(GemmThreadsMin)

@@ -219,8 +219,7 @@ func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, lab
 // scores from its training state without forming the model, in the
 // coordinates of its span reduction, to the same labels up to rounding.
 // The fits of a round, every candidate on every fold, train in parallel
-// on GOMAXPROCS goroutines; the result does
-// not depend on how many goroutines.
+// on GOMAXPROCS goroutines; the result does not depend on how many.
 func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64) (*CVResult, error) {
 	if k < 2 {
 		return nil, fmt.Errorf("eval: %d-fold cross-validation: need at least 2 folds", k)

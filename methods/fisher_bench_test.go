@@ -90,9 +90,9 @@ func BenchmarkGemmThreads(b *testing.B) {
 // the scaling study of bench/reproduce (data.FaceLike, n = k = 7, tol
 // Off) switching between one core (GOMAXPROCS=1, SetOpenBLASThreads(1))
 // and two (GOMAXPROCS=2, SetOpenBLASThreads(2)) from one outer iteration
-// to the next, twice per op with the
-// opposite phase (as BenchmarkTwoCores), so that every iteration after the
-// first is timed once on each per op. It reports the summed times on one
+// to the next, twice per op with the opposite phase (as
+// BenchmarkTwoCores), so that every iteration after the first is timed
+// once on each per op. It reports the summed times on one
 // core and on two (one-s/op, two-s/op), their ratio (two/one), and the
 // ratio of the sums of each iteration's shortest time over the ops
 // (two/one-min), which a machine loaded by other processes disturbs less.

@@ -169,9 +169,8 @@ func BenchmarkLRSDLTrainARGender700(b *testing.B) {
 // BenchmarkTwoCores trains LRSDL on the 700 AR gender training samples (as
 // BenchmarkGemmThreads) switching between one core (GOMAXPROCS=1,
 // SetOpenBLASThreads(1)) and two (GOMAXPROCS=2, SetOpenBLASThreads(2))
-// from one outer iteration to the next, twice per
-// op with the opposite phase, so that every iteration is timed once on
-// each. It reports the summed iteration times on one core and on two
+// from one outer iteration to the next, twice per op with the opposite
+// phase, so that every iteration is timed once on each. It reports the summed iteration times on one core and on two
 // (one-s/op, two-s/op) and their ratio (two/one). Switching every 20 ms or
 // so keeps a load that drifts during the run from favouring either; the
 // model is the same whatever GOMAXPROCS, so both fits do the same work,

@@ -12,9 +12,8 @@ import (
 // or its transpose (Dense.T()), by kernels.Gemm: products of at least
 // parallel.MinWork multiply-adds are shared between the cores in fixed
 // chunks, so the result does not depend on the number of cores. An empty
-// dst is sized;
-// otherwise it must be len(a's rows)×len(b's columns) and must not overlap
-// a or b.
+// dst is sized; otherwise it must be len(a's rows)×len(b's columns) and
+// must not overlap a or b.
 func mulDense(dst *mat.Dense, a, b mat.Matrix) {
 	ta, ra := rawOf(a)
 	tb, rb := rawOf(b)
