@@ -170,11 +170,12 @@ func BenchmarkLRSDLTrainARGender700(b *testing.B) {
 // BenchmarkGemmThreads) switching between one core (GOMAXPROCS=1,
 // SetOpenBLASThreads(1)) and two (GOMAXPROCS=2, SetOpenBLASThreads(2))
 // from one outer iteration to the next, twice per op with the opposite
-// phase, so that every iteration is timed once on each. It reports the summed iteration times on one core and on two
-// (one-s/op, two-s/op) and their ratio (two/one). Switching every 20 ms or
-// so keeps a load that drifts during the run from favouring either; the
-// model is the same whatever GOMAXPROCS, so both fits do the same work,
-// and the benchmark checks their dictionaries are identical.
+// phase, so that every iteration is timed once on each. It reports the
+// summed iteration times on one core and on two (one-s/op, two-s/op) and
+// their ratio (two/one). Switching every 20 ms or so keeps a load that
+// drifts during the run from favouring either; the model is the same
+// whatever GOMAXPROCS, so both fits do the same work, and the benchmark
+// checks their dictionaries are identical.
 func BenchmarkTwoCores(b *testing.B) {
 	ds, err := data.Load(argenderPath(b), data.LoadOptions{})
 	if err != nil {
