@@ -38,7 +38,7 @@ reproduce:
 	$(if $(QUICK),CGO_ENABLED=0 $(GO) run ./bench/reproduce -quick,CGO_ENABLED=1 $(GO) run -tags openblas ./bench/reproduce) -out $(REPRODUCE_OUT)
 
 # Run the Go benchmarks on both backends and write bench/RESULTS.md.
-BENCHRESULTS_TIME ?= 1x
+BENCHRESULTS_TIME ?= 200ms
 .PHONY: bench-results
 bench-results:
 	$(GO) run ./bench/benchresults -benchtime $(BENCHRESULTS_TIME) -out bench/RESULTS.md

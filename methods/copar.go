@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -247,7 +246,8 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	Bt := mat.NewDense(max(N, 1), max(K, 1), nil)
 	cl := make([]coparXClass, C)
 	const maxIter = 200 // core.FISTA's default, as LassoGram
-	workers := runtime.GOMAXPROCS(0)
+	// Each class forms H_c (K²) and runs PowerIter.MaxEig on it.
+	workers := classProcs(C * K * K * (1 + powerIterGuess))
 	Hs := make([]*mat.Dense, min(workers, C))
 	err := core.ForEach(C, workers, func(wk, c int) error {
 		lo, hi := sp.Block(c)

@@ -151,7 +151,12 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 // parallel.
 func dlsiUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64) error {
 	d, _ := D.Dims()
-	return forClasses(len(X), func(c int) error {
+	var work int
+	for c := range X {
+		k, n := X[c].Dims()
+		work += lassoWork(d, k, n)
+	}
+	return forClasses(len(X), work, func(c int) error {
 		a, b := part.Block(c)
 		lo, hi := sp.Block(c)
 		Dc := D.Slice(0, d, a, b).(*mat.Dense)

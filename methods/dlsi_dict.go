@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 )
 
 // Dictionary update shared by DLSI and COPAR: each (sub-)dictionary D (d×k)
@@ -586,10 +587,32 @@ func dlsiBlockResiduals(r []float64, X, G, B *mat.Dense, yy []float64) {
 // dlsiCopyPart returns a copy of p.
 func dlsiCopyPart(p core.Partition) core.Partition { return append(core.Partition(nil), p...) }
 
-// forClasses runs f(c) for c in [0, C) on up to GOMAXPROCS goroutines and
-// returns the error of the first class that failed. f must only write what
-// belongs to class c, so the result does not depend on the number of
-// goroutines.
-func forClasses(C int, f func(c int) error) error {
-	return core.ForEach(C, runtime.GOMAXPROCS(0), func(_, c int) error { return f(c) })
+// forClasses runs f(c) for c in [0, C) and returns the error of the first
+// class that failed: on up to GOMAXPROCS goroutines when work, the
+// multiply-adds of all classes, is at least parallel.MinWork, else on the
+// calling goroutine (waking a second core costs more than small classes).
+// f must only write what belongs to class c, so the result does not
+// depend on the number of goroutines.
+func forClasses(C, work int, f func(c int) error) error {
+	return core.ForEach(C, classProcs(work), func(_, c int) error { return f(c) })
 }
+
+// classProcs is the number of goroutines for per-class work of work
+// multiply-adds in all: GOMAXPROCS from parallel.MinWork on, else 1.
+func classProcs(work int) int {
+	if work < parallel.MinWork {
+		return 1
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// lassoWork estimates the multiply-adds of core.Lasso on a d×k dictionary
+// and n samples: DᵀD and DᵀY, then lassoIterGuess FISTA iterations of k²n.
+func lassoWork(d, k, n int) int { return d*k*(k+n) + lassoIterGuess*k*k*n }
+
+// lassoIterGuess and powerIterGuess are typical iteration counts of a
+// warm-started lasso's FISTA and of core.PowerIter, for work estimates.
+const (
+	lassoIterGuess = 20
+	powerIterGuess = 20
+)

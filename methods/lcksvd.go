@@ -237,7 +237,8 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	// fewer samples than d, its K-SVD runs on Y_c = Q_c·R_c in the
 	// coordinates R_c (see reduceSpan), with the starting atoms the
 	// matching columns of R_c, and D_c = Q_c·D_r.
-	if err := forClasses(C, func(c int) error {
+	// K-SVD's sweeps each cost about d·n_c·k (OMP and the atom updates).
+	if err := forClasses(C, d*N*k*max(1, o.InitIters), func(c int) error {
 		lo, hi := g.Part.Block(c)
 		Yc := Ys.Slice(0, d, lo, hi)
 		Dc := mat.DenseCopyOf(D.Slice(0, d, c*k, (c+1)*k))

@@ -63,7 +63,7 @@ var lineRE = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
 func main() {
 	out := flag.String("out", "bench/RESULTS.md", "output `file`")
 	backends := flag.String("backends", "gonum,openblas,openblas1", "comma-separated backends (openblas1: OpenBLAS on one core)")
-	benchtime := flag.String("benchtime", "1x", "go test -benchtime")
+	benchtime := flag.String("benchtime", "200ms", "go test -benchtime")
 	bench := flag.String("bench", ".", "go test -bench pattern")
 	skip := flag.String("skip", "FlowerFit|COILFit|COILIter|DLSIFitPredict", "go test -skip pattern; the default leaves out the fits on real data sets, minutes per method and backend, which bench/reproduce times (run them alone: go test -tags openblas -run '^$' -bench 'FlowerFit|COILFit|DLSIFitPredict' -benchtime 1x ./methods/)")
 	pkgs := flag.String("pkgs", "./kernels/,./core/,./methods/", "comma-separated packages")
@@ -318,6 +318,10 @@ func render(results map[string]map[string]result, bes, cmds, failures []string, 
 		b.WriteString("\n")
 	}
 
+	if slices.Contains(bes, "openblas") && slices.Contains(bes, "openblas1") {
+		b.WriteString(twoCores(results, order))
+	}
+
 	ratioTable := func(title, head string, pairs [][2]string) {
 		fmt.Fprintf(&b, "\n## %s\n\n| %s |", title, head)
 		for _, be := range bes {
@@ -366,6 +370,41 @@ func render(results map[string]map[string]result, bes, cmds, failures []string, 
 		b.WriteString("Every expected benchmark ran.\n")
 	} else {
 		fmt.Fprintf(&b, "No benchmark matched: %s.\n", strings.Join(missing, ", "))
+	}
+	return b.String()
+}
+
+// ownThreads matches the benchmarks that set their own thread counts and
+// time one core against two inside one run.
+var ownThreads = regexp.MustCompile(`TwoCores|GemmThreads`)
+
+// twoCores lists, slowest first, the benchmarks of order that took longer
+// on two cores (openblas) than on one (openblas1), leaving out ownThreads.
+func twoCores(results map[string]map[string]result, order []string) string {
+	type row struct {
+		name  string
+		ratio float64
+	}
+	var slow []row
+	for _, n := range order {
+		two, ok2 := results["openblas"][n]
+		one, ok1 := results["openblas1"][n]
+		if ok1 && ok2 && two.NsPerOp > 0 && one.NsPerOp < two.NsPerOp && !ownThreads.MatchString(n) {
+			slow = append(slow, row{strings.TrimPrefix(n, "Benchmark"), one.NsPerOp / two.NsPerOp})
+		}
+	}
+	sort.SliceStable(slow, func(i, j int) bool { return slow[i].ratio < slow[j].ratio })
+	var b strings.Builder
+	b.WriteString("\n## Two cores against one\n\nBenchmarks slower on two cores (openblas) than on one (openblas1), " +
+		"slowest first; the two columns come from separate runs minutes apart, so ratios near 1 are within their noise " +
+		"(benchmarks that time both inside one run, TwoCores and GemmThreads, are left out):")
+	if len(slow) == 0 {
+		b.WriteString(" none.\n")
+		return b.String()
+	}
+	b.WriteString("\n\n| benchmark | openblas1/openblas time |\n|---|---:|\n")
+	for _, r := range slow {
+		fmt.Fprintf(&b, "| %s | %.2f |\n", r.name, r.ratio)
 	}
 	return b.String()
 }

@@ -71,12 +71,24 @@ func TestOneCoreColumn(t *testing.T) {
 		t.Fatalf("got %d commands, %d openblas and %d openblas1 results", len(cmds), len(res["openblas"]), len(res["openblas1"]))
 	}
 	md := render(res, []string{"openblas", "openblas1"}, cmds, nil, "1x", 0, "abc")
-	for _, want := range []string{" openblas1/openblas time |", "| methods | DLSIUpdateD_Efficient | 500 µs |  |  | 400 µs |  |  | 0.80 |"} {
+	for _, want := range []string{" openblas1/openblas time |", "| methods | DLSIUpdateD_Efficient | 500 µs |  |  | 400 µs |  |  | 0.80 |",
+		"## Two cores against one", "| DLSIUpdateD_Efficient | 0.80 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("output lacks %q:\n%s", want, md)
 		}
 	}
 	if strings.Contains(md, "gonum/openblas") {
 		t.Errorf("gonum ratio column without gonum results:\n%s", md)
+	}
+}
+
+func TestTwoCoresNone(t *testing.T) {
+	res := map[string]map[string]result{
+		"openblas":  {"BenchmarkA": {Pkg: "core", NsPerOp: 400}, "BenchmarkTwoCores": {Pkg: "methods", NsPerOp: 900}},
+		"openblas1": {"BenchmarkA": {Pkg: "core", NsPerOp: 500}, "BenchmarkTwoCores": {Pkg: "methods", NsPerOp: 500}},
+	}
+	md := twoCores(res, []string{"BenchmarkA", "BenchmarkTwoCores"})
+	if !strings.HasSuffix(md, "left out): none.\n") {
+		t.Errorf("A is faster on two cores and TwoCores is left out, want none:\n%s", md)
 	}
 }
