@@ -92,9 +92,10 @@ func (r *run) scaling() error {
 		"formula at those sizes (q=q2=50), and \"ns per 1000 ops\" the measured time over it: a flat column means the time grows as "+
 		"the formula says. LRSDL and FDDL train in the span of the training samples, so above d = N = Cn their time stops "+
 		"growing with d while the formula keeps growing. Times are on both cores (GOMAXPROCS=2); "+
-		"\"1 core\" is the same run at GOMAXPROCS=1, timed right after it "+
-		"(where %d iterations of the first took less than %v), and \"2 cores / 1\" their ratio. Sizes whose two runs take less than %v "+
-		"are timed again, alternating, up to %d times each, and both times are the medians.\n\n",
+		"where %d iterations of a first run took less than %v, \"1 core\" times the same iterations at GOMAXPROCS=1 and both columns "+
+		"come from two more runs that switch between 2 and 1 after every iteration (one starting on each), so that machine noise "+
+		"falls on both alike; \"2 cores / 1\" is their ratio. Sizes whose two runs take less than %v "+
+		"are timed again, up to %d times, and both times are the medians.\n\n",
 		c.ScaleIters, minTimed, maxTimedIters, c.ScaleN, c.ScaleK, c.ScaleK, c.ScaleDim, c.ScaleClasses, c.ScaleBudget, c.ScaleIters, oneCoreLimit, repeatFor, maxPairs)
 	fmt.Fprintf(&b, "| method | C | d | s / iteration | ops | ns per 1000 ops | 1 core s / iteration | 2 cores / 1 |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range ms {
@@ -187,35 +188,28 @@ const (
 )
 
 // timeBoth returns timeIteration of m at C and d on two cores and, if
-// that run was shorter than oneCoreLimit, on one (timeOneCore), as
-// medians over the repeats of short sizes.
+// that run was shorter than oneCoreLimit, the times per iteration on two
+// cores and on one of timeAlternating, as medians over the repeats of
+// short sizes.
 func (r *run) timeBoth(m *scaleMethod, C, d int) (two, one time.Duration, note string) {
 	iters := r.cfg.ScaleIters
 	two, note = r.timeIteration(m, C, d, iters)
 	if two == 0 || time.Duration(iters)*two >= oneCoreLimit {
 		return two, 0, note
 	}
-	if n := timedIters(two, iters); n > iters {
-		iters = n
-		if two, note = r.timeIteration(m, C, d, iters); two == 0 {
-			return two, 0, note
-		}
-	}
+	iters = timedIters(two, iters)
 	var twos, ones []float64
 	var spent time.Duration
 	for len(ones) < maxPairs && (len(ones) == 0 || spent < repeatFor) {
-		if len(ones) > 0 {
-			two, _ = r.timeIteration(m, C, d, iters)
-		}
-		one = r.timeOneCore(m, C, d, iters)
-		if two == 0 || one == 0 {
+		t2, t1 := r.timeAlternating(m, C, d, iters)
+		if t2 == 0 || t1 == 0 {
 			break
 		}
-		twos, ones = append(twos, float64(two)), append(ones, float64(one))
-		spent += time.Duration(iters) * (two + one)
+		twos, ones = append(twos, float64(t2)), append(ones, float64(t1))
+		spent += time.Duration(iters) * (t2 + t1)
 	}
 	if len(ones) == 0 {
-		return two, one, note
+		return two, 0, note
 	}
 	return time.Duration(median(twos)), time.Duration(median(ones)), note
 }
@@ -231,43 +225,82 @@ func timedIters(perIter time.Duration, iters int) int {
 	return max(iters, min(n, maxTimedIters))
 }
 
-// timeOneCore is timeIteration at GOMAXPROCS=1.
-func (r *run) timeOneCore(m *scaleMethod, C, d, iters int) time.Duration {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	one, _ := r.timeIteration(m, C, d, iters)
-	return one
+// timeAlternating trains m at C and d twice for iters outer iterations,
+// switching GOMAXPROCS between 2 and 1 after every iteration, the first
+// fit starting on two cores and the second on one, so that every
+// iteration after the first is timed once on each; it returns the mean
+// time per iteration on two cores and on one, or zeros if a fit failed.
+// Both fits compute the same iterates (the results do not depend on
+// GOMAXPROCS), and a disturbance of the machine falls on both counts:
+// separate fits on two cores and on one, timed one after the other, read
+// 10 to 16 ms per iteration for the same size (LRSDL, C = 20, d = 10⁴).
+func (r *run) timeAlternating(m *scaleMethod, C, d, iters int) (two, one time.Duration) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var sum [3]time.Duration
+	var n [3]int
+	for _, first := range []int{2, 1} {
+		procs, it := first, 0
+		var prev time.Duration
+		runtime.GOMAXPROCS(procs)
+		var cb lrsdl.Progress
+		n0 := n[1] + n[2]
+		_, err := r.fitScale(m, C, d, iters, func(p lrsdl.Progress) {
+			cb = p
+			if it++; it > 1 {
+				sum[procs] += p.Elapsed - prev
+				n[procs]++
+			}
+			prev = p.Elapsed
+			procs = 3 - procs
+			runtime.GOMAXPROCS(procs)
+		})
+		logf("scaling %s C=%d d=%d alternating from GOMAXPROCS=%d: %d iterations, err %v", m.name, C, d, first, cb.Iter, err)
+		if err != nil || n[1]+n[2]-n0 < 2 {
+			return 0, 0
+		}
+	}
+	return sum[2] / time.Duration(n[2]), sum[1] / time.Duration(n[1])
 }
 
 // timeIteration trains m on C classes in d dimensions for iters outer
 // iterations and returns the mean time of iterations 2 and on, or 0 and
 // the reason when the budget ran out first.
 func (r *run) timeIteration(m *scaleMethod, C, d, iters int) (time.Duration, string) {
+	v := variant{Name: m.name}
+	note, err := r.fitScale(m, C, d, iters, func(p lrsdl.Progress) { v.Trace = append(v.Trace, p) })
+	logf("scaling %s C=%d d=%d GOMAXPROCS=%d: %d iterations, %v/iteration, err %v", m.name, C, d, runtime.GOMAXPROCS(0), len(v.Trace), v.perIter().Round(time.Millisecond), err)
+	switch {
+	case note != "":
+		return 0, note
+	case err != nil && !errors.Is(err, context.DeadlineExceeded):
+		return 0, "failed: " + err.Error()
+	case len(v.Trace) < 2:
+		return 0, fmt.Sprintf("> %v for two iterations", r.cfg.ScaleBudget)
+	}
+	return v.perIter(), ""
+}
+
+// fitScale trains m on random-face-like data of C classes in d dimensions
+// for iters outer iterations within the scaling budget, calling progress
+// after each. A non-empty note says why m could not be set up.
+func (r *run) fitScale(m *scaleMethod, C, d, iters int, progress func(lrsdl.Progress)) (note string, err error) {
 	c := r.cfg
 	Y, labels := data.FaceLike(C, d, c.ScaleN, r.seed)
 	cl, err := methods.New(m.method)
 	if err != nil {
-		return 0, err.Error()
+		return err.Error(), err
 	}
 	p := eval.Params{"k": float64(c.ScaleK), "iters": float64(iters), "tol": 0.0, "seed": float64(r.seed)}
 	for k, v := range m.params {
 		p[k] = v
 	}
 	if err := configure(cl, p); err != nil {
-		return 0, err.Error()
+		return err.Error(), err
 	}
-	v := variant{Name: m.name}
-	eval.SetProgress(cl, func(p lrsdl.Progress) { v.Trace = append(v.Trace, p) })
+	eval.SetProgress(cl, progress)
 	ctx, cancel := context.WithTimeout(r.ctx, c.ScaleBudget)
-	err = cl.Fit(ctx, Y, labels)
-	cancel()
-	logf("scaling %s C=%d d=%d GOMAXPROCS=%d: %d iterations, %v/iteration, err %v", m.name, C, d, runtime.GOMAXPROCS(0), len(v.Trace), v.perIter().Round(time.Millisecond), err)
-	switch {
-	case err != nil && !errors.Is(err, context.DeadlineExceeded):
-		return 0, "failed: " + err.Error()
-	case len(v.Trace) < 2:
-		return 0, fmt.Sprintf("> %v for two iterations", c.ScaleBudget)
-	}
-	return v.perIter(), ""
+	defer cancel()
+	return "", cl.Fit(ctx, Y, labels)
 }
 
 // median returns the median of v (which it sorts).
