@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -350,6 +351,30 @@ func TestOMPCorrelationUpdateExact(t *testing.T) {
 			for i := range want {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 					t.Fatalf("k=%d m=%d: entry %d is %v, AddCombination %v", k, m, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestFinite checks finite on every length up to 9 and every position of
+// a NaN or an infinity, among the largest and smallest finite values.
+func TestFinite(t *testing.T) {
+	edge := []float64{math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64, math.Copysign(0, -1), 0}
+	for n := range 10 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = edge[i%len(edge)]
+		}
+		if !finite(x) {
+			t.Fatalf("finite(%v) = false", x)
+		}
+		for p := range n {
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				y := slices.Clone(x)
+				y[p] = bad
+				if finite(y) {
+					t.Errorf("finite(%v) = true", y)
 				}
 			}
 		}

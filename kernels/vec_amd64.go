@@ -2,7 +2,7 @@
 
 package kernels
 
-// hasVec reports whether the vector kernels (proxVec, axpy4Vec) may run:
+// hasVec reports whether the vector kernels (proxVec, axpy4Vec, axpyNVec) may run:
 // the CPU has AVX and the operating system saves the YMM registers.
 var hasVec = func() bool {
 	_, _, c, _ := cpuid(1, 0)
@@ -26,3 +26,9 @@ func xgetbv() (eax, edx uint32)
 //
 //go:noescape
 func axpy4Vec(acc *float64, n int, v *float64, a0, a1, a2, a3 *float64)
+
+// axpyNVec is addScaledN for n elements (a multiple of 4) with AVX: r of
+// 1, 2 or 3 terms (a1, a2 are read only when r needs them).
+//
+//go:noescape
+func axpyNVec(acc *float64, n int, v *float64, a0, a1, a2 *float64, r int)

@@ -11,3 +11,7 @@ func proxVec(z, w, g *float64, n int, step, t, beta float64, acc *[12]float64) {
 func axpy4Vec(acc *float64, n int, v *float64, a0, a1, a2, a3 *float64) {
 	panic("kernels: no vector kernel")
 }
+
+func axpyNVec(acc *float64, n int, v *float64, a0, a1, a2 *float64, r int) {
+	panic("kernels: no vector kernel")
+}
