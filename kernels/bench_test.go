@@ -165,11 +165,17 @@ func benchProx(b *testing.B, K, N int, vec bool) {
 // BenchmarkCompress_K50N700 times SparseWorkspace's compression of the
 // codes of AR gender training (50×700, 30 % non-zero) on its own: the
 // part of the sparse product before the multiply.
-func BenchmarkCompress_K50N700(b *testing.B) {
-	const K, N = 50, 700
+func BenchmarkCompress_K50N700(b *testing.B) { benchCompress(b, 50, 700, 0.3) }
+
+// BenchmarkCompress_K1000N1000 is BenchmarkCompress_K50N700 at the size of
+// the codes of COIL-100 training (10 atoms and 10 samples per class), 5 %
+// non-zero.
+func BenchmarkCompress_K1000N1000(b *testing.B) { benchCompress(b, 1000, 1000, 0.05) }
+
+func benchCompress(b *testing.B, K, N int, density float64) {
 	rnd := rand.New(rand.NewPCG(1, 1))
 	x := randGeneral(rnd, K, N, 0)
-	sparsify(rnd, x, 0.3)
+	sparsify(rnd, x, density)
 	ws := NewSparseWorkspace(K, N)
 	ws.compress(x, K*N) // warm-up: allocates the workspace
 	defer startCPU(b)()

@@ -448,6 +448,38 @@ func TestProxStepVector(t *testing.T) {
 	}
 }
 
+// TestCountRowVector checks countRow with the vector kernel against the
+// portable loop on every length up to 13 and every offset into a slice
+// that holds zeros of both signs, infinities and NaNs.
+func TestCountRowVector(t *testing.T) {
+	if !hasVec {
+		t.Skip("no vector kernel on this CPU or build")
+	}
+	rnd := rand.New(rand.NewPCG(7, 8))
+	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64, 0.3}
+	row := make([]float64, 40)
+	for i := range row {
+		row[i] = special[rnd.IntN(len(special))]
+	}
+	for n := range 14 {
+		for off := range 3 {
+			r := row[off : off+n]
+			cnt := make([]int, n)
+			for i := range cnt {
+				cnt[i] = rnd.IntN(5)
+			}
+			want := slices.Clone(cnt)
+			got := countRow(cnt, r)
+			hasVec = false
+			wn := countRow(want, r)
+			hasVec = true
+			if got != wn || !slices.Equal(cnt, want) {
+				t.Errorf("n=%d off=%d: vector %d, %v; portable %d, %v", n, off, got, cnt, wn, want)
+			}
+		}
+	}
+}
+
 func sameBits(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 }

@@ -492,8 +492,13 @@ func (j *compressJob) end(t *tally) int {
 // number.
 func countRow(cnt []int, row []float64) int {
 	cnt = cnt[:len(row)]
-	n := 0
-	for i, v := range row {
+	n, k := 0, 0
+	if hasVec && len(row) >= 4 {
+		k = len(row) &^ 3
+		n = countVec(&cnt[0], &row[0], k)
+	}
+	for i, v := range row[k:] {
+		i += k
 		b := 0
 		if v != 0 {
 			b = 1

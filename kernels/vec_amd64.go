@@ -2,7 +2,8 @@
 
 package kernels
 
-// hasVec reports whether the vector kernels (proxVec, axpy4Vec, axpyNVec) may run:
+// hasVec reports whether the vector kernels (proxVec, axpy4Vec, axpyNVec,
+// countVec) may run:
 // the CPU has AVX and the operating system saves the YMM registers.
 var hasVec = func() bool {
 	_, _, c, _ := cpuid(1, 0)
@@ -32,3 +33,8 @@ func axpy4Vec(acc *float64, n int, v *float64, a0, a1, a2, a3 *float64)
 //
 //go:noescape
 func axpyNVec(acc *float64, n int, v *float64, a0, a1, a2 *float64, r int)
+
+// countVec is countRow for n elements (a multiple of 4) with AVX.
+//
+//go:noescape
+func countVec(cnt *int, row *float64, n int) int

@@ -171,3 +171,38 @@ nxthreeloop:
 nxdone:
 	VZEROUPPER
 	RET
+
+// func countVec(cnt *int, row *float64, n int) int
+TEXT ·countVec(SB), NOSPLIT, $0-32
+	MOVQ cnt+0(FP), DI
+	MOVQ row+8(FP), SI
+	MOVQ n+16(FP), CX
+	VXORPD Y0, Y0, Y0 // 0
+	VXORPD X5, X5, X5 // −(non-zeros), two lanes
+	SHRQ $2, CX
+	JZ cntdone
+
+cntloop:
+	VCMPPD $4, (SI), Y0, Y1 // row[i] ≠ 0 (NaN too): all ones, −1
+	VEXTRACTF128 $1, Y1, X2
+	VMOVDQU (DI), X3
+	VPSUBQ X1, X3, X3
+	VMOVDQU X3, (DI)
+	VMOVDQU 16(DI), X4
+	VPSUBQ X2, X4, X4
+	VMOVDQU X4, 16(DI)
+	VPADDQ X1, X5, X5
+	VPADDQ X2, X5, X5
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cntloop
+
+cntdone:
+	VPSHUFD $0x4e, X5, X6
+	VPADDQ X6, X5, X5
+	VMOVQ X5, AX
+	NEGQ AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET

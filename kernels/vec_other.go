@@ -15,3 +15,7 @@ func axpy4Vec(acc *float64, n int, v *float64, a0, a1, a2, a3 *float64) {
 func axpyNVec(acc *float64, n int, v *float64, a0, a1, a2 *float64, r int) {
 	panic("kernels: no vector kernel")
 }
+
+func countVec(cnt *int, row *float64, n int) int {
+	panic("kernels: no vector kernel")
+}
