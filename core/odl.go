@@ -107,10 +107,11 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 	}
 	dt, et := w.dt[:d*k], w.et[:d*k]
 	dr, er, fr := D.RawMatrix(), E.RawMatrix(), F.RawMatrix()
-	for i := 0; i < d; i++ {
-		for j := 0; j < k; j++ {
-			dt[j*d+i] = dr.Data[i*dr.Stride+j]
-			et[j*d+i] = er.Data[i*er.Stride+j]
+	for j := 0; j < k; j++ {
+		dj, ej := dt[j*d:(j+1)*d], et[j*d:(j+1)*d]
+		for i := range dj {
+			dj[i] = dr.Data[i*dr.Stride+j]
+			ej[i] = er.Data[i*er.Stride+j]
 		}
 	}
 	var err error
@@ -165,9 +166,9 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 			break
 		}
 	}
-	for i := 0; i < d; i++ {
-		for j := 0; j < k; j++ {
-			dr.Data[i*dr.Stride+j] = dt[j*d+i]
+	for j := 0; j < k; j++ {
+		for i, v := range dt[j*d : (j+1)*d] {
+			dr.Data[i*dr.Stride+j] = v
 		}
 	}
 	return err

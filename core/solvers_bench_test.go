@@ -137,6 +137,10 @@ func BenchmarkUpdateDict_d1020k680(b *testing.B)  { odlBench(b, 1020, 680, false
 func BenchmarkUpdateDict_d300k700(b *testing.B)   { odlBench(b, 300, 700, false) }
 func BenchmarkUpdateDict_d300k50(b *testing.B)    { odlBench(b, 300, 50, false) }
 
+// BenchmarkUpdateDict_d1024k10 is a class block of D2L2R2 on COIL-100 (d =
+// 1024, 10 atoms), whose D step sweeps each class in every ADMM iteration.
+func BenchmarkUpdateDict_d1024k10(b *testing.B) { odlBench(b, 1024, 10, false) }
+
 func BenchmarkUpdateDictUnblocked_d10000k690(b *testing.B) { odlBench(b, 10000, 690, true) }
 func BenchmarkUpdateDictUnblocked_d300k700(b *testing.B)   { odlBench(b, 300, 700, true) }
 func BenchmarkUpdateDictUnblocked_d300k50(b *testing.B)    { odlBench(b, 300, 50, true) }
