@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -134,10 +135,14 @@ func TestDLSIWorkReused(t *testing.T) {
 // TestMulDenseExact checks that AᵀB by mulDense, shared between the cores
 // in chunks, has the bits of the whole product in one BLAS call
 // (lrsdl.GemmThreadsMin raised), on every backend, for inner dimensions
-// above OpenBLAS's and gonum's block sizes.
+// above OpenBLAS's and gonum's block sizes. OpenBLAS's AVX-512 kernels
+// round an element by where it falls in the product's tiles (530×130×203
+// differs in its last bits with Cooperlake's); with them the chunked
+// product must agree with the whole one to 1e-12.
 func TestMulDenseExact(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	testutil.Backends(t, func(t *testing.T) {
+		exact := !strings.HasSuffix(t.Name(), "/openblas") || !avx512Kernels(lrsdl.BackendDetail())
 		rng := rand.New(rand.NewPCG(45, 46))
 		for _, sz := range [][3]int{{530, 130, 203}, {1037, 425, 120}, {300, 64, 1020}} {
 			d, K, N := sz[0], sz[1], sz[2]
@@ -153,10 +158,21 @@ func TestMulDenseExact(t *testing.T) {
 			}()
 			for _, got := range []*mat.Dense{{}, mat.NewDense(K, N, nil)} {
 				mulDense(got, A.T(), B)
-				if !mat.Equal(got, &want) {
-					t.Errorf("%v: chunked product differs from the whole one", sz)
+				if exact && !mat.Equal(got, &want) || !mat.EqualApprox(got, &want, 1e-12) {
+					t.Errorf("%v: chunked product differs from the whole one by %g", sz, maxAbsDiff(got, &want))
 				}
 			}
 		}
 	})
+}
+
+// avx512Kernels reports whether BackendDetail names one of OpenBLAS's
+// AVX-512 kernel sets.
+func avx512Kernels(detail string) bool {
+	for _, core := range []string{"SkylakeX", "Cooperlake", "SapphireRapids"} {
+		if strings.Contains(detail, "core "+core) {
+			return true
+		}
+	}
+	return false
 }
