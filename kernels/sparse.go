@@ -569,14 +569,9 @@ func (j *spmmJob) Do(c int) {
 			ix := w.ind[q : q+4]
 			addScaled4(acc, (*[4]float64)(w.val[q:q+4]), at[int(ix[0])*lda:], at[int(ix[1])*lda:], at[int(ix[2])*lda:], at[int(ix[3])*lda:])
 		}
-		if r := end - q; r > 0 {
-			var v [4]float64
-			var x [3][]float64
-			for i := range r {
-				k := int(w.ind[q+i])
-				v[i], x[i] = w.val[q+i], at[k*lda:k*lda+m]
-			}
-			addScaledN(acc, &v, &x, r)
+		for ; q < end; q++ {
+			k := int(w.ind[q])
+			axpy1(acc, w.val[q], at[k*lda:k*lda+m])
 		}
 	}
 	for i := 0; i < m; i++ {
@@ -611,8 +606,8 @@ func AddCombination(dst []float64, n int, a []float64, inc int, x []float64, ldx
 			q = 0
 		}
 	}
-	if q > 0 {
-		addScaledN(dst, &v, (*[3][]float64)(r[:3]), q)
+	for i := range q {
+		axpy1(dst, v[i], r[i])
 	}
 }
 
@@ -637,38 +632,15 @@ func addScaled4(dst []float64, v *[4]float64, x0, x1, x2, x3 []float64) {
 	}
 }
 
-// addScaledN is addScaled4 for the r = 1, 2 or 3 terms v[:r], x[:r]:
-// dst[i] = ((dst[i] + v[0]·x[0][i]) + v[1]·x[1][i]) + v[2]·x[2][i], cut
-// after r terms, rounded as r axpys in sequence. Each x[:r] has at least
-// len(dst) elements.
-func addScaledN(dst []float64, v *[4]float64, x *[3][]float64, r int) {
-	n := len(dst)
+// axpy1 sets acc[i] += v·a[i], unfused; a has at least len(acc) elements.
+func axpy1(acc []float64, v float64, a []float64) {
 	k := 0
-	if hasVec && n >= 4 {
-		k = n &^ 3
-		var p [3]*float64
-		for i := range r {
-			p[i] = &x[i][0]
-		}
-		axpyNVec(&dst[0], k, &v[0], p[0], p[1], p[2], r)
+	if hasVec && len(acc) >= 4 {
+		k = len(acc) &^ 3
+		axpy1Vec(&acc[0], k, v, &a[0])
 	}
-	x0 := x[0][:n]
-	switch r {
-	case 1:
-		for ; k < n; k++ {
-			dst[k] += float64(v[0] * x0[k])
-		}
-	case 2:
-		x1 := x[1][:n]
-		for ; k < n; k++ {
-			dst[k] = dst[k] + float64(v[0]*x0[k]) + float64(v[1]*x1[k])
-		}
-	case 3:
-		x1, x2 := x[1][:n], x[2][:n]
-		for ; k < n; k++ {
-			dst[k] = dst[k] + float64(v[0]*x0[k]) + float64(v[1]*x1[k]) + float64(v[2]*x2[k])
-		}
-	default:
-		panic(errShape)
+	a = a[:len(acc)]
+	for i := k; i < len(acc); i++ {
+		acc[i] += float64(v * a[i])
 	}
 }

@@ -2,7 +2,7 @@
 
 package kernels
 
-// hasVec reports whether the vector kernels (proxVec, axpy4Vec, axpyNVec,
+// hasVec reports whether the vector kernels (proxVec, axpy4Vec, axpy1Vec,
 // countVec) may run:
 // the CPU has AVX and the operating system saves the YMM registers.
 var hasVec = func() bool {
@@ -28,11 +28,10 @@ func xgetbv() (eax, edx uint32)
 //go:noescape
 func axpy4Vec(acc *float64, n int, v *float64, a0, a1, a2, a3 *float64)
 
-// axpyNVec is addScaledN for n elements (a multiple of 4) with AVX: r of
-// 1, 2 or 3 terms (a1, a2 are read only when r needs them).
+// axpy1Vec is axpy1 for n elements (a multiple of 4) with AVX.
 //
 //go:noescape
-func axpyNVec(acc *float64, n int, v *float64, a0, a1, a2 *float64, r int)
+func axpy1Vec(acc *float64, n int, v float64, a *float64)
 
 // countVec is countRow for n elements (a multiple of 4) with AVX.
 //

@@ -109,66 +109,26 @@ axdone:
 	VZEROUPPER
 	RET
 
-// func axpyNVec(acc *float64, n int, v *float64, a0, a1, a2 *float64, r int)
-TEXT ·axpyNVec(SB), NOSPLIT, $0-56
+// func axpy1Vec(acc *float64, n int, v float64, a *float64)
+TEXT ·axpy1Vec(SB), NOSPLIT, $0-32
 	MOVQ acc+0(FP), DI
 	MOVQ n+8(FP), CX
-	MOVQ v+16(FP), AX
-	MOVQ a0+24(FP), R8
-	MOVQ a1+32(FP), R9
-	MOVQ a2+40(FP), R10
-	MOVQ r+48(FP), DX
+	VBROADCASTSD v+16(FP), Y0
+	MOVQ a+24(FP), R8
 	XORQ BX, BX
 	SHRQ $2, CX
-	JZ nxdone
-	VBROADCASTSD 0(AX), Y0
-	CMPQ DX, $2
-	JEQ nxtwo
-	JGT nxthree
+	JZ ax1done
 
-nxone:
+ax1loop:
 	VMOVUPD (DI)(BX*8), Y4
 	VMULPD (R8)(BX*8), Y0, Y5
 	VADDPD Y5, Y4, Y4
 	VMOVUPD Y4, (DI)(BX*8)
 	ADDQ $4, BX
 	DECQ CX
-	JNZ nxone
-	JMP nxdone
+	JNZ ax1loop
 
-nxtwo:
-	VBROADCASTSD 8(AX), Y1
-
-nxtwoloop:
-	VMOVUPD (DI)(BX*8), Y4
-	VMULPD (R8)(BX*8), Y0, Y5
-	VADDPD Y5, Y4, Y4
-	VMULPD (R9)(BX*8), Y1, Y6
-	VADDPD Y6, Y4, Y4
-	VMOVUPD Y4, (DI)(BX*8)
-	ADDQ $4, BX
-	DECQ CX
-	JNZ nxtwoloop
-	JMP nxdone
-
-nxthree:
-	VBROADCASTSD 8(AX), Y1
-	VBROADCASTSD 16(AX), Y2
-
-nxthreeloop:
-	VMOVUPD (DI)(BX*8), Y4
-	VMULPD (R8)(BX*8), Y0, Y5
-	VADDPD Y5, Y4, Y4
-	VMULPD (R9)(BX*8), Y1, Y6
-	VADDPD Y6, Y4, Y4
-	VMULPD (R10)(BX*8), Y2, Y7
-	VADDPD Y7, Y4, Y4
-	VMOVUPD Y4, (DI)(BX*8)
-	ADDQ $4, BX
-	DECQ CX
-	JNZ nxthreeloop
-
-nxdone:
+ax1done:
 	VZEROUPPER
 	RET
 

@@ -12,7 +12,7 @@ func axpy4Vec(acc *float64, n int, v *float64, a0, a1, a2, a3 *float64) {
 	panic("kernels: no vector kernel")
 }
 
-func axpyNVec(acc *float64, n int, v *float64, a0, a1, a2 *float64, r int) {
+func axpy1Vec(acc *float64, n int, v float64, a *float64) {
 	panic("kernels: no vector kernel")
 }
 
