@@ -449,7 +449,7 @@ func TestProxStepVector(t *testing.T) {
 }
 
 // TestCountRowVector checks countRow with the vector kernel against the
-// portable loop on every length up to 13 and every offset into a slice
+// portable loop on every length up to 13, at offsets 0 to 2 into a slice
 // that holds zeros of both signs, infinities and NaNs.
 func TestCountRowVector(t *testing.T) {
 	if !hasVec {

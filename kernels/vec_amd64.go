@@ -3,8 +3,8 @@
 package kernels
 
 // hasVec reports whether the vector kernels (proxVec, axpy4Vec, axpy1Vec,
-// countVec) may run:
-// the CPU has AVX and the operating system saves the YMM registers.
+// countVec) may run: the CPU has AVX and the operating system saves the
+// YMM registers.
 var hasVec = func() bool {
 	_, _, c, _ := cpuid(1, 0)
 	if c&(1<<27) == 0 || c&(1<<28) == 0 { // OSXSAVE, AVX
