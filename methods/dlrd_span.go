@@ -12,12 +12,6 @@ import (
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
-// nuclearRhoScale scales rhoFor's penalty in the D step of D2L2R2 and
-// DLRD (class-wise SVT): on Oxford Flower (K = 340) the ADMM meets its
-// tolerance after 12–14 iterations at rhoFor(F), 8–9 at ½, 6–7 at ¼ and
-// 5–6 at ⅛, each ending at a lower J.
-const nuclearRhoScale = 0.125
-
 // dSpanOff disables the reduced D step train.spanStepD of D2L2R2 and DLRD
 // (tests compare the two).
 var dSpanOff bool
