@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Task is work split into a fixed number of chunks; Do(c) computes chunk c.
@@ -28,8 +29,17 @@ type batch struct {
 	next atomic.Int64
 	done atomic.Int64
 	refs atomic.Int32
+	// wait is waitSpin while the caller spins on done, waitDone once the
+	// last chunk is done, waitSleep when the caller sleeps on fin.
+	wait atomic.Int32
 	fin  chan struct{}
 }
+
+const (
+	waitSpin = iota
+	waitDone
+	waitSleep
+)
 
 func (b *batch) drain() {
 	for {
@@ -38,9 +48,23 @@ func (b *batch) drain() {
 			return
 		}
 		b.t.Do(int(c))
-		if b.done.Add(1) == b.n {
+		if b.done.Add(1) == b.n && !b.wait.CompareAndSwap(waitSpin, waitDone) {
 			b.fin <- struct{}{}
 		}
+	}
+}
+
+// finish returns once every chunk of b is done: it spins for up to spin,
+// yielding the processor between checks, then sleeps on fin.
+func (b *batch) finish() {
+	for start := time.Now(); b.done.Load() != b.n; {
+		if time.Since(start) > spin {
+			if b.wait.CompareAndSwap(waitSpin, waitSleep) {
+				<-b.fin
+			}
+			return
+		}
+		runtime.Gosched()
 	}
 }
 
@@ -56,20 +80,49 @@ var (
 	helpers     = make(chan *batch) // idle helpers receive here
 	helpersOnce sync.Once
 	batches     = make(FreeList[batch], 16)
+	// offer hands a batch to a helper that is spinning after its last
+	// one (spinning counts them), without waking a sleeping goroutine.
+	offer    atomic.Pointer[batch]
+	spinning atomic.Int32
 )
+
+// spin is how long a helper waits for a batch on offer after finishing
+// one, and For's caller for the helpers' chunks, yielding the processor
+// between checks, before sleeping: a Fisher X step's FISTA iterations
+// call For several times per 100 µs, and a wake-up costs tens of µs. On
+// AR gender's 50×50×700 gradient product (4 chunks), that took kernels.Gemm
+// on two cores from 57 to 34 µs (70 on one).
+const spin = 50 * time.Microsecond
 
 func helper() {
 	for b := range helpers {
-		b.drain()
-		b.release()
+		for b != nil {
+			b.drain()
+			b.release()
+			b = next()
+		}
 	}
 }
 
-// MinWork is the smallest amount of work (multiply-adds, or ElemWork per
-// element of a pass over memory) For wakes a second core for: about a
-// tenth of a millisecond on one core, several times a helper's wake-up.
-// At 1<<16 the scaling study's small E-FDDL iterations (C = 10 to 100,
-// d = 300) ran 1.1–1.5× slower on two cores than on one.
+// next waits up to spin for a batch on offer and returns it, or nil.
+func next() *batch {
+	spinning.Add(1)
+	defer spinning.Add(-1)
+	for start := time.Now(); time.Since(start) <= spin; runtime.Gosched() {
+		if b := offer.Load(); b != nil && offer.CompareAndSwap(b, nil) {
+			return b
+		}
+	}
+	return nil
+}
+
+// MinWork is the work (multiply-adds, or ElemWork per element of a pass
+// over memory) from which callers split a product into chunks for For
+// (kernels.Gemm, whose chunks round differently from the whole product, so
+// it fixes those bits) or start goroutines of their own: about a tenth of
+// a millisecond on one core. At 1<<16 the scaling study's small E-FDDL
+// iterations (C = 10 to 100, d = 300) ran 1.1–1.5× slower on two cores
+// than on one, when each hand-off woke a sleeping helper.
 const MinWork = 1 << 20
 
 // ElemWork is the work of one element of a pass over memory (the FISTA
@@ -82,12 +135,21 @@ const MinWork = 1 << 20
 // move).
 const ElemWork = 4
 
+// forMin is the least work For shares with helpers. A helper spins for
+// its next batch and the caller for the helpers' chunks (spin), so that
+// back-to-back calls hand off in about a microsecond instead of a
+// wake-up: BenchmarkTwoCores (package methods, LRSDL on AR gender) read
+// two/one 1.02 (sleeping helpers, MinWork; 3 runs), 0.95–1.00 (spinning,
+// MinWork; 3), 0.86–1.00, median 0.86 (spinning, MinWork/8; 9) and
+// 0.86–1.10 (spinning, MinWork/32; 3), alternated in one sitting.
+const forMin = MinWork / 8
+
 // For runs t.Do(c) for c in [0, n), on the calling goroutine and, if work
-// is at least MinWork, on whichever helper goroutines are idle. It returns
+// is at least forMin, on whichever helper goroutines are idle. It returns
 // when every chunk is done. It does not allocate once warm.
 func For(n int, t Task, work int) {
 	procs := runtime.GOMAXPROCS(0)
-	if n <= 1 || procs < 2 || work < MinWork {
+	if n <= 1 || procs < 2 || work < forMin {
 		for c := 0; c < n; c++ {
 			t.Do(c)
 		}
@@ -105,8 +167,14 @@ func For(n int, t Task, work int) {
 	b.t, b.n = t, int64(n)
 	b.next.Store(0)
 	b.done.Store(0)
+	b.wait.Store(waitSpin)
 	b.refs.Store(int32(min(procs, n))) // the caller and at most procs−1 helpers
-	for h := 1; h < min(procs, n); h++ {
+	h := 1
+	offered := spinning.Load() > 0 && offer.CompareAndSwap(nil, b)
+	if offered {
+		h++
+	}
+	for ; h < min(procs, n); h++ {
 		select {
 		case helpers <- b:
 			continue
@@ -117,7 +185,10 @@ func For(n int, t Task, work int) {
 		break
 	}
 	b.drain()
-	<-b.fin
+	if offered && offer.CompareAndSwap(b, nil) {
+		b.refs.Add(-1) // no helper took the offer
+	}
+	b.finish()
 	b.release()
 }
 

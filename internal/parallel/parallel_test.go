@@ -3,7 +3,9 @@ package parallel
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // counter is a Task that counts the runs of each chunk.
@@ -36,6 +38,34 @@ func TestFor(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// slow is a Task whose chunks take longer than spin, and record that they
+// finished.
+type slow struct{ done []atomic.Bool }
+
+func (s *slow) Do(chunk int) {
+	time.Sleep(3 * spin)
+	s.done[chunk].Store(true)
+}
+
+// TestForSlowChunks checks that For waits for chunks that outlast the
+// caller's spin (it then sleeps until the last one signals), whether the
+// helper was handed the batch on offer or woken.
+func TestForSlowChunks(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for i := range 20 {
+		s := &slow{done: make([]atomic.Bool, 2+i%3)}
+		For(len(s.done), s, MinWork)
+		for c := range s.done {
+			if !s.done[c].Load() {
+				t.Fatalf("call %d: For returned before chunk %d of %d finished", i, c, len(s.done))
+			}
+		}
+		if i%2 == 1 {
+			time.Sleep(2 * spin) // the helper stops spinning and sleeps
+		}
+	}
 }
 
 // TestForAllocs checks that For does not allocate once warm.
