@@ -86,9 +86,9 @@ func BenchmarkGemmThreads(b *testing.B) {
 	}
 }
 
-// BenchmarkScaleTwoCores trains E-FDDL and LRSDL (k0 = 7) at the sizes of
-// the scaling study of bench/reproduce (data.FaceLike, n = k = 7, tol
-// Off) switching between one core (GOMAXPROCS=1, SetOpenBLASThreads(1))
+// BenchmarkScaleTwoCores trains E-FDDL, LRSDL and E-COPAR (k0 = 7) at the
+// sizes of the scaling study of bench/reproduce (data.FaceLike, n = k = 7,
+// tol Off) switching between one core (GOMAXPROCS=1, SetOpenBLASThreads(1))
 // and two (GOMAXPROCS=2, SetOpenBLASThreads(2)) from one outer iteration
 // to the next, twice per op with the opposite phase (as
 // BenchmarkTwoCores), so that every iteration after the first is timed
@@ -105,7 +105,7 @@ func BenchmarkScaleTwoCores(b *testing.B) {
 	for _, m := range []struct {
 		name string
 		k0   int
-	}{{"E-FDDL", Off}, {"LRSDL", 7}} {
+	}{{"E-FDDL", Off}, {"LRSDL", 7}, {"E-COPAR", 7}} {
 		for _, s := range [][2]int{{10, 300}, {25, 300}, {50, 300}, {100, 300}, {200, 300}, {20, 300}, {20, 1000}, {20, 3000}, {20, 10000}} {
 			C, d := s[0], s[1]
 			b.Run(fmt.Sprintf("%s/C=%d/d=%d", m.name, C, d), func(b *testing.B) {
@@ -132,8 +132,11 @@ func BenchmarkScaleTwoCores(b *testing.B) {
 					}
 					o := FDDLOptions{K: 7, Iters: iters, Tol: Off, Seed: 1, Progress: progress}
 					var cl lrsdl.Classifier = &FDDL{Options: o}
-					if m.k0 > 0 {
+					switch m.name {
+					case "LRSDL":
 						cl = &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: m.k0}}
+					case "E-COPAR":
+						cl = &COPAR{Options: COPAROptions{K: 7, K0: m.k0, Iters: iters, Seed: 1, Progress: progress}}
 					}
 					if err := cl.Fit(context.Background(), Y, labels); err != nil {
 						b.Fatal(err)
