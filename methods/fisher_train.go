@@ -29,7 +29,7 @@ type train struct {
 	gc gramCache
 	// workspaces of the D and D0 updates
 	du, du0     core.DictUpdater
-	dw          dWork
+	dw, dw0     dWork // of the products with X and with X0
 	admm, admm0 core.ADMMDictWorkspace
 	// hook, if set, is called after every gradient evaluation of the X step
 	// (benchmarks use it to follow the iterates).
@@ -502,15 +502,8 @@ func (t *train) dProblem() (E, F *mat.Dense) {
 	}
 	F = reuse(&t.db.f, t.K, t.K)
 	t.dw.mulT(F, X, X)
-	// Gemm need not round X·Xᵀ symmetrically (OpenBLAS's AVX-512 kernels
-	// do not); the ODL sweeps over F's rows take it as symmetric.
-	f := F.RawMatrix()
-	for i := 0; i < t.K; i++ {
-		for j := i + 1; j < t.K; j++ {
-			f.Data[j*f.Stride+i] = f.Data[i*f.Stride+j]
-		}
-	}
-	kernels.DoubleDiagBlocks(f, t.ap, t.ap)
+	symmetrize(F)
+	kernels.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
 	return E, F
 }
 
@@ -536,22 +529,36 @@ func (w *dWork) mulT(dst, a, b *mat.Dense) {
 }
 
 // d0Problem returns E = V·X0ᵀ, V = Y − ½D·M(X), and F = X0X0ᵀ of the D0
-// update, in t.db until the next call.
+// update, in t.db until the next call. The products with X0ᵀ go through
+// the sparse kernel when X0 is sparse enough, as dProblem's.
 func (t *train) d0Problem() (E, F *mat.Dense) {
 	X0 := t.X0()
 	// E = Y·X0ᵀ − ½D·(M(X)·X0ᵀ), no d×N product.
 	d, _ := t.Y.Dims()
 	E = reuse(&t.db.e0, d, t.k0)
-	E.Mul(t.Y, X0.T())
+	t.dw0.mulT(E, t.Y, X0)
 	MX0 := reuse(&t.db.mx0, t.K, t.k0)
-	MX0.Mul(t.mx(), X0.T())
+	t.dw0.mulT(MX0, t.mx(), X0)
 	p := reuse(&t.db.p0, d, t.k0)
 	p.Mul(t.D(), MX0)
 	p.Scale(0.5, p)
 	E.Sub(E, p)
 	F = reuse(&t.db.f0, t.k0, t.k0)
-	F.Mul(X0, X0.T())
+	t.dw0.mulT(F, X0, X0)
+	symmetrize(F)
 	return E, F
+}
+
+// symmetrize copies the upper triangle of the square f into its lower one:
+// a product X·Xᵀ need not round symmetrically (OpenBLAS's AVX-512 kernels
+// do not), and the ODL sweeps over F's rows take it as symmetric.
+func symmetrize(F *mat.Dense) {
+	f := F.RawMatrix()
+	for i := 0; i < f.Rows; i++ {
+		for j := i + 1; j < f.Cols; j++ {
+			f.Data[j*f.Stride+i] = f.Data[i*f.Stride+j]
+		}
+	}
 }
 
 // phiD0 returns the part of J̄ that depends on D0,

@@ -179,9 +179,10 @@ func TestPhiMatchesCost(t *testing.T) {
 	}
 }
 
-// TestDProblemProducts checks E = Ȳ·M(X)ᵀ and F = M(XXᵀ) of dProblem (the
-// sparse kernel's products) against the dense formulas, at the sparse codes
-// of the initialisation and at dense codes (the Gemm path).
+// TestDProblemProducts checks E = Ȳ·M(X)ᵀ and F = M(XXᵀ) of dProblem, and
+// E = (Y − ½D·M(X))·X0ᵀ and F = X0X0ᵀ of d0Problem (the sparse kernel's
+// products), against the dense formulas, at the sparse codes of the
+// initialisation and at dense codes (the Gemm path).
 func TestDProblemProducts(t *testing.T) {
 	tr := smallTrain(t, testParams(), 3, 8, 20, 9)
 	for _, dense := range []bool{false, true} {
@@ -200,6 +201,19 @@ func TestDProblemProducts(t *testing.T) {
 		}
 		if !mat.Equal(F, F.T()) {
 			t.Errorf("dense=%v: F is not symmetric", dense)
+		}
+		E0, F0 := tr.d0Problem()
+		var V, wantE0, wantF0 mat.Dense
+		V.Mul(tr.D(), tr.mx())
+		V.Scale(-0.5, &V)
+		V.Add(&V, tr.Y)
+		wantE0.Mul(&V, tr.X0().T())
+		wantF0.Mul(tr.X0(), tr.X0().T())
+		if !mat.EqualApprox(E0, &wantE0, 1e-12) || !mat.EqualApprox(F0, &wantF0, 1e-12) {
+			t.Errorf("dense=%v: E0 off by %g, F0 off by %g", dense, maxDiff(E0, &wantE0), maxDiff(F0, &wantF0))
+		}
+		if !mat.Equal(F0, F0.T()) {
+			t.Errorf("dense=%v: F0 is not symmetric", dense)
 		}
 	}
 }
