@@ -171,8 +171,9 @@ func BenchmarkLRSDLTrainARGender700(b *testing.B) {
 // SetOpenBLASThreads(1)) and two (GOMAXPROCS=2, SetOpenBLASThreads(2))
 // from one outer iteration to the next, twice per op with the opposite
 // phase, so that every iteration is timed once on each. It reports the
-// summed iteration times on one core and on two (one-s/op, two-s/op) and
-// their ratio (two/one). Switching every 20 ms or so keeps a load that
+// summed iteration times on one core and on two (one-s/op, two-s/op),
+// their ratio (two/one) and the host's steal (steal%, stealPercent) over
+// the run. Switching every 20 ms or so keeps a load that
 // drifts during the run from favouring either; the model is the same
 // whatever GOMAXPROCS, so both fits do the same work, and the benchmark
 // checks their dictionaries are identical.
@@ -204,6 +205,7 @@ func BenchmarkTwoCores(b *testing.B) {
 		return m.dl.Db
 	}
 	b.ResetTimer()
+	start, steal := time.Now(), cputime.Steal()
 	for range b.N {
 		if !mat.Equal(fit(1), fit(2)) {
 			b.Fatal("dictionaries differ between the phases")
@@ -212,6 +214,14 @@ func BenchmarkTwoCores(b *testing.B) {
 	b.ReportMetric(spent[1].Seconds()/float64(b.N), "one-s/op")
 	b.ReportMetric(spent[2].Seconds()/float64(b.N), "two-s/op")
 	b.ReportMetric(spent[2].Seconds()/spent[1].Seconds(), "two/one")
+	b.ReportMetric(stealPercent(start, steal), "steal%")
+}
+
+// stealPercent returns the hypervisor's steal since start, when it read
+// steal (cputime.Steal), as a percentage of the machine's CPU time: two
+// cores gain less the more of it the host takes.
+func stealPercent(start time.Time, steal time.Duration) float64 {
+	return 100 * float64(cputime.Steal()-steal) / (float64(time.Since(start)) * float64(runtime.NumCPU()))
 }
 
 // TestTwoCoresSameModel trains LRSDL at the size of AR gender training (2

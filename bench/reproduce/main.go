@@ -29,6 +29,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/internal/backend"
+	"github.com/lrsdl/lrsdl/internal/cputime"
 	"github.com/lrsdl/lrsdl/internal/provenance"
 	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/split"
@@ -43,10 +44,11 @@ type run struct {
 	seed     uint64
 	ctx      context.Context
 	start    time.Time
-	commit   string    // provenance.Commit at the start: the code that ran
-	deadline time.Time // zero: none; quick mode skips evaluations after it
-	finished bool      // all sections ran
-	datasets []string  // data sets of the accuracy sections
+	steal    time.Duration // cputime.Steal at the start
+	commit   string        // provenance.Commit at the start: the code that ran
+	deadline time.Time     // zero: none; quick mode skips evaluations after it
+	finished bool          // all sections ran
+	datasets []string      // data sets of the accuracy sections
 	sections map[string]bool
 	md       map[string]string        // rendered markdown by section
 	took     map[string]time.Duration // wall time by section
@@ -75,7 +77,7 @@ func main() {
 	flag.Parse()
 
 	r := &run{cfg: full(), out: *out, dataDir: *dataDir, seed: *seed, ctx: context.Background(),
-		start: time.Now(), commit: provenance.Commit(*out), sections: map[string]bool{}, md: map[string]string{},
+		start: time.Now(), steal: cputime.Steal(), commit: provenance.Commit(*out), sections: map[string]bool{}, md: map[string]string{},
 		took: map[string]time.Duration{}, chosen: map[string]eval.Params{},
 		sets: map[string][2]split.Set{}, pools: map[string]split.Set{}, flower: map[string]*eval.Summary{},
 		split1: map[string]eval.Run{}}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/cputime"
 	"github.com/lrsdl/lrsdl/internal/provenance"
 )
 
@@ -25,7 +26,12 @@ func (r *run) write() error {
 	}
 	fmt.Fprintf(&b, "| status | %s |\n", status)
 	fmt.Fprintf(&b, "| command | %s |\n", commandLine())
-	fmt.Fprintf(&b, "| wall time | %v (by section: %s) |\n", time.Since(r.start).Round(time.Second), r.tookList())
+	wall := time.Since(r.start)
+	fmt.Fprintf(&b, "| wall time | %v (by section: %s) |\n", wall.Round(time.Second), r.tookList())
+	if st := cputime.Steal() - r.steal; st > 0 {
+		fmt.Fprintf(&b, "| host steal | %.1f %% of the CPUs' time during the run (the hypervisor ran other guests; /proc/stat) |\n",
+			100*float64(st)/(float64(wall)*float64(runtime.NumCPU())))
+	}
 	fmt.Fprintf(&b, "| date (UTC) | %s |\n", r.start.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "| machine | %s, %d CPUs, %s/%s |\n", provenance.CPUModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&b, "| backend | `%s` (lrsdl.Backend()): %s |\n", lrsdl.Backend(), lrsdl.BackendDetail())

@@ -1,0 +1,23 @@
+package cputime
+
+import (
+	"bytes"
+	"strconv"
+	"time"
+)
+
+// parseSteal returns the steal time of the "cpu" line that opens the text
+// of /proc/stat, whose eighth number counts USER_HZ ticks of 10 ms, or 0
+// if there is none.
+func parseSteal(stat []byte) time.Duration {
+	line, _, _ := bytes.Cut(stat, []byte("\n"))
+	f := bytes.Fields(line)
+	if len(f) < 9 || string(f[0]) != "cpu" {
+		return 0
+	}
+	ticks, err := strconv.ParseUint(string(f[8]), 10, 63)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
+}
