@@ -37,16 +37,25 @@ func startCPU(b *testing.B) func() {
 }
 
 func benchGemm(b *testing.B, tA blas.Transpose, m, k, n int) {
+	benchGemmWith(b, blas64.Gemm, tA, m, k, n)
+}
+
+// BenchmarkGemm_M50K50N700 is this package's Gemm at the shape of LRSDL-X's
+// gradient product on AR gender (K̄ = 50, N = 700: 4 chunks of columns
+// shared between the cores); run it at -cpu 1,2.
+func BenchmarkGemm_M50K50N700(b *testing.B) { benchGemmWith(b, Gemm, blas.NoTrans, 50, 50, 700) }
+
+func benchGemmWith(b *testing.B, gemm func(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General), tA blas.Transpose, m, k, n int) {
 	rnd := rand.New(rand.NewPCG(1, 1))
 	ar, ac := m, k
 	if tA == blas.Trans {
 		ar, ac = k, m
 	}
 	a, x, dst := randGeneral(rnd, ar, ac, 0), randGeneral(rnd, k, n, 0), randGeneral(rnd, m, n, 0)
-	blas64.Gemm(tA, blas.NoTrans, 1, a, x, 0, dst) // warm-up: -benchtime 1x times one call
+	gemm(tA, blas.NoTrans, 1, a, x, 0, dst) // warm-up: -benchtime 1x times one call
 	defer startCPU(b)()
 	for range b.N {
-		blas64.Gemm(tA, blas.NoTrans, 1, a, x, 0, dst)
+		gemm(tA, blas.NoTrans, 1, a, x, 0, dst)
 	}
 	reportGFLOPS(b, "GFLOP/s", 2*float64(m)*float64(k)*float64(n))
 }

@@ -172,9 +172,10 @@ func BenchmarkLRSDLTrainARGender700(b *testing.B) {
 // from one outer iteration to the next, twice per op with the opposite
 // phase, so that every iteration is timed once on each. It reports the
 // summed iteration times on one core and on two (one-s/op, two-s/op),
-// their ratio (two/one) and the host's steal (steal%, stealPercent) over
-// the run. Switching every 20 ms or so keeps a load that
-// drifts during the run from favouring either; the model is the same
+// their ratio (two/one) and the host's steal over the run (steal%,
+// cputime.StealShare): two cores gain less the more the host takes.
+// Switching every 20 ms or so keeps a load that drifts during the run
+// from favouring either; the model is the same
 // whatever GOMAXPROCS, so both fits do the same work, and the benchmark
 // checks their dictionaries are identical.
 func BenchmarkTwoCores(b *testing.B) {
@@ -214,14 +215,7 @@ func BenchmarkTwoCores(b *testing.B) {
 	b.ReportMetric(spent[1].Seconds()/float64(b.N), "one-s/op")
 	b.ReportMetric(spent[2].Seconds()/float64(b.N), "two-s/op")
 	b.ReportMetric(spent[2].Seconds()/spent[1].Seconds(), "two/one")
-	b.ReportMetric(stealPercent(start, steal), "steal%")
-}
-
-// stealPercent returns the hypervisor's steal since start, when it read
-// steal (cputime.Steal), as a percentage of the machine's CPU time: two
-// cores gain less the more of it the host takes.
-func stealPercent(start time.Time, steal time.Duration) float64 {
-	return 100 * float64(cputime.Steal()-steal) / (float64(time.Since(start)) * float64(runtime.NumCPU()))
+	b.ReportMetric(100*cputime.StealShare(steal, time.Since(start)), "steal%")
 }
 
 // TestTwoCoresSameModel trains LRSDL at the size of AR gender training (2
@@ -532,6 +526,42 @@ func TestLRSDLCostTerms(t *testing.T) {
 		}
 		if costs[0].Total != costs[1].Total {
 			t.Errorf("k0=%d: cost %v at GOMAXPROCS 1, %v at 2", k0, costs[0].Total, costs[1].Total)
+		}
+	}
+}
+
+// BenchmarkLRSDLStepD0_ARGender times the D0 step (LRSDL-D0) of LRSDL on
+// the 700 AR gender training samples (k=20, k0=10, λ1=λ2=0.01, η=0.1)
+// after 5 outer iterations, repeated at that point.
+func BenchmarkLRSDLStepD0_ARGender(b *testing.B) {
+	ds, err := data.Load(argenderPath(b), data.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	Ys, g, err := trainingSet(ds.Train.Y, ds.Train.Labels)
+	if err != nil {
+		b.Fatal(err)
+	}
+	info := infoOf(Ys, g)
+	o := LRSDLOptions{K0: 10, Eta: 0.1, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01, Lambda2: 0.01}}
+	p, err := paramsOf(&o, &info)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	t, err := newTrain(ctx, p, Ys, g.Part)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 5 {
+		if _, err := t.outerStep(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		if err := t.stepD0(ctx); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -28,9 +28,8 @@ func (r *run) write() error {
 	fmt.Fprintf(&b, "| command | %s |\n", commandLine())
 	wall := time.Since(r.start)
 	fmt.Fprintf(&b, "| wall time | %v (by section: %s) |\n", wall.Round(time.Second), r.tookList())
-	if st := cputime.Steal() - r.steal; st > 0 {
-		fmt.Fprintf(&b, "| host steal | %.1f %% of the CPUs' time during the run (the hypervisor ran other guests; /proc/stat) |\n",
-			100*float64(st)/(float64(wall)*float64(runtime.NumCPU())))
+	if st := cputime.StealShare(r.steal, wall); st > 0 {
+		fmt.Fprintf(&b, "| host steal | %.1f %% of the CPUs' time during the run (the hypervisor ran other guests; /proc/stat) |\n", 100*st)
 	}
 	fmt.Fprintf(&b, "| date (UTC) | %s |\n", r.start.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "| machine | %s, %d CPUs, %s/%s |\n", provenance.CPUModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)

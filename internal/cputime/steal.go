@@ -2,6 +2,7 @@ package cputime
 
 import (
 	"bytes"
+	"runtime"
 	"strconv"
 	"time"
 )
@@ -20,4 +21,14 @@ func parseSteal(stat []byte) time.Duration {
 		return 0
 	}
 	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// StealShare returns the steal since an earlier reading steal of Steal,
+// taken wall ago, as a fraction of the machine's CPU time over that wall
+// time.
+func StealShare(steal, wall time.Duration) float64 {
+	if wall <= 0 {
+		return 0
+	}
+	return float64(Steal()-steal) / (float64(wall) * float64(runtime.NumCPU()))
 }

@@ -89,9 +89,9 @@ var (
 // spin is how long a helper waits for a batch on offer after finishing
 // one, and For's caller for the helpers' chunks, yielding the processor
 // between checks, before sleeping: a Fisher X step's FISTA iterations
-// call For several times per 100 µs, and a wake-up costs tens of µs. On
-// AR gender's 50×50×700 gradient product (4 chunks), that took kernels.Gemm
-// on two cores from 57 to 34 µs (70 on one).
+// call For several times per 100 µs, and a wake-up costs tens of µs. At
+// AR gender's gradient product (kernels.BenchmarkGemm_M50K50N700, 4
+// chunks), that took two cores from 57–62 to 33–45 µs (70–75 on one).
 const spin = 50 * time.Microsecond
 
 func helper() {
