@@ -218,26 +218,33 @@ type LearnDictOptions struct {
 //	X = argmin_X ½‖Y − DX‖²_F + λ‖X‖₁   (Lasso, warm-started)
 //	D = argmin_D −2tr(Y·XᵀDᵀ) + tr(XXᵀ·DᵀD), ‖dᵢ‖ ≤ 1   (UpdateDict)
 //
-// D starts from k distinct random columns of Y (random unit vectors for
-// k > n or zero columns), normalised. It returns D (d×k) and X (k×n).
+// from D = InitDict(Y, k, rng). It returns D (d×k) and X (k×n).
 // ctx is checked by every step (lasso iterations, dictionary sweeps);
 // non-finite Y is an error wrapping ErrNotFinite.
 func LearnDict(ctx context.Context, Y mat.Matrix, k int, lambda float64, rng *rand.Rand, opts LearnDictOptions) (D, X *mat.Dense, err error) {
-	d, n := Y.Dims()
-	if k <= 0 || n == 0 || d == 0 {
-		return nil, nil, fmt.Errorf("core: LearnDict needs k > 0 atoms and a non-empty Y, have k=%d, Y %d×%d", k, d, n)
-	}
-	if err := ctx.Err(); err != nil {
+	if D, err = InitDict(Y, k, rng); err != nil {
 		return nil, nil, err
 	}
+	if X, err = LearnDictFrom(ctx, Y, D, lambda, opts); err != nil {
+		return nil, nil, err
+	}
+	return D, X, nil
+}
+
+// InitDict returns LearnDict's starting dictionary: k distinct random
+// columns of Y (d×n) drawn from rng, normalised (random unit vectors for
+// k > n or zero columns). It is the only part of LearnDict that draws
+// from rng, so that dictionaries drawn one after another from one source
+// can then be learned concurrently (LearnDictFrom).
+func InitDict(Y mat.Matrix, k int, rng *rand.Rand) (*mat.Dense, error) {
+	d, n := Y.Dims()
+	if k <= 0 || n == 0 || d == 0 {
+		return nil, fmt.Errorf("core: LearnDict needs k > 0 atoms and a non-empty Y, have k=%d, Y %d×%d", k, d, n)
+	}
 	if rng == nil {
-		return nil, nil, fmt.Errorf("core: LearnDict needs a random source")
+		return nil, fmt.Errorf("core: LearnDict needs a random source")
 	}
-	iters := opts.Iter
-	if iters <= 0 {
-		iters = 20
-	}
-	D = mat.NewDense(d, k, nil)
+	D := mat.NewDense(d, k, nil)
 	perm := rng.Perm(n)
 	col := make([]float64, d)
 	for j := 0; j < k; j++ {
@@ -257,24 +264,42 @@ func LearnDict(ctx context.Context, Y mat.Matrix, k int, lambda float64, rng *ra
 		floats.Scale(1/nrm, col)
 		D.SetCol(j, col)
 	}
-	X = mat.NewDense(k, n, nil)
+	return D, nil
+}
+
+// LearnDictFrom runs LearnDict's alternations from the dictionary D (d×k),
+// which it updates in place, and returns the codes X (k×n).
+func LearnDictFrom(ctx context.Context, Y mat.Matrix, D *mat.Dense, lambda float64, opts LearnDictOptions) (*mat.Dense, error) {
+	d, n := Y.Dims()
+	if r, k := D.Dims(); r != d || k == 0 || n == 0 {
+		return nil, fmt.Errorf("core: LearnDictFrom needs a d×k dictionary with k > 0 for a non-empty d×n Y, have D %d×%d, Y %d×%d", r, k, d, n)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	iters := opts.Iter
+	if iters <= 0 {
+		iters = 20
+	}
+	_, k := D.Dims()
+	X := mat.NewDense(k, n, nil)
 	E := mat.NewDense(d, k, nil)
 	F := mat.NewDense(k, k, nil)
 	var w DictUpdater
 	for it := 0; it < iters; it++ {
 		if err := Lasso(ctx, X, D, Y, lambda, opts.Lasso); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		MulBT(E, Y, X)
 		F.Mul(X, X.T())
 		if err := w.UpdateContext(ctx, D, E, F, opts.Update); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if err := Lasso(ctx, X, D, Y, lambda, opts.Lasso); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return D, X, nil
+	return X, nil
 }
 
 // Dot returns the Frobenius inner product Σᵢⱼ aᵢⱼbᵢⱼ = tr(AᵀB).

@@ -666,6 +666,9 @@ func TestLearnDict(t *testing.T) {
 	if _, _, err := LearnDict(context.Background(), &Y, 0, 0.05, rand.New(rand.NewPCG(1, 2)), opts); err == nil {
 		t.Error("no error for k = 0")
 	}
+	if _, err := LearnDictFrom(context.Background(), &Y, mat.NewDense(15, 6, nil), 0.05, opts); err == nil {
+		t.Error("LearnDictFrom: no error for a dictionary of 15 rows on 16-row samples")
+	}
 }
 
 // TestBackendParity compares the solvers across the linked BLAS backends.

@@ -173,25 +173,28 @@ func newTrainSpan(ctx context.Context, p dlParams, Y *mat.Dense, sp core.Partiti
 	t := &train{p: p, Y: Y, sp: sp, ap: ap, K: K, Db: mat.NewDense(d, K, nil), Xb: mat.NewDense(K, N, nil)}
 	rng := rand.New(rand.NewPCG(p.seed, 0x5eed1e55))
 	lo := core.LearnDictOptions{Iter: p.initIters, Lasso: core.LassoOptions{MaxIter: p.xIters, Tol: p.xTol}}
-	for c := 0; c < sp.Blocks(); c++ {
+	bs := make([]dictBlock, sp.Blocks())
+	Qs := make([]*spanBasis, len(bs))
+	for c := range bs {
+		s0, s1 := sp.Block(c)
+		Yc := Y.Slice(0, d, s0, s1).(*mat.Dense)
+		if float64(d) > spanRatio*float64(s1-s0) && !hasZeroColumn(Yc) {
+			Qs[c], Yc = thinQR(Yc)
+		}
+		bs[c] = dictBlock{Y: Yc, k: p.k}
+	}
+	if err := learnDicts(ctx, bs, p.lambda1, rng, lo); err != nil {
+		return nil, err
+	}
+	for c := range bs {
 		s0, s1 := sp.Block(c)
 		a0, a1 := ap.Block(c)
-		Yc := Y.Slice(0, d, s0, s1).(*mat.Dense)
-		var Q *spanBasis
-		if float64(d) > spanRatio*float64(s1-s0) && !hasZeroColumn(Yc) {
-			var Yr *mat.Dense
-			Q, Yr = thinQR(Yc)
-			Yc = Yr
-		}
-		Dc, Xc, err := core.LearnDict(ctx, Yc, p.k, p.lambda1, rng, lo)
-		if err != nil {
-			return nil, err
-		}
-		if Q != nil {
-			Dc = expand(Q, Dc)
+		Dc := bs[c].D
+		if Qs[c] != nil {
+			Dc = expand(Qs[c], Dc)
 		}
 		t.Db.Slice(0, d, a0, a1).(*mat.Dense).Copy(Dc)
-		t.Xb.Slice(a0, a1, s0, s1).(*mat.Dense).Copy(Xc)
+		t.Xb.Slice(a0, a1, s0, s1).(*mat.Dense).Copy(bs[c].X)
 	}
 	return t, nil
 }

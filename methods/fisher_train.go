@@ -148,23 +148,26 @@ func newTrain(ctx context.Context, p dlParams, Y *mat.Dense, sp core.Partition) 
 		Db: mat.NewDense(d, K+p.k0, nil), Xb: mat.NewDense(K+p.k0, N, nil)}
 	rng := rand.New(rand.NewPCG(p.seed, 0x5eed1e55))
 	lo := core.LearnDictOptions{Iter: p.initIters, Lasso: core.LassoOptions{MaxIter: p.xIters, Tol: p.xTol}}
+	bs := make([]dictBlock, C, C+1)
+	for c := range bs {
+		s0, s1 := sp.Block(c)
+		bs[c] = dictBlock{Y: Y.Slice(0, d, s0, s1), k: p.k}
+	}
+	if p.k0 > 0 {
+		bs = append(bs, dictBlock{Y: Y, k: p.k0})
+	}
+	if err := learnDicts(ctx, bs, p.lambda1, rng, lo); err != nil {
+		return nil, err
+	}
 	for c := 0; c < C; c++ {
 		s0, s1 := sp.Block(c)
 		a0, a1 := ap.Block(c)
-		Dc, Xc, err := core.LearnDict(ctx, Y.Slice(0, d, s0, s1), p.k, p.lambda1, rng, lo)
-		if err != nil {
-			return nil, err
-		}
-		t.Db.Slice(0, d, a0, a1).(*mat.Dense).Copy(Dc)
-		t.Xb.Slice(a0, a1, s0, s1).(*mat.Dense).Copy(Xc)
+		t.Db.Slice(0, d, a0, a1).(*mat.Dense).Copy(bs[c].D)
+		t.Xb.Slice(a0, a1, s0, s1).(*mat.Dense).Copy(bs[c].X)
 	}
 	if p.k0 > 0 {
-		D0, X0, err := core.LearnDict(ctx, Y, p.k0, p.lambda1, rng, lo)
-		if err != nil {
-			return nil, err
-		}
-		t.D0().Copy(D0)
-		t.X0().Copy(X0)
+		t.D0().Copy(bs[C].D)
+		t.X0().Copy(bs[C].X)
 	}
 	return t, nil
 }

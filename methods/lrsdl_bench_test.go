@@ -565,3 +565,30 @@ func BenchmarkLRSDLStepD0_ARGender(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLRSDLInit_ARGender times LRSDL's initialisation (newTrain: ODL
+// on each class and D0 on all samples) on the 700 AR gender training
+// samples (k=20, k0=10, λ1=0.01); the three dictionaries learn
+// concurrently (learnDicts).
+func BenchmarkLRSDLInit_ARGender(b *testing.B) {
+	ds, err := data.Load(argenderPath(b), data.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	Ys, g, err := trainingSet(ds.Train.Y, ds.Train.Labels)
+	if err != nil {
+		b.Fatal(err)
+	}
+	info := infoOf(Ys, g)
+	o := LRSDLOptions{K0: 10, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01}}
+	p, err := paramsOf(&o, &info)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := newTrain(context.Background(), p, Ys, g.Part); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -219,19 +220,60 @@ func blockPartition(C, k int, shared ...int) core.Partition {
 // b of Ys (partition sp), or on all of Ys for blocks past the classes.
 func initDict(ctx context.Context, Ys *mat.Dense, sp, part core.Partition, lambda float64, rng *rand.Rand) (*mat.Dense, error) {
 	d, _ := Ys.Dims()
-	D := mat.NewDense(d, part.Len(), nil)
-	for b := 0; b < part.Blocks(); b++ {
-		Yb := mat.Matrix(Ys)
+	bs := make([]dictBlock, part.Blocks())
+	for b := range bs {
+		bs[b] = dictBlock{Y: Ys, k: part.Size(b)}
 		if b < sp.Blocks() {
 			lo, hi := sp.Block(b)
-			Yb = Ys.Slice(0, d, lo, hi)
+			bs[b].Y = Ys.Slice(0, d, lo, hi)
 		}
-		Db, _, err := core.LearnDict(ctx, Yb, part.Size(b), lambda, rng, core.LearnDictOptions{Iter: 5})
-		if err != nil {
-			return nil, err
-		}
+	}
+	if err := learnDicts(ctx, bs, lambda, rng, core.LearnDictOptions{Iter: 5}); err != nil {
+		return nil, err
+	}
+	D := mat.NewDense(d, part.Len(), nil)
+	for b := range bs {
 		lo, hi := part.Block(b)
-		D.Slice(0, d, lo, hi).(*mat.Dense).Copy(Db)
+		D.Slice(0, d, lo, hi).(*mat.Dense).Copy(bs[b].D)
 	}
 	return D, nil
+}
+
+// dictBlock is one dictionary of learnDicts: k atoms learned on Y, giving
+// D and the codes X.
+type dictBlock struct {
+	Y    mat.Matrix
+	k    int
+	D, X *mat.Dense
+}
+
+// learnDicts sets the D and X of every block to core.LearnDict(ctx, Y, k,
+// lambda, rng, opts), called in the order of bs with the one source rng.
+// The starting atoms (core.InitDict, the only draws) are drawn in that
+// order first, then the blocks learn concurrently, largest first, so the
+// result is that of the successive calls whatever GOMAXPROCS is.
+func learnDicts(ctx context.Context, bs []dictBlock, lambda float64, rng *rand.Rand, opts core.LearnDictOptions) error {
+	work := make([]int, len(bs))
+	total := 0
+	for i := range bs {
+		D, err := core.InitDict(bs[i].Y, bs[i].k, rng)
+		if err != nil {
+			return err
+		}
+		bs[i].D = D
+		d, n := bs[i].Y.Dims()
+		work[i] = lassoWork(d, bs[i].k, n)
+		total += work[i]
+	}
+	order := make([]int, len(bs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return work[b] - work[a] })
+	return forClasses(len(bs), total, func(j int) error {
+		b := &bs[order[j]]
+		X, err := core.LearnDictFrom(ctx, b.Y, b.D, lambda, opts)
+		b.X = X
+		return err
+	})
 }
