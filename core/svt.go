@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -300,19 +299,13 @@ func (w *ADMMDictWorkspace) Update(ctx context.Context, D, E, F *mat.Dense, prox
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		Eb.Sub(Z, U)
-		floats.Scale(rho/2, Eb.RawMatrix().Data) // Eb is contiguous; Dense.Scale in place allocates
-		Eb.Add(Eb, E)
+		admmPasses(admmBeforeODL, D, E, Z, U, Eb, V, Zp, rho/2)
 		if err := w.odl.UpdateContext(ctx, D, Eb, Fb, opts.Update); err != nil {
 			return err
 		}
-		V.Add(D, U)
-		Zp.Copy(Z)
+		admmPasses(admmBeforeProx, D, E, Z, U, Eb, V, Zp, 0)
 		prox(Z, V, rho)
-		U.Add(U, D)
-		U.Sub(U, Z)
-		V.Sub(D, Z)
-		Zp.Sub(Z, Zp)
+		admmPasses(admmAfterProx, D, E, Z, U, Eb, V, Zp, 0)
 		// Primal residual D − Z and dual residual ΔZ; plain sums of squares
 		// (the scaled sums of mat.Norm guard against overflow these
 		// dictionary-sized entries cannot reach, at several times the cost).
@@ -329,6 +322,47 @@ func (w *ADMMDictWorkspace) Update(ctx context.Context, D, E, F *mat.Dense, prox
 		opts.Dual.Scale(rho, U) // sizes an empty Dual
 	}
 	return nil
+}
+
+// The element-wise steps of ADMMDictWorkspace.Update, each one pass over
+// the d×k matrices.
+const (
+	admmBeforeODL  = iota // Eb = E + h·(Z − U)
+	admmBeforeProx        // V = D + U, Zp = Z
+	admmAfterProx         // U = (U + D) − Z, V = D − Z, Zp = Z − Zp
+)
+
+// admmPasses performs step of ADMMDictWorkspace.Update, rounding as the
+// separate Dense operations would. Only D and E may have a stride other
+// than k.
+func admmPasses(step int, D, E, Z, U, Eb, V, Zp *mat.Dense, h float64) {
+	dr, er := D.RawMatrix(), E.RawMatrix()
+	k := dr.Cols
+	z, u, eb, v, zp := Z.RawMatrix().Data, U.RawMatrix().Data, Eb.RawMatrix().Data, V.RawMatrix().Data, Zp.RawMatrix().Data
+	for i := 0; i < dr.Rows; i++ {
+		o := i * k
+		drow := dr.Data[i*dr.Stride : i*dr.Stride+k]
+		zi, ui, vi, pi := z[o:o+k], u[o:o+k], v[o:o+k], zp[o:o+k]
+		switch step {
+		case admmBeforeODL:
+			erow, ebi := er.Data[i*er.Stride:i*er.Stride+k], eb[o:o+k]
+			for j := range ebi {
+				ebi[j] = float64((zi[j]-ui[j])*h) + erow[j]
+			}
+		case admmBeforeProx:
+			for j, x := range drow {
+				vi[j] = x + ui[j]
+			}
+			copy(pi, zi)
+		case admmAfterProx:
+			for j, x := range drow {
+				zj := zi[j]
+				ui[j] = (ui[j] + x) - zj
+				vi[j] = x - zj
+				pi[j] = zj - pi[j]
+			}
+		}
+	}
 }
 
 // finiteDense reports whether every entry of a is finite.

@@ -187,3 +187,58 @@ func TestSVTTall(t *testing.T) {
 		}
 	}
 }
+
+// TestADMMDictMatchesDenseSteps checks ADMMDictWorkspace.Update, whose
+// element-wise steps are fused passes, bit for bit against the iteration
+// written with Dense operations, on a dictionary that is a view (stride
+// above k), at tolerances that stop it before MaxIter.
+func TestADMMDictMatchesDenseSteps(t *testing.T) {
+	const d, k = 30, 7
+	_, E, F := svDictProblem(61, d, k, 2)
+	start := testutil.RandUnitCols(rand.New(rand.NewPCG(62, 0)), d, k)
+	prox := SVTProx(0.3)
+	for _, tol := range []float64{1e-3, 1e-6} {
+		opts := ADMMOptions{Rho: 1.5, MaxIter: 200, Tol: tol, Update: UpdateDictOptions{MaxIter: 3, Tol: -1}}
+		big := mat.NewDense(d, k+3, nil)
+		got := big.Slice(0, d, 1, k+1).(*mat.Dense)
+		got.Copy(start)
+		var w ADMMDictWorkspace
+		if err := w.Update(context.Background(), got, E, F, prox, opts); err != nil {
+			t.Fatal(err)
+		}
+		// The reference iteration, as documented at ADMMDict.
+		want := mat.DenseCopyOf(start)
+		Z, U := mat.DenseCopyOf(start), mat.NewDense(d, k, nil)
+		Fb := mat.DenseCopyOf(F)
+		for i := 0; i < k; i++ {
+			Fb.Set(i, i, Fb.At(i, i)+opts.Rho/2)
+		}
+		var odl DictUpdater
+		iters := 0
+		for iters < opts.MaxIter {
+			iters++
+			var Eb, V, Zp, R mat.Dense
+			Eb.Sub(Z, U)
+			Eb.Scale(opts.Rho/2, &Eb)
+			Eb.Add(&Eb, E)
+			odl.Update(want, &Eb, Fb, opts.Update)
+			V.Add(want, U)
+			Zp.CloneFrom(Z)
+			prox(Z, &V, opts.Rho)
+			U.Add(U, want)
+			U.Sub(U, Z)
+			R.Sub(want, Z)
+			Zp.Sub(Z, &Zp)
+			lim := tol * math.Max(1, math.Sqrt(Dot(want, want)))
+			if math.Sqrt(Dot(&R, &R)) <= lim && math.Sqrt(Dot(&Zp, &Zp)) <= lim {
+				break
+			}
+		}
+		if iters == opts.MaxIter {
+			t.Fatalf("tol %g: the reference ran to MaxIter; the test needs an early stop", tol)
+		}
+		if !mat.Equal(got, want) {
+			t.Errorf("tol %g: D differs from the Dense iteration (stopped at %d)", tol, iters)
+		}
+	}
+}
