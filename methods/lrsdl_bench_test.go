@@ -530,10 +530,10 @@ func TestLRSDLCostTerms(t *testing.T) {
 	}
 }
 
-// BenchmarkLRSDLStepD0_ARGender times the D0 step (LRSDL-D0) of LRSDL on
-// the 700 AR gender training samples (k=20, k0=10, λ1=λ2=0.01, η=0.1)
-// after 5 outer iterations, repeated at that point.
-func BenchmarkLRSDLStepD0_ARGender(b *testing.B) {
+// arGenderTrain returns the training state of LRSDL on the 700 AR gender
+// training samples (k=20, k0=10, λ1=λ2=0.01, η=0.1) before its first outer
+// iteration.
+func arGenderTrain(b *testing.B) *train {
 	ds, err := data.Load(argenderPath(b), data.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
@@ -548,11 +548,18 @@ func BenchmarkLRSDLStepD0_ARGender(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	t, err := newTrain(ctx, p, Ys, g.Part)
+	t, err := newTrain(context.Background(), p, Ys, g.Part)
 	if err != nil {
 		b.Fatal(err)
 	}
+	return t
+}
+
+// BenchmarkLRSDLStepD0_ARGender times the D0 step (LRSDL-D0) of
+// arGenderTrain after 5 outer iterations, repeated at that point.
+func BenchmarkLRSDLStepD0_ARGender(b *testing.B) {
+	t := arGenderTrain(b)
+	ctx := context.Background()
 	for range 5 {
 		if _, err := t.outerStep(ctx); err != nil {
 			b.Fatal(err)
@@ -566,28 +573,14 @@ func BenchmarkLRSDLStepD0_ARGender(b *testing.B) {
 	}
 }
 
-// BenchmarkLRSDLInit_ARGender times LRSDL's initialisation (newTrain: ODL
-// on each class and D0 on all samples) on the 700 AR gender training
-// samples (k=20, k0=10, λ1=0.01); the three dictionaries learn
-// concurrently (learnDicts).
+// BenchmarkLRSDLInit_ARGender times the initialisation of arGenderTrain
+// (newTrain: ODL on each class and D0 on all samples), whose three
+// dictionaries learn concurrently (learnDicts).
 func BenchmarkLRSDLInit_ARGender(b *testing.B) {
-	ds, err := data.Load(argenderPath(b), data.LoadOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	Ys, g, err := trainingSet(ds.Train.Y, ds.Train.Labels)
-	if err != nil {
-		b.Fatal(err)
-	}
-	info := infoOf(Ys, g)
-	o := LRSDLOptions{K0: 10, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01}}
-	p, err := paramsOf(&o, &info)
-	if err != nil {
-		b.Fatal(err)
-	}
+	t := arGenderTrain(b)
 	b.ResetTimer()
 	for range b.N {
-		if _, err := newTrain(context.Background(), p, Ys, g.Part); err != nil {
+		if _, err := newTrain(context.Background(), t.p, t.Y, t.sp); err != nil {
 			b.Fatal(err)
 		}
 	}
