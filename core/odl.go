@@ -271,7 +271,8 @@ func InitDict(Y mat.Matrix, k int, rng *rand.Rand) (*mat.Dense, error) {
 // which it updates in place, and returns the codes X (k×n).
 func LearnDictFrom(ctx context.Context, Y mat.Matrix, D *mat.Dense, lambda float64, opts LearnDictOptions) (*mat.Dense, error) {
 	d, n := Y.Dims()
-	if r, k := D.Dims(); r != d || k == 0 || n == 0 {
+	r, k := D.Dims()
+	if r != d || k == 0 || n == 0 {
 		return nil, fmt.Errorf("core: LearnDictFrom needs a d×k dictionary with k > 0 for a non-empty d×n Y, have D %d×%d, Y %d×%d", r, k, d, n)
 	}
 	if err := ctx.Err(); err != nil {
@@ -281,7 +282,6 @@ func LearnDictFrom(ctx context.Context, Y mat.Matrix, D *mat.Dense, lambda float
 	if iters <= 0 {
 		iters = 20
 	}
-	_, k := D.Dims()
 	X := mat.NewDense(k, n, nil)
 	E := mat.NewDense(d, k, nil)
 	F := mat.NewDense(k, k, nil)

@@ -538,21 +538,8 @@ func arGenderTrain(b *testing.B) *train {
 	if err != nil {
 		b.Fatal(err)
 	}
-	Ys, g, err := trainingSet(ds.Train.Y, ds.Train.Labels)
-	if err != nil {
-		b.Fatal(err)
-	}
-	info := infoOf(Ys, g)
 	o := LRSDLOptions{K0: 10, Eta: 0.1, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01, Lambda2: 0.01}}
-	p, err := paramsOf(&o, &info)
-	if err != nil {
-		b.Fatal(err)
-	}
-	t, err := newTrain(context.Background(), p, Ys, g.Part)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return t
+	return trainOn(b, mustParams(b, &o), ds.Train.Y, ds.Train.Labels)
 }
 
 // BenchmarkLRSDLStepD0_ARGender times the D0 step (LRSDL-D0) of

@@ -85,7 +85,7 @@ func smallTrain(t *testing.T, p dlParams, C, n, d int, seed uint64) *train {
 }
 
 // trainOn returns the training state newTrain starts from on Y and labels.
-func trainOn(t *testing.T, p dlParams, Y *mat.Dense, labels []int) *train {
+func trainOn(t testing.TB, p dlParams, Y mat.Matrix, labels []int) *train {
 	t.Helper()
 	Ys, g, err := trainingSet(Y, labels)
 	if err != nil {
