@@ -312,7 +312,9 @@ func TestD2L2R2StepDMinimisesJ(t *testing.T) {
 // of d_iters sweeps per iteration, and a single sweep would not, given 20
 // ADMM iterations (D2L2R2's default of 5 stops earlier either way).
 func TestADMMSweepsCap(t *testing.T) {
-	p := mustParams(t, &D2L2R2Options{Alpha: 0.05, FDDLOptions: FDDLOptions{K: 6, Lambda1: 0.001, Lambda2: 0.05, InitIters: 2, DIters: 20, ADMMIters: 20}})
+	// x_iters 50: the codes the problem was set up with (20 is the default
+	// at this λ1).
+	p := mustParams(t, &D2L2R2Options{Alpha: 0.05, FDDLOptions: FDDLOptions{K: 6, Lambda1: 0.001, Lambda2: 0.05, XIters: 50, InitIters: 2, DIters: 20, ADMMIters: 20}})
 	tr := smallTrain(t, p, 4, 12, 40, 5)
 	ctx := context.Background()
 	if err := tr.stepX(ctx); err != nil {

@@ -27,7 +27,7 @@ type FDDLOptions struct {
 	// from one outer iteration to the next (from the second on); zero
 	// means 1e-4, Off runs all Iters.
 	Tol    float64 `json:"tol"`
-	XIters int     `json:"x_iters"` // FISTA iterations per X step; zero means 50 (LRSDL: 20)
+	XIters int     `json:"x_iters"` // FISTA iterations per X step; zero means 50, or 20 at λ1 ≤ 0.001 (LRSDL: 20)
 	XTol   float64 `json:"x_tol"`   // FISTA relative tolerance; zero means 1e-4, Off none
 	// XMetric runs the X step's FISTA in the rank-one metric of
 	// core.RankOneMajorizer when D̄ᵀD̄ has one eigenvalue far above the
@@ -61,7 +61,7 @@ func (o *FDDLOptions) opts() []opt {
 		{name: "lambda2", doc: "Fisher weight λ2", f: &o.Lambda2, def: 0.01, off: true},
 		itersOpt(&o.Iters, 30),
 		tolOpt(&o.Tol),
-		{name: "x_iters", doc: "FISTA iterations per X step", i: &o.XIters, def: 50, min: 1},
+		xItersOpt(&o.XIters, &o.Lambda1),
 		{name: "x_tol", doc: "FISTA relative tolerance (0: run every iteration)", f: &o.XTol, def: 1e-4, off: true},
 		{name: "x_metric", doc: "FISTA in a rank-one metric when one eigenvalue of D̄ᵀD̄ dominates", b: &o.XMetric},
 		{name: "d_iters", doc: "ODL sweeps per dictionary update", i: &o.DIters, def: fisherDIters, min: 1},
@@ -83,6 +83,22 @@ func (o *FDDLOptions) nuclearOpts(admmIters float64) []opt {
 	i := slices.IndexFunc(fo, func(p opt) bool { return p.name == "d_iters" })
 	fo[i].doc += " (at most 2 per ADMM iteration)"
 	return slices.Insert(fo, i+1, opt{name: "admm_iters", doc: "ADMM iterations of nuclear-norm updates", i: &o.ADMMIters, def: admmIters, min: 1})
+}
+
+// xItersOpt declares the FISTA iterations per X step of FDDL and D2L2R2:
+// by default 50, or 20 when the resolved λ1 is at most 0.001, where FISTA
+// runs to its cap in every X step: in 3-fold cross-validation on the
+// training parts of AR gender, Oxford Flower, digits and COIL-100
+// (bench/defaults-fisher-xiters*.md) 20 has the better mean accuracy of
+// {20, 50} for both methods at λ1 = 0.001, and 50 at λ1 = 0.01.
+func xItersOpt(i *int, lambda1 *float64) opt {
+	return opt{name: "x_iters", doc: "FISTA iterations per X step", i: i, def: 50, defDoc: "50, or 20 at lambda1 ≤ 0.001", min: 1,
+		defFn: func() float64 {
+			if *lambda1 <= 0.001 {
+				return 20
+			}
+			return 50
+		}}
 }
 
 // fisherDIters is the default of d_iters: each dictionary update starts

@@ -42,6 +42,43 @@ func param(ps []lrsdl.Param, name string) lrsdl.Param {
 	return lrsdl.Param{}
 }
 
+// TestFisherXItersFollowsLambda1 checks x_iters' default: 20 for FDDL and
+// D2L2R2 at λ1 ≤ 0.001 and 50 above, 20 for LRSDL at any λ1, and an
+// explicit value kept whatever λ1.
+func TestFisherXItersFollowsLambda1(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(3, 5, 10, 1)
+	for _, c := range []struct {
+		lambda1 float64
+		xIters  int
+		want    map[string]string // by method; "" means FDDL's and D2L2R2's
+	}{
+		{0.001, 0, map[string]string{"": "20", "LRSDL": "20"}},
+		{0.0005, 0, map[string]string{"": "20", "LRSDL": "20"}},
+		{0.002, 0, map[string]string{"": "50", "LRSDL": "20"}},
+		{0, 0, map[string]string{"": "50", "LRSDL": "20"}},
+		{0.001, 50, map[string]string{"": "50", "LRSDL": "50"}},
+		{0.01, 7, map[string]string{"": "7", "LRSDL": "7"}},
+	} {
+		for _, m := range fisherModels(func(o *FDDLOptions) { o.Lambda1, o.XIters = c.lambda1, c.xIters }) {
+			if err := m.Fit(context.Background(), Y, labels); err != nil {
+				t.Fatalf("%s: %v", m.Name(), err)
+			}
+			want := cmp.Or(c.want[m.Name()], c.want[""])
+			if got := param(m.Params(), "x_iters").Value; got != want {
+				t.Errorf("%s at lambda1=%v, x_iters=%d: resolved x_iters = %q, want %q", m.Name(), c.lambda1, c.xIters, got, want)
+			}
+		}
+	}
+	var o FDDLOptions
+	if got, want := param(o.spec().params(), "x_iters").Default, "50, or 20 at lambda1 ≤ 0.001"; got != want {
+		t.Errorf("FDDL x_iters default documented as %q, want %q", got, want)
+	}
+	var l LRSDLOptions
+	if got := param(l.spec().params(), "x_iters").Default; got != "20" {
+		t.Errorf("LRSDL x_iters default documented as %q, want 20", got)
+	}
+}
+
 // TestFisherOptionsResolved checks the options contract: k defaults to the
 // smallest class when that is below 20, an explicit k above it and
 // negative values other than Off are errors naming the option, Fit stores

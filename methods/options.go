@@ -71,13 +71,13 @@ type opt struct {
 	zeroAt float64
 }
 
-// withDefault sets the default of the option called name in opts, for a
-// method that shares another's options with its own default, and returns
-// opts.
+// withDefault sets the default of the option called name in opts to the
+// constant def, for a method that shares another's options with its own
+// default, and returns opts.
 func withDefault(opts []opt, name string, def float64) []opt {
 	for i := range opts {
 		if opts[i].name == name {
-			opts[i].def = def
+			opts[i].def, opts[i].defDoc, opts[i].defFn = def, "", nil
 			return opts
 		}
 	}

@@ -120,8 +120,20 @@ func missingLabels(err error) bool {
 // checkTraining returns an error if s cannot train anything: all its
 // samples are zero.
 func checkTraining(path string, s split.Set) error {
-	if s.Y != nil && mat.Norm(s.Y, 1) == 0 {
+	if s.Y != nil && allZero(s.Y) {
 		return fmt.Errorf("%s: every training sample is zero", path)
 	}
 	return nil
+}
+
+// allZero reports whether every entry of m is zero, visiting only the
+// stored entries of a sparse matrix (mat.Norm reads it by At: 0.6 s on
+// Oxford Flower's 10000×1020 features).
+func allZero(m mat.Matrix) bool {
+	if s, ok := m.(mat.NonZeroDoer); ok {
+		zero := true
+		s.DoNonZero(func(_, _ int, v float64) { zero = zero && v == 0 })
+		return zero
+	}
+	return mat.Norm(m, 1) == 0
 }
