@@ -27,6 +27,7 @@ type COPAROptions struct {
 	Lambda    float64            `json:"lambda"`     // ℓ1 weight λ; zero means 0.001
 	Eta       float64            `json:"eta"`        // incoherence weight η; zero means 0.01
 	Iters     int                `json:"iters"`      // outer iterations; zero means 15
+	XIters    int                `json:"x_iters"`    // FISTA iterations per class and COPAR-X step; zero means 200
 	OriginalD bool               `json:"original_d"` // O-COPAR-D (column by column) instead of E-COPAR-D (ADMM)
 	Coding    string             `json:"coding"`     // prediction: "gc" (global) or "lc" (local); empty means "lc"
 	Seed      uint64             `json:"seed"`       // seed of the initialisation
@@ -40,6 +41,7 @@ func (o *COPAROptions) spec() optSpec {
 		{name: "lambda", doc: "ℓ1 weight λ", f: &o.Lambda, def: 0.001, minOpen: true, zeroAt: 2},
 		{name: "eta", doc: "incoherence weight η", f: &o.Eta, def: 0.01, off: true},
 		itersOpt(&o.Iters, 15),
+		{name: "x_iters", doc: "FISTA iterations per class and COPAR-X step", i: &o.XIters, def: coparXIters, min: 1},
 		{name: "original_d", doc: "O-COPAR-D (column by column) instead of E-COPAR-D (ADMM)", b: &o.OriginalD},
 		{name: "coding", doc: "prediction by local (lc) or global (gc) coding", s: &o.Coding, choices: []string{"lc", "gc"}},
 		seedOpt(&o.Seed),
@@ -141,7 +143,7 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	}
 	duals := make([]mat.Dense, part.Blocks())
 	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(it int, wantCost bool) (lrsdl.Cost, error) {
-		if err := coparUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda, it > coparFISTAOuter); err != nil {
+		if err := coparUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda, o.XIters, it > coparFISTAOuter); err != nil {
 			return lrsdl.Cost{}, err
 		}
 		if err := coparUpdateD(ctx, D, part, X, Ys, g.Part, duals, lit(o.Eta), o.OriginalD); err != nil {
@@ -220,7 +222,7 @@ func coparHessian(H, G *mat.Dense, part core.Partition, c int) {
 // raised the cost, so there, if admm and coparUseADMM hold, COPAR-X runs
 // coparUpdateXADMM instead (FISTA only if that fails). Fit sets admm after
 // its first coparFISTAOuter outer iterations; Cost never.
-func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64, admm bool) error {
+func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64, maxIter int, admm bool) error {
 	K := part.Len()
 	C := len(X)
 	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
@@ -245,7 +247,6 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	Zt := mat.NewDense(max(N, 1), max(K, 1), nil)
 	Bt := mat.NewDense(max(N, 1), max(K, 1), nil)
 	cl := make([]coparXClass, C)
-	const maxIter = 200 // core.FISTA's default, as LassoGram
 	// Each class forms H_c (K²) and runs PowerIter.MaxEig on it.
 	workers := classProcs(C * K * K * (1 + powerIterGuess))
 	Hs := make([]*mat.Dense, min(workers, C))
@@ -356,6 +357,9 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	}
 	return nil
 }
+
+// coparXIters is the default of x_iters, core.FISTA's default as LassoGram's.
+const coparXIters = 200
 
 // coparXTol is coparUpdateX's tolerance, core.FISTA's default as LassoGram's.
 const coparXTol = 1e-6
@@ -646,7 +650,7 @@ func (m *COPAR) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	for c := range X {
 		X[c] = mat.NewDense(m.part.Len(), sp.Size(c), nil)
 	}
-	if err := coparUpdateX(context.Background(), X, m.D, m.part, Ys, sp, m.Options.Lambda, false); err != nil {
+	if err := coparUpdateX(context.Background(), X, m.D, m.part, Ys, sp, m.Options.Lambda, m.Options.XIters, false); err != nil {
 		return lrsdl.Cost{}, err
 	}
 	return coparCost(m.D, m.part, X, Ys, sp, m.Options), nil

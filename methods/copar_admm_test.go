@@ -65,7 +65,7 @@ func TestCOPARUpdateXADMM(t *testing.T) {
 				X[c].Set(c, 0, X[c].At(c, 0)+0.1)
 			}
 		}
-		if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda, true); err != nil {
+		if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda, coparXIters, true); err != nil {
 			t.Fatal(err)
 		}
 		for c := range X {

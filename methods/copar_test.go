@@ -53,7 +53,9 @@ func TestCOPARUpdatesLowerCost(t *testing.T) {
 		Ys, sp, part, D, X := coparToyProblem(1, 3, 12, 15, 3, 2)
 		o := resolvedOpts(COPAROptions{Lambda: 0.05, Eta: 0.2})
 		dlsiCheckDescent(t, fmt.Sprint("original=", original), D, 0.95, func() float64 { return coparCost(D, part, X, Ys, sp, o).Total },
-			func() error { return coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, true) },
+			func() error {
+				return coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, coparXIters, true)
+			},
 			func() error { return coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original) })
 		if !original {
 			lo, hi := part.Block(3) // D_0, updated last
@@ -103,7 +105,7 @@ func TestCOPARXGradient(t *testing.T) {
 		}
 	}
 	// Optimality of COPAR-X: ∂smooth = −λ·sgn(x) where x ≠ 0, |∂smooth| ≤ λ where x = 0.
-	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, true); err != nil {
+	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, coparXIters, true); err != nil {
 		t.Fatal(err)
 	}
 	nz := 0
@@ -136,7 +138,7 @@ func TestCOPARDictOriginalVsEfficient(t *testing.T) {
 		Ys, sp, part, D, X := coparToyProblem(3, 3, 12, 15, 3, 2)
 		o := resolvedOpts(COPAROptions{Lambda: 0.05, Eta: 0.2})
 		for it := 0; it < 8; it++ {
-			if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, true); err != nil {
+			if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, coparXIters, true); err != nil {
 				t.Fatal(err)
 			}
 			if err := coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original); err != nil {
@@ -374,7 +376,7 @@ func TestCOPARUpdateXBatched(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda, true); err != nil {
+		if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda, coparXIters, true); err != nil {
 			t.Fatal(err)
 		}
 		for c := range X {
@@ -417,7 +419,7 @@ func TestCOPARUpdateXView(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda, true); err != nil {
+	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, lambda, coparXIters, true); err != nil {
 		t.Fatal(err)
 	}
 	for c := range X {
@@ -530,7 +532,7 @@ func TestDictStepsSameWhateverBLASThreads(t *testing.T) {
 			case "COPAR-D":
 				err = coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, 0.01, false)
 			case "COPAR-X":
-				err = coparUpdateX(context.Background(), X, D, part, Ys, sp, 0.001, false)
+				err = coparUpdateX(context.Background(), X, D, part, Ys, sp, 0.001, coparXIters, false)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -607,5 +609,51 @@ func coparMask(dst, X *mat.Dense, part core.Partition, c int) {
 				dst.Set(i, j, 0)
 			}
 		}
+	}
+}
+
+// TestCOPARXIters checks that x_iters caps COPAR-X's FISTA: one iteration
+// from zero codes is the proximal gradient step S_{λ/L}(B_c/L) of each
+// class (L = λmax(H_c)), and 200 iterations lower the cost further.
+func TestCOPARXIters(t *testing.T) {
+	Ys, sp, part, D, X := coparToyProblem(2, 3, 12, 15, 3, 2)
+	o := resolvedOpts(COPAROptions{Lambda: 0.05, Eta: 0.2})
+	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	K := part.Len()
+	var G, DtY mat.Dense
+	G.Mul(D.T(), D)
+	nz := 0
+	for c := range X {
+		lo, hi := sp.Block(c)
+		DtY.Reset()
+		DtY.Mul(D.T(), Ys.Slice(0, 12, lo, hi))
+		H, B := mat.NewDense(K, K, nil), mat.NewDense(K, hi-lo, nil)
+		coparSystem(H, B, &G, &DtY, part, c)
+		var p core.PowerIter
+		_, L := p.MaxEig(H)
+		for i := 0; i < K; i++ {
+			for j := 0; j < hi-lo; j++ {
+				v := B.At(i, j) / L
+				want := math.Copysign(math.Max(math.Abs(v)-o.Lambda/L, 0), v)
+				if got := X[c].At(i, j); math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+					t.Errorf("class %d x[%d,%d] after one iteration = %v, want %v", c, i, j, got, want)
+				}
+				if want != 0 {
+					nz++
+				}
+			}
+		}
+	}
+	if nz == 0 {
+		t.Fatal("every code of the first step is zero; the test checks nothing")
+	}
+	one := coparCost(D, part, X, Ys, sp, o).Total
+	if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, coparXIters, false); err != nil {
+		t.Fatal(err)
+	}
+	if more := coparCost(D, part, X, Ys, sp, o).Total; !(more < one) {
+		t.Errorf("cost after %d more iterations %v, not below %v after one", coparXIters, more, one)
 	}
 }
