@@ -51,7 +51,7 @@ func full() config {
 	// stops on it: it catches a run that went wrong, not a slow one.
 	return config{Mode: "full",
 		EffC: 100, EffD: 300, EffN: 7, EffK: 7, EffIters: 15, EffBudget: 40 * time.Second,
-		Budget: 2 * time.Minute, Splits: 10, CoSplits: 4, Parallel: 2, Folds: 3, ArPerClass: 250, FlPerClass: 60, FlTest: 20, CoPerClass: 10,
+		Budget: 2 * time.Minute, Splits: 10, Parallel: 2, Folds: 3, ArPerClass: 250, FlPerClass: 60, FlTest: 20, CoPerClass: 10,
 		ArSizes: []int{50, 150, 250, 350}, FlSizes: []int{15, 30, 45, 60}, NTrainSplit: 1,
 		SharedK0: []int{10, 20, 30, 40, 50, 60, 70, 80}, SharedSplit: 2,
 		ParamValues: []float64{1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3},
