@@ -29,14 +29,6 @@ const (
 // titles names the data sets in tables and figures.
 var titles = map[string]string{arGender: "AR gender", flower: "Oxford Flower", coil: "COIL-100"}
 
-// splits returns the random splits of dataset in the overall table.
-func (r *run) splits(dataset string) int {
-	if dataset == coil && r.cfg.CoSplits > 0 {
-		return r.cfg.CoSplits
-	}
-	return r.cfg.Splits
-}
-
 // perClass returns the training samples per class of dataset in the
 // overall table.
 func (r *run) perClass(dataset string) int {
@@ -225,13 +217,13 @@ func (r *run) chosenParams(dataset, method string, perClass int) (eval.Params, s
 
 func (r *run) overall() error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Accuracy (%%, mean ± std over %s random splits), features scaled to unit norm. AR gender: %d training samples "+
+	fmt.Fprintf(&b, "Accuracy (%%, mean ± std over %d random splits), features scaled to unit norm. AR gender: %d training samples "+
 		"per class drawn from the 350 of Y_train (25 men, 25 women) in every split, tested on all of Y_test (%s, the other 50 people). "+
 		"Oxford Flower: Y_train and Y_test of flower17-split1 pooled (80 per class, as in the paper) and split at random per class "+
 		"into %d training and %d test samples in every split (%s test samples). "+
 		"COIL-100: %d random views of every object for training and the other views for test in every split (%s test samples), "+
 		"the paper's protocol. Splits train %d at a time (eval.SplitOptions.Parallel). Paper: its Table \"overall results\". A cell without a number says why.\n\n",
-		r.splitCount(), r.cfg.ArPerClass, r.testSize(arGender), r.cfg.FlPerClass, r.cfg.FlTest, r.testSize(flower),
+		r.cfg.Splits, r.cfg.ArPerClass, r.testSize(arGender), r.cfg.FlPerClass, r.cfg.FlTest, r.testSize(flower),
 		r.cfg.CoPerClass, r.testSize(coil), max(r.cfg.Parallel, 1))
 	var sets []string
 	for _, ds := range []string{arGender, flower, coil} {
@@ -270,7 +262,7 @@ func (r *run) overall() error {
 			t := time.Now()
 			p, cvNote := r.chosenParams(ds, m, r.perClass(ds))
 			tCV := time.Since(t)
-			s, note, err := r.evaluate(nil, ds, m, p, eval.SplitOptions{Splits: r.splits(ds), PerClass: r.perClass(ds), Parallel: r.cfg.Parallel}, true)
+			s, note, err := r.evaluate(nil, ds, m, p, eval.SplitOptions{Splits: r.cfg.Splits, PerClass: r.perClass(ds), Parallel: r.cfg.Parallel}, true)
 			cell := ""
 			if err != nil {
 				cell = "– (" + err.Error() + ")"
@@ -311,7 +303,7 @@ func (r *run) overall() error {
 			return err
 		}
 	}
-	r.md["overall"] = render() + "\n" + standing(sets, means, r.splits)
+	r.md["overall"] = render() + "\n" + standing(sets, means, r.cfg.Splits)
 	return nil
 }
 
@@ -323,7 +315,7 @@ type scored struct {
 
 // standing says, for each data set, whether LRSDL is the most accurate
 // method of the table and otherwise which methods lead it and by how much.
-func standing(sets []string, means map[string]map[string]scored, splits func(string) int) string {
+func standing(sets []string, means map[string]map[string]scored, splits int) string {
 	var b strings.Builder
 	b.WriteString("Where LRSDL stands in this table:\n\n")
 	for _, ds := range sets {
@@ -352,8 +344,8 @@ func standing(sets []string, means map[string]map[string]scored, splits func(str
 			return strings.Compare(a, c)
 		})
 		partial := func(m string) string {
-			if n := means[ds][m].splits; n < splits(ds) {
-				return fmt.Sprintf(", %d of %d splits", n, splits(ds))
+			if n := means[ds][m].splits; n < splits {
+				return fmt.Sprintf(", %d of %d splits", n, splits)
 			}
 			return ""
 		}
@@ -372,15 +364,6 @@ func standing(sets []string, means map[string]map[string]scored, splits func(str
 		fmt.Fprintf(&b, "LRSDL (%.2f%s) is not the most accurate; ahead of it: %s.\n", l.acc, partial("LRSDL"), strings.Join(parts, ", "))
 	}
 	return b.String()
-}
-
-// splitCount says how many splits the overall table has, e.g. "10" or
-// "10 (COIL-100: 3)".
-func (r *run) splitCount() string {
-	if r.cfg.CoSplits > 0 && r.cfg.CoSplits != r.cfg.Splits && contains(r.datasets, coil) {
-		return fmt.Sprintf("%d (COIL-100: %d, to bound the run's time)", r.cfg.Splits, r.cfg.CoSplits)
-	}
-	return fmt.Sprint(r.cfg.Splits)
 }
 
 // testSize describes the test set of dataset.

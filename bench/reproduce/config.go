@@ -16,7 +16,6 @@ type config struct {
 	Budget      time.Duration            // time budget of one method on one data set (CV, splits, curve each)
 	Budgets     map[string]time.Duration // Budget by data set or "data set/method"
 	Splits      int                      // random splits of the overall table
-	CoSplits    int                      // random splits of COIL-100 in the overall table; 0: Splits
 	Parallel    int                      // splits of the overall table trained at once
 	Folds       int                      // cross-validation folds (on split 1's training data); <2: no CV
 	Iters       int                      // outer iterations of every method; 0: method defaults

@@ -91,7 +91,7 @@ func main() {
 		r.deadline = r.start.Add(r.cfg.Deadline)
 	}
 	if *splits > 0 {
-		r.cfg.Splits, r.cfg.CoSplits = *splits, 0
+		r.cfg.Splits = *splits
 	}
 	if *folds >= 0 {
 		r.cfg.Folds = *folds

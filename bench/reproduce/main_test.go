@@ -203,7 +203,7 @@ func TestStanding(t *testing.T) {
 		flower:   {"LRSDL": {86.26, 10}, "FDDL": {85.82, 10}, "SRC": {78.44, 10}},
 		coil:     {"FDDL": {82.93, 6}},
 	}
-	got := standing([]string{arGender, flower, coil}, means, func(string) int { return 10 })
+	got := standing([]string{arGender, flower, coil}, means, 10)
 	want := "Where LRSDL stands in this table:\n\n" +
 		"- AR gender: LRSDL (91.69) is not the most accurate; ahead of it: COPAR by 1.92 points (93.61), DLSI by 1.52 points (93.21, 4 of 10 splits).\n" +
 		"- Oxford Flower: LRSDL is the most accurate (86.26), 0.44 points ahead of FDDL (85.82).\n" +

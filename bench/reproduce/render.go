@@ -93,8 +93,8 @@ func (r *run) tookList() string {
 func (r *run) protocol() string {
 	c := r.cfg
 	var b strings.Builder
-	fmt.Fprintf(&b, "Protocol of this run: %s random splits for the overall table; a time budget for each method on each data set (%s) "+
-		"for its cross-validation and for its splits of the overall table each, half of it for its training-size curve (runs stopped by it are marked); ", r.splitCount(), r.budgetList())
+	fmt.Fprintf(&b, "Protocol of this run: %d random splits for the overall table; a time budget for each method on each data set (%s) "+
+		"for its cross-validation and for its splits of the overall table each, half of it for its training-size curve (runs stopped by it are marked); ", r.cfg.Splits, r.budgetList())
 	if c.Folds >= 2 {
 		fmt.Fprintf(&b, "options chosen by %d-fold cross-validation over `eval.DefaultGrids` on the training samples of split 1 only "+
 			"(the paper cross-validates every split; one CV per method and data set bounds the run's time) and reused for all splits and sections; "+
