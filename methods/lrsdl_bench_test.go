@@ -572,3 +572,88 @@ func BenchmarkLRSDLInit_ARGender(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTwoCoresCeiling measures what a second core can give on this
+// machine, whatever the library does: per op it times r one-thread
+// products (blas64.Gemm, SetOpenBLASThreads(1), so none is split) on one
+// goroutine at GOMAXPROCS=1, then r on each of two goroutines at
+// GOMAXPROCS=2, alternating which phase comes first. two/one is the two
+// goroutines' time over twice the one's: 0.5 when the cores share nothing,
+// and the least two/one of BenchmarkTwoCores for work made of such
+// products. The shapes are those of AR gender training (K̄=50, d=300,
+// N=700) and 700³; "scalar" is a dependent chain of multiply-adds on one
+// value (no vector unit, no memory), for contrast.
+func BenchmarkTwoCoresCeiling(b *testing.B) {
+	var sink [2]float64
+	for _, s := range []struct {
+		name    string
+		m, k, n int
+	}{{"Gemm50x50x700", 50, 50, 700}, {"Gemm50x300x700", 50, 300, 700}, {"Gemm700x700x700", 700, 700, 700}, {"scalar", 0, 0, 0}} {
+		b.Run(s.name, func(b *testing.B) {
+			// Restored by each sub-benchmark: testing reports one that
+			// leaves GOMAXPROCS changed.
+			defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(1))
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+			rng := rand.New(rand.NewPCG(1, 1))
+			gen := func(r, c int) blas64.General {
+				g := blas64.General{Rows: r, Cols: c, Stride: c, Data: make([]float64, r*c)}
+				for i := range g.Data {
+					g.Data[i] = rng.NormFloat64()
+				}
+				return g
+			}
+			reps := 1
+			if s.m > 0 {
+				reps = max(1, 1e8/(s.m*s.k*s.n))
+			}
+			var work [2]func()
+			for w := range work {
+				if s.m == 0 {
+					work[w] = func() {
+						x := float64(w)
+						for range 50_000_000 {
+							x = x*0.999999 + 1e-7
+						}
+						sink[w] += x
+					}
+					continue
+				}
+				a, x, c := gen(s.m, s.k), gen(s.k, s.n), gen(s.m, s.n)
+				work[w] = func() {
+					for range reps {
+						blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, c)
+					}
+				}
+			}
+			one := func() time.Duration {
+				runtime.GOMAXPROCS(1)
+				t := time.Now()
+				work[0]()
+				return time.Since(t)
+			}
+			two := func() time.Duration {
+				runtime.GOMAXPROCS(2)
+				t := time.Now()
+				done := make(chan struct{})
+				go func() { work[1](); close(done) }()
+				work[0]()
+				<-done
+				return time.Since(t)
+			}
+			one()
+			two() // warm-up
+			var t1, t2 time.Duration
+			b.ResetTimer()
+			for i := range b.N {
+				if i%2 == 0 {
+					t1 += one()
+					t2 += two()
+				} else {
+					t2 += two()
+					t1 += one()
+				}
+			}
+			b.ReportMetric(t2.Seconds()/(2*t1.Seconds()), "two/one")
+		})
+	}
+}
