@@ -37,7 +37,7 @@ type FDDLOptions struct {
 	// it is off by default.
 	XMetric   bool `json:"x_metric"`
 	DIters    int  `json:"d_iters"`    // ODL sweeps per dictionary update (at most 2 per ADMM iteration); zero means 5
-	ADMMIters int  `json:"admm_iters"` // ADMM iterations of nuclear-norm updates (LRSDL, D2L2R2; FDDL has none); zero means 20 (D2L2R2: 5)
+	ADMMIters int  `json:"admm_iters"` // ADMM iterations of nuclear-norm updates (LRSDL, D2L2R2; FDDL has none); zero means 20 (D2L2R2: 2)
 	InitIters int  `json:"init_iters"` // ODL alternations of the initialisation; zero means 5
 	OriginalX bool `json:"original_x"` // O-FDDL-X (class by class) instead of one FISTA
 	OriginalD bool `json:"original_d"` // O-FDDL-D (sub-dictionary by sub-dictionary)

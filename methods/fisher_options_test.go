@@ -97,7 +97,7 @@ func TestFisherOptionsResolved(t *testing.T) {
 			}
 		}
 		// The per-method defaults chosen by cross-validation (bench/README).
-		xIters, admmIters := map[string]string{"LRSDL": "20"}[m.Name()], map[string]string{"D2L2R2": "5"}[m.Name()]
+		xIters, admmIters := map[string]string{"LRSDL": "20"}[m.Name()], map[string]string{"D2L2R2": "2"}[m.Name()]
 		if got, want := param(ps, "x_iters").Value, cmp.Or(xIters, "50"); got != want {
 			t.Errorf("%s: resolved x_iters = %q, want %q", m.Name(), got, want)
 		}
