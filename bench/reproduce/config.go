@@ -63,7 +63,7 @@ func full() config {
 		Budgets: map[string]time.Duration{flower: 5 * time.Minute, coil: 5 * time.Minute,
 			flower + "/FDDL": 8 * time.Minute, flower + "/D2L2R2": 9 * time.Minute,
 			coil + "/LRSDL": 6 * time.Minute, coil + "/FDDL": 9 * time.Minute, coil + "/D2L2R2": 15 * time.Minute,
-			coil + "/COPAR": 10 * time.Minute},
+			coil + "/COPAR": 15 * time.Minute},
 	}
 }
 
