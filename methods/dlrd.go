@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -28,6 +29,9 @@ type DLRDOptions struct {
 	Beta    float64 `json:"beta"`    // ℓ1 weight β of the sparse error E; zero means 1
 	Lambda  float64 `json:"lambda"`  // ℓ1 weight of the coding at prediction; zero means lambda1
 	Iters   int     `json:"iters"`   // outer iterations; zero means 15
+	// ADMMIters caps the ADMM iterations of each dictionary update; zero
+	// means 20.
+	ADMMIters int `json:"admm_iters"`
 	// Tol stops training when the cost changes by at most Tol relative;
 	// zero means 1e-4.
 	Tol      float64            `json:"tol"`
@@ -43,6 +47,7 @@ func (o *DLRDOptions) spec() optSpec {
 		{name: "beta", doc: "ℓ1 weight β of the sparse error", f: &o.Beta, def: 1, minOpen: true},
 		lambdaOpt(&o.Lambda, &o.Lambda1),
 		itersOpt(&o.Iters, 15),
+		{name: "admm_iters", doc: "ADMM iterations of each dictionary update", i: &o.ADMMIters, def: dlrdADMMIters, min: 1},
 		tolOpt(&o.Tol),
 		seedOpt(&o.Seed),
 	}}
@@ -102,11 +107,14 @@ func (m *DLRD) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return mat.DenseCopyOf(m.D), dlsiCopyPart(m.part), nil
 }
 
+// dlrdADMMIters is the default of DLRDOptions.ADMMIters.
+const dlrdADMMIters = 20
+
 // dlrdParams returns the parameters of the Fisher-model training steps
 // DLRD reuses: no shared atoms, λ2 = 0 and the nuclear weight α.
 func dlrdParams(o DLRDOptions) dlParams {
 	return dlParams{k: o.K, lambda1: o.Lambda1, alpha: lit(o.Alpha), iters: o.Iters, xIters: 50, xTol: 1e-4,
-		dIters: 20, admmIters: 20, initIters: 5, w: 1, lambda: o.Lambda, seed: o.Seed}
+		dIters: 20, admmIters: cmp.Or(o.ADMMIters, dlrdADMMIters), initIters: 5, w: 1, lambda: o.Lambda, seed: o.Seed}
 }
 
 // Fit learns the class dictionaries from the columns of Y.

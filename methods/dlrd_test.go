@@ -277,3 +277,26 @@ func TestDLRDInitSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestDLRDADMMIters checks that admm_iters reaches the dictionary step:
+// 0 resolves to 20 and trains as 20 does, 1 trains another dictionary.
+func TestDLRDADMMIters(t *testing.T) {
+	ds := dlsiSynthetic(t, 20, 120, 40)
+	fit := func(a int) *DLRD {
+		m := &DLRD{Options: DLRDOptions{K: 5, Beta: 0.1, Iters: 3, Tol: Off, Seed: 4, ADMMIters: a}}
+		if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	def, twenty, one := fit(0), fit(20), fit(1)
+	if got := param(def.Params(), "admm_iters").Value; got != "20" {
+		t.Errorf("resolved admm_iters = %q, want 20", got)
+	}
+	if !mat.Equal(def.D, twenty.D) {
+		t.Error("admm_iters 0 and 20 train different dictionaries")
+	}
+	if mat.EqualApprox(one.D, twenty.D, 1e-6) {
+		t.Error("admm_iters 1 trains the dictionary 20 does: the option does not reach the ADMM")
+	}
+}
