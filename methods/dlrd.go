@@ -1,7 +1,6 @@
 package methods
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -114,7 +113,7 @@ const dlrdADMMIters = 20
 // DLRD reuses: no shared atoms, λ2 = 0 and the nuclear weight α.
 func dlrdParams(o DLRDOptions) dlParams {
 	return dlParams{k: o.K, lambda1: o.Lambda1, alpha: lit(o.Alpha), iters: o.Iters, xIters: 50, xTol: 1e-4,
-		dIters: 20, admmIters: cmp.Or(o.ADMMIters, dlrdADMMIters), initIters: 5, w: 1, lambda: o.Lambda, seed: o.Seed}
+		dIters: 20, admmIters: o.ADMMIters, initIters: 5, w: 1, lambda: o.Lambda, seed: o.Seed}
 }
 
 // Fit learns the class dictionaries from the columns of Y.

@@ -104,8 +104,8 @@ func TestFisherDLSpanReduction(t *testing.T) {
 		func() lrsdl.Classifier { return &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: 3}} },
 		func() lrsdl.Classifier { return &FDDL{Options: o} },
 		func() lrsdl.Classifier {
-			// 5 ADMM iterations, as when the 1e-8 bound was set; at the
-			// default 2 the two dictionaries are 3.6e-8 apart.
+			// 5 ADMM iterations: at the default 2 the two
+			// dictionaries are 3.6e-8 apart, above the bound below.
 			od := o
 			od.ADMMIters = 5
 			return &D2L2R2{Options: D2L2R2Options{FDDLOptions: od, Alpha: 0.025}}
