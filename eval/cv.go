@@ -203,7 +203,7 @@ func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, lab
 // that act only at prediction (lrsdl.Param.Predict) are scored on one fit
 // per fold. A grid value of "k" above the smallest class of a training fold
 // is lowered to it (and duplicate points dropped); Best gives it capped at
-// the whole set's smallest class instead. With more than four
+// the whole set's smallest class instead. With four or more
 // training points and an "iters" option, successive halving trains every
 // point for a ninth of the method's iterations if it is resumable (see
 // below; a quarter for the others, or when a ninth is under 3: see
@@ -310,7 +310,7 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 		res.Scores[i].Params = p
 	}
 	rounds := []int{iters}
-	if _, fixed := grid["iters"]; len(cands) > 4 && iters >= 4 && !fixed {
+	if _, fixed := grid["iters"]; len(cands) >= 4 && iters >= 4 && !fixed {
 		_, resumes := probe.(resumable)
 		rounds = halvingRounds(iters, resumes)
 	}

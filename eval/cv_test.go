@@ -139,6 +139,16 @@ func TestCrossValidateHalvingAndPredictOptions(t *testing.T) {
 	if _, err := CrossValidateSet(context.Background(), newFake, cvData(), 4, Grid{"a": {0.5, 1}, "p": {1, 2}}, 1); err != nil || fits.Load() != 2*4 {
 		t.Errorf("small grid: %d fits, %v; want 8", fits.Load(), err)
 	}
+	// Four training points round (4, then 2 on 4 folds), three do not.
+	for _, c := range []struct {
+		a    []any
+		want int64
+	}{{[]any{0.4, 0.6, 0.8, 1.0}, (4 + 2) * 4}, {[]any{0.6, 0.8, 1.0}, 3 * 4}} {
+		fits.Store(0)
+		if _, err := CrossValidateSet(context.Background(), newFake, cvData(), 4, Grid{"a": c.a}, 1); err != nil || fits.Load() != c.want {
+			t.Errorf("%d training points: %d fits, %v; want %d", len(c.a), fits.Load(), err, c.want)
+		}
+	}
 }
 
 // TestHalvingRounds checks the rounds of successive halving: a ninth, a

@@ -29,7 +29,7 @@ type DLRDOptions struct {
 	Lambda  float64 `json:"lambda"`  // ℓ1 weight of the coding at prediction; zero means lambda1
 	Iters   int     `json:"iters"`   // outer iterations; zero means 15
 	// ADMMIters caps the ADMM iterations of each dictionary update; zero
-	// means 20.
+	// means 2.
 	ADMMIters int `json:"admm_iters"`
 	// Tol stops training when the cost changes by at most Tol relative;
 	// zero means 1e-4.
@@ -107,7 +107,7 @@ func (m *DLRD) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 }
 
 // dlrdADMMIters is the default of DLRDOptions.ADMMIters.
-const dlrdADMMIters = 20
+const dlrdADMMIters = 2
 
 // dlrdParams returns the parameters of the Fisher-model training steps
 // DLRD reuses: no shared atoms, λ2 = 0 and the nuclear weight α.
