@@ -15,6 +15,8 @@ func TestCoreHint(t *testing.T) {
 		{"SkylakeX", true, true, ""},
 		{"Haswell", false, true, ""},
 		{"Zen", false, true, ""},
+		{"Haswell", true, true, "SkylakeX"},
+		{"Zen", true, true, "SkylakeX"},
 		{"Cooperlake", true, true, ""},
 	} {
 		if got := coreHint(c.core, c.avx512, c.avx2); got != c.want {

@@ -142,17 +142,19 @@ func (j *atbJob) rowsCSR(lo, hi int) {
 
 // Density crossovers for SparseWorkspace.Mul: A·X goes through the
 // compressed copy of X when the fraction of non-zeros of X is at most the
-// value for the BLAS in use, and through Gemm otherwise. Measured at
-// K=1000, N=2000 (BenchmarkSparseX_K1000N2000 against
-// BenchmarkDgemm_K1000K1000N2000, both cores): the sparse path costs about
-// 0.18 ns per non-zero per row of A, OpenBLAS's Dgemm about 0.014 ns per
-// element of X per row of A (its AVX-512 SkylakeX kernels) and gonum's
-// 0.22 ns, so on gonum the sparse path is never slower. In the LRSDL-X
-// gradient at C=100, k=k0=10, N=2000 the paths break even at about 5 % on
-// OpenBLAS (BenchmarkLRSDLX_C100n20k10k0_10d500 in package methods).
+// value for the BLAS in use, and through Gemm otherwise; the value is also
+// the cost of a sparse multiply-add relative to Gemm's. Measured at K=1000,
+// N=2000 on an AMD EPYC with AVX-512, one thread
+// (BenchmarkSparseX_K1000N2000 against BenchmarkDgemm_K1000K1000N2000):
+// the sparse path takes 16, 26 and 48 ms at 5, 10 and 20 % non-zeros,
+// OpenBLAS's SkylakeX Dgemm 47 ms (its Haswell kernels 74 ms), gonum's
+// several times more, so on gonum the sparse path is never slower. In the
+// LRSDL-X gradient at C=100, k=k0=10, N=2000
+// (BenchmarkLRSDLX_C100n20k10k0_10d500 in package methods, both cores)
+// codes 10 % dense take 18 ms at 0.15 against 46 ms at the former 0.05.
 const (
 	DensityCrossoverGonum    = 1
-	DensityCrossoverOpenBLAS = 0.05
+	DensityCrossoverOpenBLAS = 0.15
 )
 
 // DensityCrossover returns the crossover density for the BLAS that blas64

@@ -24,7 +24,9 @@ func TestOuterStepGarbage(t *testing.T) {
 		{"LRSDL D step", 7, func(tr *train) error { return tr.stepD(ctx) }},
 	} {
 		tr := benchTrain(10, 7, 7, c.k0, 300, 0.1)
-		const warm, iters = 3, 3
+		// Ten warm-up iterations: the codes' density settles, and with it
+		// the choice of sparse or dense products and their workspaces.
+		const warm, iters = 10, 3
 		for range warm {
 			if err := c.step(tr); err != nil {
 				t.Fatal(err)
