@@ -19,15 +19,15 @@ func OpenBLASCoreHint() string { return openBLASCoreHint() }
 
 // coreHint returns the OPENBLAS_CORETYPE for a CPU with AVX-512 (SkylakeX)
 // or AVX2 (Haswell) on which OpenBLAS chose the older kernel set core, or "".
-// AVX2 kernels (Haswell, Zen) on an AVX-512 CPU count as older: OpenBLAS
-// 0.3.21 gives an AMD EPYC with AVX-512 (Zen 4) its Haswell kernels, whose
-// Dgemm there is 1.6× slower than SkylakeX's (74 against 47 ms at
-// 1000×1000×2000, one thread).
+// On an AVX-512 CPU, Zen (AVX2 kernels, which an OpenBLAS that does not
+// know an AVX-512 AMD CPU may choose) counts as older: on the AMD EPYC of
+// bench/results it runs Dgemm 1.6× slower than SkylakeX (75 against 47 ms
+// at 1000×1000×2000, one thread).
 func coreHint(core string, avx512, avx2 bool) string {
 	switch strings.ToLower(core) {
 	case "prescott", "core2", "penryn", "dunnington", "nehalem", "atom", "sandybridge",
 		"opteron", "opteron_sse3", "barcelona", "bobcat", "bulldozer", "piledriver", "steamroller", "excavator":
-	case "haswell", "zen":
+	case "zen":
 		if avx512 {
 			return "SkylakeX"
 		}
