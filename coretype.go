@@ -28,10 +28,9 @@ func coreHint(core string, avx512, avx2 bool) string {
 	case "prescott", "core2", "penryn", "dunnington", "nehalem", "atom", "sandybridge",
 		"opteron", "opteron_sse3", "barcelona", "bobcat", "bulldozer", "piledriver", "steamroller", "excavator":
 	case "zen":
-		if avx512 {
-			return "SkylakeX"
+		if !avx512 {
+			return ""
 		}
-		return ""
 	default:
 		return ""
 	}

@@ -143,15 +143,15 @@ func (j *atbJob) rowsCSR(lo, hi int) {
 // Density crossovers for SparseWorkspace.Mul: A·X goes through the
 // compressed copy of X when the fraction of non-zeros of X is at most the
 // value for the BLAS in use, and through Gemm otherwise; the value is also
-// the cost of a sparse multiply-add relative to Gemm's. Measured at K=1000,
-// N=2000 on an AMD EPYC with AVX-512, one thread
-// (BenchmarkSparseX_K1000N2000 against BenchmarkDgemm_K1000K1000N2000):
-// the sparse path takes 16, 26 and 48 ms at 5, 10 and 20 % non-zeros,
-// OpenBLAS's SkylakeX Dgemm 47 ms (its Haswell kernels 74 ms), gonum's
-// several times more, so on gonum the sparse path is never slower. In the
-// LRSDL-X gradient at C=100, k=k0=10, N=2000
-// (BenchmarkLRSDLX_C100n20k10k0_10d500 in package methods, both cores)
-// codes 10 % dense take 18 ms at 0.15 against 46 ms at the former 0.05.
+// about the cost of a sparse multiply-add relative to Gemm's. On an AMD
+// EPYC with AVX-512, one thread (OPENBLAS_NUM_THREADS=1 go test -tags
+// openblas -bench 'SparseX_K1000N2000|Dgemm_K1000K1000N2000' -cpu 1, with
+// OPENBLAS_CORETYPE=Haswell): the sparse path takes 16, 26 and 48 ms at 5,
+// 10 and 20 % non-zeros, Dgemm 74 ms (47 ms with SkylakeX kernels) and
+// gonum's several times more, so on gonum the sparse path is never slower.
+// In BenchmarkLRSDLX_C100n20k10k0_10d500 (package methods, both cores)
+// codes 10 % dense took 18 ms at 0.15 against 46 ms with this constant at
+// its former 0.05.
 const (
 	DensityCrossoverGonum    = 1
 	DensityCrossoverOpenBLAS = 0.15
