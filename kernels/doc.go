@@ -9,7 +9,8 @@
 //     github.com/james-bowman/sparse CSC or CSR form, read through the raw
 //     arrays.
 //   - SparseWorkspace.Mul: A·X for a mostly-zero X stored densely, switching
-//     to Gemm above DensityCrossover(); NonZeros counts non-zeros.
+//     to Gemm above DensityCrossover(); SparseRowsMul: A·B for a mostly-zero
+//     A kept one sample a row; NonZeros counts non-zeros.
 //   - Gemm: blas64.Gemm split into fixed chunks of rows or columns of the
 //     result, each one Gemm call, shared between the cores.
 //   - ProxStep, SoftThreshold, BlockMeans: the fused FISTA step,

@@ -203,6 +203,51 @@ func TestSparseWorkspaceMul(t *testing.T) {
 	})
 }
 
+// TestSparseRowsMul checks SparseRowsMul's choice of path, its product
+// against the naive one on both, and its sparse path bit for bit against
+// the formula summed in order, unfused, on one core and on four.
+func TestSparseRowsMul(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+		rnd := rand.New(rand.NewPCG(19, 20))
+		for _, sh := range [][3]int{{1, 1, 1}, {3, 4, 1}, {9, 6, 11}, {70, 50, 90}, {150, 200, 33}} {
+			m, K, N := sh[0], sh[1], sh[2]
+			for _, density := range []float64{0, 0.01, 0.5, 1} {
+				a, b := randGeneral(rnd, m, K, pad), randGeneral(rnd, K, N, pad)
+				sparsify(rnd, a, density)
+				wantSp := NonZeros(a) <= int(DensityCrossover()*float64(m*K))
+				want := make([]float64, m*N)
+				for i := 0; i < m; i++ {
+					for j := 0; j < N; j++ {
+						var s float64
+						for k := 0; k < K; k++ {
+							if v := a.Data[i*a.Stride+k]; v != 0 {
+								s += float64(v * b.Data[k*b.Stride+j])
+							}
+						}
+						want[i*N+j] = s
+					}
+				}
+				for _, procs := range []int{1, 4} {
+					runtime.GOMAXPROCS(procs)
+					dst := randGeneral(rnd, m, N, pad)
+					what := fmt.Sprintf("SparseRowsMul %v density %v GOMAXPROCS %d", sh, density, procs)
+					if sp := SparseRowsMul(dst, a, b); sp != wantSp {
+						t.Errorf("%s: sparse=%v, want %v", what, sp, wantSp)
+					}
+					checkClose(t, what, dst, naiveMul(a, b, false), 1e-13)
+					if !wantSp {
+						continue
+					}
+					for i := 0; i < m; i++ {
+						checkIdentical(t, what, dst.Data[i*dst.Stride:i*dst.Stride+N], want[i*N:(i+1)*N])
+					}
+				}
+			}
+		}
+	})
+}
+
 func TestNonZeros(t *testing.T) {
 	x := blas64.General{Rows: 2, Cols: 2, Stride: 3, Data: []float64{0, 1, 7, math.NaN(), 0, 7}}
 	if n := NonZeros(x); n != 2 {
@@ -263,6 +308,8 @@ func TestAllocs(t *testing.T) {
 		xs := cloneGeneral(x)
 		sparsify(rnd, xs, 0.01)
 		ws := NewSparseWorkspace(K, N)
+		at := randGeneral(rnd, K, K, 0) // K×K at 1 %: SparseRowsMul's sparse path, split over cores
+		sparsify(rnd, at, 0.01)
 		gemm := func(tA blas.Transpose, a, b, c blas64.General, beta float64) {
 			blas64.Gemm(tA, blas.NoTrans, 1, a, b, beta, c)
 		}
@@ -277,6 +324,7 @@ func TestAllocs(t *testing.T) {
 			{"SparseAtB", func() { SparseAtB(dst, D, ycsc) }, nil},
 			{"SparseAtBCSR", func() { SparseAtBCSR(dst, D, ycsr) }, nil},
 			{"SparseMul", func() { ws.Mul(dst, a, xs) }, nil},
+			{"SparseRowsMul", func() { SparseRowsMul(dst, at, x) }, nil},
 			{"NonZeros", func() { NonZeros(x) }, nil},
 			{"MulM", func() { MulM(dst, a, x, p) }, func() { gemm(blas.NoTrans, a, x, dst, 0) }},
 			{"AtB", func() { AtB(dst, D, Y) }, func() { gemm(blas.Trans, D, Y, dst, 0) }},
@@ -388,6 +436,7 @@ func TestShapePanics(t *testing.T) {
 		"SparseAtB":        {func() { SparseAtB(g(2, 5), g(3, 2), y) }, errShape},
 		"SparseAtBCSR":     {func() { SparseAtBCSR(g(2, 5), g(3, 2), toCSR(g(4, 5))) }, errShape},
 		"Mul":              {func() { NewSparseWorkspace(3, 5).Mul(g(2, 5), g(2, 3), g(3, 4)) }, errShape},
+		"SparseRowsMul":    {func() { SparseRowsMul(g(2, 5), g(2, 3), g(4, 5)) }, errShape},
 		"BlockMeans":       {func() { BlockMeans(g(2, 2), g(2, 5), []int{0, 3, 4}) }, errPart},
 		"AddCombination x": {func() { AddCombination(make([]float64, 5), 2, make([]float64, 2), 1, make([]float64, 9), 5) }, errShape},
 		"AddCombination a": {func() { AddCombination(make([]float64, 5), 2, make([]float64, 2), 2, make([]float64, 10), 5) }, errShape},

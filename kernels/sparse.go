@@ -646,3 +646,49 @@ func axpy1(acc []float64, v float64, a []float64) {
 		acc[i] += float64(v * a[i])
 	}
 }
+
+// SparseRowsMul sets dst = A·B for an m×K matrix A that is mostly zero and
+// a K×N matrix B, the layout of iterates kept one sample a row. When A has
+// at most DensityCrossover()·m·K non-zeros, row i of dst is
+//
+//	dst[i, :] = Σ_{k: A_ik ≠ 0} A_ik · B[k, :]   (k increasing)
+//
+// (AddCombination), fixed chunks of rows shared between the cores;
+// otherwise it calls Gemm. It reports whether the sparse path was taken.
+// dst must not overlap a or b.
+func SparseRowsMul(dst, a, b blas64.General) (sparse bool) {
+	m, K, N := a.Rows, a.Cols, b.Cols
+	if b.Rows != K || dst.Rows != m || dst.Cols != N {
+		panic(errShape)
+	}
+	if m == 0 || N == 0 {
+		return true
+	}
+	nz := NonZeros(a)
+	if float64(nz) > DensityCrossover()*float64(m)*float64(K) {
+		Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, dst)
+		return false
+	}
+	j := rowsMulJobs.Get()
+	*j = rowsMulJob{dst: dst, a: a, b: b}
+	parallelFor((m+rowsMulRows-1)/rowsMulRows, j, m*K*elemWork+N*nz)
+	*j = rowsMulJob{}
+	rowsMulJobs.Put(j)
+	return true
+}
+
+// rowsMulRows is the number of rows of dst in a chunk of SparseRowsMul.
+const rowsMulRows = 8
+
+type rowsMulJob struct{ dst, a, b blas64.General }
+
+var rowsMulJobs = make(freeList[rowsMulJob], 4)
+
+func (j *rowsMulJob) Do(c int) {
+	dst, a, b := j.dst, j.a, j.b
+	for i := c * rowsMulRows; i < min((c+1)*rowsMulRows, a.Rows); i++ {
+		dr := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
+		clear(dr)
+		AddCombination(dr, a.Cols, a.Data[i*a.Stride:], 1, b.Data, b.Stride)
+	}
+}

@@ -205,8 +205,9 @@ func coparHessian(H, G *mat.Dense, part core.Partition, c int) {
 // FISTA on ½tr(XᵀH_cX) − tr(B_cᵀX) + λ‖X‖₁ (coparSystem) for all classes
 // at once: H_cW = GW + P_cGP_cW + (I − P_c)W, so the K×K products GW_c of
 // the classes still iterating are one product G·[W_c …] per iteration
-// (compute-bound) instead of one K×K×n_c product per class (bound by
-// reading G), plus a correction on the rows of P_c. The iterates are kept
+// instead of one K×K×n_c product per class (bound by reading G), plus a
+// correction on the rows of P_c; once the iterates are sparse the product
+// runs over their non-zeros (kernels.SparseRowsMul). The iterates are kept
 // transposed, one row per sample (N×K), so that each class's rows are
 // contiguous in the product's operand and result: the product is
 // [W_c …]ᵀ·G (G is symmetric), the gradient is formed in place in its
@@ -327,9 +328,9 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		if n == 0 {
 			break
 		}
-		// GWt = Wtᵀ·G for the rows still iterating, one product.
-		kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, Wt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), gd,
-			0, GWt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix())
+		// GWt = Wtᵀ·G for the rows still iterating, one product, over
+		// Wt's non-zeros once the codes are sparse.
+		kernels.SparseRowsMul(GWt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), Wt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), gd)
 		st.k = k
 		parallel.For(len(st.act), &st, st.work)
 		for _, c := range st.act {
