@@ -150,6 +150,38 @@ func BenchmarkSparseX_K1000N2000(b *testing.B) {
 	}
 }
 
+// SparseRowsMul's sparse path (forced, with its count of non-zeros) and
+// Gemm on A·G for an m×K A at several densities and a K×K G: COPAR-X's
+// FISTA product on COIL-100 (m=1000 samples, K=1010 atoms) and on AR
+// gender (m=500, K=90).
+func BenchmarkSparseRowsMul_M1000K1010(b *testing.B) { benchSparseRowsMul(b, 1000, 1010) }
+func BenchmarkSparseRowsMul_M500K90(b *testing.B)    { benchSparseRowsMul(b, 500, 90) }
+func BenchmarkSparseRowsMul_M1020K350(b *testing.B)  { benchSparseRowsMul(b, 1020, 350) }
+func BenchmarkSparseRowsMul_M500K200(b *testing.B)   { benchSparseRowsMul(b, 500, 200) }
+
+func benchSparseRowsMul(b *testing.B, m, K int) {
+	for _, pct := range []float64{2, 5, 10, 15, 100} {
+		name := fmt.Sprintf("density%g%%", pct)
+		if pct == 100 {
+			name = "Gemm"
+		}
+		b.Run(name, func(b *testing.B) {
+			rnd := rand.New(rand.NewPCG(1, 1))
+			a, g, dst := randGeneral(rnd, m, K, 0), randGeneral(rnd, K, K, 0), randGeneral(rnd, m, K, 0)
+			sparsify(rnd, a, pct/100)
+			defer startCPU(b)()
+			for range b.N {
+				if pct == 100 {
+					Gemm(blas.NoTrans, blas.NoTrans, 1, a, g, 0, dst)
+					continue
+				}
+				rowsMul(dst, a, g, NonZeros(a))
+			}
+			reportGFLOPS(b, "GFLOP/s", float64(2*m*K*K))
+		})
+	}
+}
+
 // BenchmarkProxStep_K1000N2000 and _K50N700 (the codes of AR gender
 // training) time the fused FISTA step; the _Portable variants run the
 // loop without the vector kernel.
