@@ -21,8 +21,8 @@ func OpenBLASCoreHint() string { return openBLASCoreHint() }
 // or AVX2 (Haswell) on which OpenBLAS chose the older kernel set core, or "".
 // On an AVX-512 CPU, Zen (AVX2 kernels, which an OpenBLAS that does not
 // know an AVX-512 AMD CPU may choose) counts as older: on the AMD EPYC of
-// bench/results at a6dd6cd it runs Dgemm 1.6× slower than SkylakeX (75 against 47 ms
-// at 1000×1000×2000, one thread).
+// bench/results at a6dd6cd it runs Dgemm 1.6× slower than SkylakeX (75
+// against 47 ms at 1000×1000×2000, one thread).
 func coreHint(core string, avx512, avx2 bool) string {
 	switch strings.ToLower(core) {
 	case "prescott", "core2", "penryn", "dunnington", "nehalem", "atom", "sandybridge",

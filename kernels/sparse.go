@@ -665,17 +665,14 @@ func SparseRowsMul(dst, a, b blas64.General) (sparse bool) {
 	if m == 0 || N == 0 {
 		return true
 	}
-	if N < rowsMulMinCols {
-		Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, dst)
-		return false
+	if N >= rowsMulMinCols {
+		if nz := NonZeros(a); float64(nz) <= DensityCrossover()*float64(m)*float64(K) {
+			rowsMul(dst, a, b, nz)
+			return true
+		}
 	}
-	nz := NonZeros(a)
-	if float64(nz) > DensityCrossover()*float64(m)*float64(K) {
-		Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, dst)
-		return false
-	}
-	rowsMul(dst, a, b, nz)
-	return true
+	Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, dst)
+	return false
 }
 
 // rowsMul is SparseRowsMul's sparse path, for a with nz non-zeros.
