@@ -94,3 +94,44 @@ func TestChunks(t *testing.T) {
 		}
 	}
 }
+
+// pair is a Task of two chunks whose first waits up to wait for the
+// second to start, and records whether it did: whether a helper ran the
+// second chunk while the caller ran the first.
+type pair struct {
+	wait    time.Duration
+	started atomic.Bool
+	met     bool
+}
+
+func (p *pair) Do(chunk int) {
+	if chunk == 1 {
+		p.started.Store(true)
+		return
+	}
+	for start := time.Now(); time.Since(start) < p.wait; runtime.Gosched() {
+		if p.started.Load() {
+			p.met = true
+			return
+		}
+	}
+}
+
+// TestForWakes checks that For wakes a sleeping helper for work of
+// MinWork but not below it, where the caller runs every chunk itself.
+func TestForWakes(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	For(2, &pair{}, MinWork) // start the helpers
+	for _, c := range []struct {
+		work int
+		met  bool
+		wait time.Duration
+	}{{forMin, false, 20 * time.Millisecond}, {MinWork - 1, false, 20 * time.Millisecond}, {MinWork, true, time.Second}} {
+		time.Sleep(100 * spin) // the helpers sleep
+		p := &pair{wait: c.wait}
+		For(2, p, c.work)
+		if p.met != c.met {
+			t.Errorf("work %d: a helper ran a chunk: %v, want %v", c.work, p.met, c.met)
+		}
+	}
+}
