@@ -10,6 +10,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/cputime"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // BenchmarkFisherIter_C100n7k7d300 times one outer iteration of E-FDDL and
@@ -96,7 +97,14 @@ func BenchmarkGemmThreads(b *testing.B) {
 // core and on two (one-s/op, two-s/op), their ratio (two/one), and the
 // ratio of the sums of each iteration's shortest time over the ops
 // (two/one-min), which a machine loaded by other processes disturbs less.
+// It skips E-COPAR at C = 200 (minutes per iteration), on gonum the sizes
+// whose op takes over 20 s on OpenBLAS (E-COPAR from C = 100, the others
+// at C = 200), and, as it sets GOMAXPROCS itself, runs started with one
+// (go test -cpu 1), which would repeat a run with two.
 func BenchmarkScaleTwoCores(b *testing.B) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		b.Skip("sets GOMAXPROCS itself; run without -cpu 1")
+	}
 	use := func(procs int) {
 		runtime.GOMAXPROCS(procs)
 		lrsdl.SetOpenBLASThreads(procs)
@@ -109,6 +117,9 @@ func BenchmarkScaleTwoCores(b *testing.B) {
 		for _, s := range [][2]int{{10, 300}, {25, 300}, {50, 300}, {100, 300}, {200, 300}, {20, 300}, {20, 1000}, {20, 3000}, {20, 10000}} {
 			C, d := s[0], s[1]
 			b.Run(fmt.Sprintf("%s/C=%d/d=%d", m.name, C, d), func(b *testing.B) {
+				if m.name == "E-COPAR" && C >= 200 || kernels.PureGo() && (C >= 200 || m.name == "E-COPAR" && C >= 100) {
+					b.Skip("over 20 s per op on OpenBLAS (minutes for E-COPAR at C = 200)")
+				}
 				// Restored by each sub-benchmark: testing reports one that
 				// leaves GOMAXPROCS changed.
 				defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
