@@ -306,7 +306,7 @@ func (m *DLSI) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 		_, n := DtY.Dims()
 		Gc, Bc = G.Slice(a, b, a, b).(*mat.Dense), DtY.Slice(a, b, 0, n).(*mat.Dense)
 		X = mat.NewDense(b-a, n, nil)
-		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, m.Options.Lambda/2, core.LassoOptions{})
+		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, m.Options.Lambda/2, core.LassoOptions{ADMM: true})
 	})
 }
 

@@ -3,8 +3,6 @@ package methods
 import (
 	"context"
 	"fmt"
-	"github.com/lrsdl/lrsdl/core"
-	"math"
 	"strconv"
 	"testing"
 
@@ -232,8 +230,9 @@ func mustState(t *testing.T, m resumer) *lrsdl.State {
 	return s
 }
 
-// TestFisherScoresMatchReference checks the GC and LC scores against the
-// element-by-element loops they replaced (scoresRef), bit for bit.
+// TestFisherScoresMatchReference checks the GC scores against the
+// element-by-element loops they replaced (scoresRef), bit for bit
+// (TestLCScoresAreLassoMinima checks the LC scores).
 func TestFisherScoresMatchReference(t *testing.T) {
 	ctx := context.Background()
 	Y, labels, _ := lrsdlSynth(4, 10, 40, 3)
@@ -242,18 +241,16 @@ func TestFisherScoresMatchReference(t *testing.T) {
 		m := mk()
 		must(t, m.Fit(ctx, Y, labels))
 		f := fisherOf(m)
-		for _, lc := range []bool{false, true} {
-			p := mustParams(t, &LRSDLOptions{K0: 3})
-			p.lc, p.w, p.lambda = lc, 0.3, 0.02
-			Xb, err := f.codes(ctx, p, Yt)
-			must(t, err)
-			got, err := f.scores(ctx, p, Yt, Xb)
-			must(t, err)
-			want, err := scoresRef(f, ctx, p, Yt, Xb)
-			must(t, err)
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("%s lc=%v: scores differ from the reference", name, lc)
-			}
+		p := mustParams(t, &LRSDLOptions{K0: 3})
+		p.w, p.lambda = 0.3, 0.02
+		Xb, err := f.codes(ctx, p, Yt)
+		must(t, err)
+		got, err := f.scores(ctx, p, Yt, Xb)
+		must(t, err)
+		want, err := scoresRef(f, ctx, p, Yt, Xb)
+		must(t, err)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: GC scores differ from the reference", name)
 		}
 	}
 }
@@ -276,35 +273,6 @@ func scoresRef(f *fisherDL, ctx context.Context, p dlParams, Y mat.Matrix, Xb *m
 		}
 		a0, a1 := f.part.Block(c)
 		Dc := f.Db.Slice(0, d, a0, a1).(*mat.Dense)
-		if p.lc {
-			// [D_c D0] codes y itself.
-			Dcs, Yc := Dc, Yb
-			if k0 > 0 {
-				Dcs = mat.NewDense(d, a1-a0+k0, nil)
-				Dcs.Slice(0, d, 0, a1-a0).(*mat.Dense).Copy(Dc)
-				Dcs.Slice(0, d, a1-a0, a1-a0+k0).(*mat.Dense).Copy(f.Db.Slice(0, d, K, K+k0))
-				Yc = denseCopy(Y)
-			}
-			_, ka := Dcs.Dims()
-			A := mat.NewDense(ka, n, nil)
-			if err := core.Lasso(ctx, A, Dcs, Yc, p.lambda, core.LassoOptions{}); err != nil {
-				return nil, err
-			}
-			R.Reset()
-			R.Mul(Dcs, A)
-			R.Sub(Yc, &R)
-			for j := 0; j < n; j++ {
-				var r2, l1 float64
-				for i := 0; i < d; i++ {
-					r2 += R.At(i, j) * R.At(i, j)
-				}
-				for i := 0; i < ka; i++ {
-					l1 += math.Abs(A.At(i, j))
-				}
-				e[j*C+c] = 0.5*r2 + p.lambda*l1
-			}
-			continue
-		}
 		R.Reset()
 		R.Mul(Dc, Xb.Slice(a0, a1, 0, n))
 		R.Sub(Yb, &R)

@@ -469,7 +469,7 @@ func sharedDictPredict(ctx context.Context, D *mat.Dense, part core.Partition, c
 			return coparGather(Xall, idx, nil), Gc, Bc, nil
 		}
 		X = mat.NewDense(len(idx), n, nil)
-		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, lambda, core.LassoOptions{Restart: true})
+		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, lambda, core.LassoOptions{ADMM: true})
 	})
 }
 

@@ -153,43 +153,44 @@ func colSquares(s []float64, a blas64.General) {
 }
 
 // lcScores returns the LC scores e[j*C+c] of scores at coding weight lambda.
+// D̄ᵀD̄ and D̄ᵀY are formed once; class c codes on their rows of [D_c D0]
+// by the exact lasso path (core.LassoOptions.ADMM, as the GC codes), and
+// its residual comes from them (dlsiBlockResiduals), with no pass over
+// d×n data per class.
 func (f *fisherDL) lcScores(ctx context.Context, lambda float64, Y mat.Matrix) ([]float64, error) {
 	K, k0 := f.dims()
-	d, n := Y.Dims()
+	_, n := Y.Dims()
 	C := f.part.Blocks()
-	Yc := denseCopy(Y)
+	var G, B mat.Dense
+	G.Mul(f.Db.T(), f.Db)
+	core.MulTrans(&B, f.Db, Y)
+	yy := dlsiColSqNorms(Y)
 	e := make([]float64, n*C)
-	rs, l1 := make([]float64, n), make([]float64, n)
-	var R mat.Dense
+	r := make([]float64, n)
 	for c := 0; c < C; c++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		a0, a1 := f.part.Block(c)
-		// [D_c D0] codes y itself.
-		Dcs := f.Db.Slice(0, d, a0, a1).(*mat.Dense)
-		if k0 > 0 {
-			Dcs = mat.NewDense(d, a1-a0+k0, nil)
-			Dcs.Slice(0, d, 0, a1-a0).(*mat.Dense).Copy(f.Db.Slice(0, d, a0, a1))
-			Dcs.Slice(0, d, a1-a0, a1-a0+k0).(*mat.Dense).Copy(f.Db.Slice(0, d, K, K+k0))
+		idx := make([]int, 0, a1-a0+k0)
+		for i := a0; i < a1; i++ {
+			idx = append(idx, i)
 		}
-		_, ka := Dcs.Dims()
-		A := mat.NewDense(ka, n, nil)
-		if err := core.Lasso(ctx, A, Dcs, Yc, lambda, core.LassoOptions{}); err != nil {
+		for i := K; i < K+k0; i++ {
+			idx = append(idx, i)
+		}
+		Gc, Bc := coparGather(&G, idx, idx), coparGather(&B, idx, nil)
+		A := mat.NewDense(len(idx), n, nil)
+		if err := core.LassoGram(ctx, A, Gc, Bc, lambda, core.LassoOptions{ADMM: true}); err != nil {
 			return nil, err
 		}
-		R.Reset()
-		R.Mul(Dcs, A)
-		R.Sub(Yc, &R)
-		colSquares(rs, R.RawMatrix())
-		clear(l1)
-		for i := 0; i < ka; i++ {
-			for j, v := range A.RawRowView(i) {
-				l1[j] += math.Abs(v)
+		dlsiBlockResiduals(r, A, Gc, Bc, yy)
+		for j, v := range r {
+			var l1 float64
+			for i := range idx {
+				l1 += math.Abs(A.At(i, j))
 			}
-		}
-		for j := 0; j < n; j++ {
-			e[j*C+c] = 0.5*rs[j] + lambda*l1[j]
+			e[j*C+c] = 0.5*v + lambda*l1
 		}
 	}
 	return e, nil
