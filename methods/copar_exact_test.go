@@ -16,18 +16,18 @@ func coparXObjective(X, H, B *mat.Dense, lambda float64) float64 {
 	return 0.5*core.Dot(X, &HX) - core.Dot(B, X) + lambda*core.L1(X)
 }
 
-// TestCOPARUpdateXADMM checks COPAR-X by ADMM (coparUpdateX on a problem
-// where coparUseADMM holds, 2K > d) against each class's lasso solved by
+// TestCOPARUpdateXExact checks the exact COPAR-X (coparUpdateX on a problem
+// where coparUseExact holds, 2K > d) against each class's lasso solved by
 // FISTA to convergence (LassoGram, 10⁵ iterations, tolerance 1e-13): the
 // objective within 1e-7 relative and the codes within 1e-3 (H_c is
 // positive definite, so the minimiser is unique), from a zero and from a
 // warm start, one class's codes a view into a wider matrix.
-func TestCOPARUpdateXADMM(t *testing.T) {
+func TestCOPARUpdateXExact(t *testing.T) {
 	Ys, sp, part, D, _ := coparToyProblem(3, 4, 48, 10, 16, 8)
 	d, K := D.Dims()
 	N := sp.Len()
-	if !coparUseADMM(d, K, N) {
-		t.Fatalf("d=%d K=%d N=%d: coparUpdateX would not run ADMM", d, K, N)
+	if !coparUseExact(d, K, N) {
+		t.Fatalf("d=%d K=%d N=%d: coparUpdateX would not solve exactly", d, K, N)
 	}
 	const lambda = 0.01
 	var G, DtY mat.Dense
@@ -74,7 +74,7 @@ func TestCOPARUpdateXADMM(t *testing.T) {
 				t.Errorf("warm=%v, class %d: objective %.12g, FISTA's minimum %.12g", warm, c, got, ref)
 			}
 			if !mat.EqualApprox(X[c], want[c], 1e-3) {
-				t.Errorf("warm=%v, class %d: ADMM codes far from the minimiser", warm, c)
+				t.Errorf("warm=%v, class %d: codes far from the minimiser", warm, c)
 			}
 			if core.L1(want[c]) == 0 {
 				t.Errorf("class %d: minimiser is zero; the check is vacuous", c)
