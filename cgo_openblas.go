@@ -254,10 +254,10 @@ func split(work float64, count int) bool {
 
 // run computes the chunks of a split call: shared between the cores, or
 // in order on the calling goroutine with SetOpenBLASThreads(1). Shared,
-// the chunks go to whichever helpers of internal/parallel are idle, also
-// when the caller is one of several goroutines keeping the cores busy
-// (cross-validation folds, splits trained at once): a core that finishes
-// its own work early takes chunks of the others' products.
+// the chunks go to whichever helpers of internal/parallel are idle, except
+// while whole jobs (cross-validation fits, splits trained at once) keep
+// every core busy (parallel.Procs); once one ends, the others' products
+// are shared again.
 func run(count int, f func(int)) {
 	if policy.threads.Load() <= 1 {
 		for ch := 0; ch < count; ch++ {

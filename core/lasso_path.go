@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
@@ -43,7 +43,7 @@ func lassoPathCodes(ctx context.Context, X, G, B *mat.Dense, lambda float64, opt
 		maxIter = 100
 	}
 	chunks := (n + lassoPathChunk - 1) / lassoPathChunk
-	procs := min(runtime.GOMAXPROCS(0), chunks)
+	procs := min(parallel.Procs(), chunks)
 	work := make([]*lassoPath, procs)
 	failed := make([]bool, n)
 	cost := make([]float64, n) // the paths' multiply-adds (lassoPath.work)

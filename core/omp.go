@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
@@ -146,7 +146,7 @@ func BatchOMP(ctx context.Context, dst, G, B *mat.Dense, yy []float64, T int, to
 		}
 	}
 	chunks := (n + ompCtxEvery - 1) / ompCtxEvery
-	procs := min(runtime.GOMAXPROCS(0), chunks)
+	procs := min(parallel.Procs(), chunks)
 	if procs < 2 || float64(n)*float64(T)*float64(k) < ompParallelWork {
 		for c := 0; c < chunks; c++ {
 			if err := work.chunk(ctx, c, dst, g, B, yy, T, tol, n, work.ginv); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -494,7 +495,9 @@ func crossValidateRound(newClassifier NewFunc, jobs []cvJob, it int, keep bool, 
 		j, f := &jobs[i/k], i%k
 		fctx := withStage(j.ctx, func(s *Stage) { s.Fold = f + 1 })
 		var err error
-		accs[i], j.models[f], err = foldScores(fctx, newClassifier, j.models[f], j.tp, it, keep, pts, j.idx, trains[f], vals[f])
+		parallel.Job(func() {
+			accs[i], j.models[f], err = foldScores(fctx, newClassifier, j.models[f], j.tp, it, keep, pts, j.idx, trains[f], vals[f])
+		})
 		if err != nil {
 			return fmt.Errorf("cross-validation at %v, fold %d: %w", j.tp, f+1, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -227,13 +228,12 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 		if opts.Fit != nil {
 			opts.Fit(c, Stage{Split: i + 1, Splits: splits, Folds: opts.Folds, Params: best})
 		}
-		r, _, err := FitPredict(ctx, c, tr, te)
+		var r Run
+		parallel.Job(func() { r, _, err = FitPredict(ctx, c, tr, te) })
 		r.Params, r.CV = best, scores
 		return r, err
 	}
 	workers := min(max(opts.Parallel, 1), splits)
-	if workers > 1 {
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (

@@ -3,7 +3,6 @@ package methods
 import (
 	"context"
 	"math"
-	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -598,12 +597,12 @@ func forClasses(C, work int, f func(c int) error) error {
 }
 
 // classProcs is the number of goroutines for per-class work of work
-// multiply-adds in all: GOMAXPROCS from parallel.MinWork on, else 1.
+// multiply-adds in all: parallel.Procs() from parallel.MinWork on, else 1.
 func classProcs(work int) int {
 	if work < parallel.MinWork {
 		return 1
 	}
-	return runtime.GOMAXPROCS(0)
+	return parallel.Procs()
 }
 
 // lassoWork estimates the multiply-adds of core.Lasso on a d×k dictionary

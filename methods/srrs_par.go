@@ -1,11 +1,12 @@
 package methods
 
 import (
-	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/lrsdl/lrsdl/internal/parallel"
 )
 
 // srrsGemvMin is the least size m·n of a for which srrsGemv splits the
@@ -27,7 +28,7 @@ func srrsGemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector
 		n = a.Cols
 	}
 	h := n / 2 &^ 7
-	if a.Rows*a.Cols < srrsGemvMin || h == 0 || x.Inc != 1 || y.Inc != 1 || runtime.GOMAXPROCS(0) < 2 {
+	if a.Rows*a.Cols < srrsGemvMin || h == 0 || x.Inc != 1 || y.Inc != 1 || parallel.Procs() < 2 {
 		blas64.Gemv(t, alpha, a, x, beta, y)
 		return
 	}

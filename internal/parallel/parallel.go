@@ -152,7 +152,7 @@ const forMin = MinWork / 8
 // one; 8 alternated runs). It returns when every chunk is done. It does
 // not allocate once warm.
 func For(n int, t Task, work int) {
-	procs := runtime.GOMAXPROCS(0)
+	procs := Procs()
 	if n <= 1 || procs < 2 || work < forMin || work < MinWork && spinning.Load() == 0 {
 		for c := 0; c < n; c++ {
 			t.Do(c)
@@ -198,6 +198,30 @@ func For(n int, t Task, work int) {
 	}
 	b.finish()
 	b.release()
+}
+
+// jobs counts the goroutines running a whole job (Job) at the moment.
+var jobs atomic.Int32
+
+// Job runs f, a whole job such as one fit, counted among the jobs that
+// run at once (eval's splits and cross-validation fits trained side by
+// side). Jobs must not nest.
+func Job(f func()) {
+	jobs.Add(1)
+	defer jobs.Add(-1)
+	f()
+}
+
+// Procs returns how many goroutines work within a job may use: GOMAXPROCS,
+// or 1 while at least GOMAXPROCS jobs run, each then keeping a core busy,
+// so that handing chunks to helpers would only take turns with the other
+// jobs (For then runs every chunk on its caller, with the same result).
+func Procs() int {
+	p := runtime.GOMAXPROCS(0)
+	if int(jobs.Load()) >= p {
+		return 1
+	}
+	return p
 }
 
 // FreeList recycles values without allocating: Get returns a recycled

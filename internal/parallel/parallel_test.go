@@ -135,3 +135,30 @@ func TestForWakes(t *testing.T) {
 		}
 	}
 }
+
+// TestProcs checks that work within a job keeps every core while fewer
+// jobs than cores run, and one once they fill the cores.
+func TestProcs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	if p := Procs(); p != 2 {
+		t.Fatalf("no job: Procs() = %d, want 2", p)
+	}
+	Job(func() {
+		if p := Procs(); p != 2 {
+			t.Errorf("one job on two cores: Procs() = %d, want 2", p)
+		}
+		started, done := make(chan struct{}), make(chan struct{})
+		go Job(func() { close(started); <-done })
+		<-started
+		if p := Procs(); p != 1 {
+			t.Errorf("two jobs on two cores: Procs() = %d, want 1", p)
+		}
+		close(done)
+	})
+	for jobs.Load() != 0 {
+		runtime.Gosched()
+	}
+	if p := Procs(); p != 2 {
+		t.Errorf("after the jobs: Procs() = %d, want 2", p)
+	}
+}
