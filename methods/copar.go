@@ -192,13 +192,39 @@ func coparUseExact(d, K, N int) bool { return 2*K > d && K >= 64 && 4*N >= K }
 // COIL-100), FISTA's early-stopped codes to a better one.
 const coparFISTAOuter = 3
 
+// coparPathDensity is the largest fraction of non-zero codes from which
+// COPAR-X takes the lasso path (coparUpdateXExact) rather than ADMM. The
+// path's work grows with the square of the active atoms per sample, ADMM's
+// does not: on COIL-100 at its CV options the codes are 0.7–1 % non-zero
+// and the path takes 70–90 ms per X step, on Oxford Flower at k = 40,
+// λ = 0.001 they are 71–76 % and it takes 5.4 s, where ADMM fits in 35 s
+// against the path's 80 s (lrsdl train -data testdata/flower17-split1.mat
+// -method COPAR -params eta=0.01,k=40,lambda=0.001, both cores).
+const coparPathDensity = 0.1
+
+// coparDensity returns the fraction of non-zero entries of the codes X.
+func coparDensity(X []*mat.Dense) float64 {
+	var nz, n int
+	for _, x := range X {
+		r, c := x.Dims()
+		n += r * c
+		for i := 0; i < r; i++ {
+			for _, v := range x.RawRowView(i)[:c] {
+				if v != 0 {
+					nz++
+				}
+			}
+		}
+	}
+	return float64(nz) / float64(max(n, 1))
+}
+
 // coparUpdateXExact solves COPAR-X, min ½tr(XᵀH_cX) − tr(B_cᵀX) + λ‖X‖₁
 // for every class c (coparSystem), exactly: each sample's code by the
 // lasso path on H_c (core.LassoGram's ADMM option), the classes on up to
-// parallel.Procs() goroutines. The codes are sparse after the first outer
-// iterations (1–4 % non-zero on COIL-100), where ADMM on the K×K system
-// took a K×K×N product per iteration: a COIL-100 fit (K = 1010, N = 1000;
-// lrsdl train -data testdata/coil100-32x32.mat -method COPAR
+// parallel.Procs() goroutines. Where the codes are sparse (COIL-100) it
+// is far cheaper than coparUpdateXADMM's K×K×N product per iteration: a
+// COIL-100 fit (K = 1010, N = 1000; lrsdl train -data testdata/coil100-32x32.mat -method COPAR
 // -train-per-class 10 -params eta=0.01,k=10,lambda=0.01, one core) took
 // 47 s against ADMM's 81 s, final cost 19.9360 against 19.9358.
 func coparUpdateXExact(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, part core.Partition, sp core.Partition, lambda float64) error {
@@ -258,8 +284,9 @@ func coparHessian(H, G *mat.Dense, part core.Partition, c int) {
 // that halves the iterations to a lower cost. On COIL-100 (K = 1010,
 // d = 1024) every class stops at the iteration cap either way and restarts
 // raised the cost, so there, if exact and coparUseExact hold, COPAR-X runs
-// coparUpdateXExact instead. Fit sets exact after its first
-// coparFISTAOuter outer iterations; Cost never.
+// coparUpdateXExact where the codes it starts from are sparse, and
+// coparUpdateXADMM (FISTA only if that fails) where they are not. Fit sets
+// exact after its first coparFISTAOuter outer iterations; Cost never.
 func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Partition, Ys *mat.Dense, sp core.Partition, lambda float64, maxIter int, exact bool) error {
 	K := part.Len()
 	C := len(X)
@@ -272,7 +299,12 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	d, _ := D.Dims()
 	_, N := DtY.Dims()
 	if exact && coparUseExact(d, K, N) {
-		return coparUpdateXExact(ctx, X, &G, &DtY, part, sp, lambda)
+		if coparDensity(X) <= coparPathDensity {
+			return coparUpdateXExact(ctx, X, &G, &DtY, part, sp, lambda)
+		}
+		if ok, err := coparUpdateXADMM(ctx, X, &G, &DtY, part, sp, lambda); ok || err != nil {
+			return err
+		}
 	}
 	restart := 2*K <= d
 	// Row j of Wt, GWt, Zt and Bt is sample j; a class's rows start at its

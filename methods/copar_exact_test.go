@@ -87,3 +87,37 @@ func TestCOPARUpdateXExact(t *testing.T) {
 		}
 	}
 }
+
+// TestCOPARUpdateXSolversAgree checks coparUpdateXADMM and
+// coparUpdateXExact against each other from a zero start: both reach the
+// minimiser of every class's problem (H_c is positive definite).
+func TestCOPARUpdateXSolversAgree(t *testing.T) {
+	Ys, sp, part, D, _ := coparToyProblem(5, 4, 48, 10, 16, 8)
+	const lambda = 0.01
+	var G, DtY mat.Dense
+	G.Mul(D.T(), D)
+	core.MulTrans(&DtY, D, Ys)
+	_, K := D.Dims()
+	C := sp.Blocks()
+	Xa, Xp := make([]*mat.Dense, C), make([]*mat.Dense, C)
+	for c := range Xa {
+		Xa[c], Xp[c] = mat.NewDense(K, sp.Size(c), nil), mat.NewDense(K, sp.Size(c), nil)
+	}
+	if ok, err := coparUpdateXADMM(context.Background(), Xa, &G, &DtY, part, sp, lambda); !ok || err != nil {
+		t.Fatalf("ADMM: ok %v, err %v", ok, err)
+	}
+	if err := coparUpdateXExact(context.Background(), Xp, &G, &DtY, part, sp, lambda); err != nil {
+		t.Fatal(err)
+	}
+	for c := range Xa {
+		if !mat.EqualApprox(Xa[c], Xp[c], 1e-3) {
+			t.Errorf("class %d: ADMM and path codes differ", c)
+		}
+		if core.L1(Xp[c]) == 0 {
+			t.Errorf("class %d: zero codes; the check is vacuous", c)
+		}
+	}
+	if d := coparDensity(Xp); d <= 0 || d > 1 {
+		t.Errorf("coparDensity = %v", d)
+	}
+}
