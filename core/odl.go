@@ -14,11 +14,26 @@ import (
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
-// DictObjective returns −2tr(EDᵀ) + tr(F·DᵀD).
+// DictObjective returns −2tr(EDᵀ) + tr(F·DᵀD), with the upper triangle
+// of G = DᵀD by Syrk (half Gemm's flops) and tr(F·G) = Σ_i F_ii G_ii +
+// Σ_{i<j} (F_ij + F_ji)·G_ij.
 func DictObjective(D, E, F *mat.Dense) float64 {
-	var dtd mat.Dense
-	dtd.Mul(D.T(), D)
-	return -2*Dot(E, D) + Dot(F, &dtd)
+	_, k := D.Dims()
+	if fr, fc := F.Dims(); fr != k || fc != k {
+		panic(mat.ErrShape)
+	}
+	g := blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: max(k, 1), Data: make([]float64, k*k)}
+	blas64.Syrk(blas.Trans, 1, D.RawMatrix(), 0, g)
+	f := F.RawMatrix()
+	var s float64
+	for i := 0; i < k; i++ {
+		row := g.Data[i*k : (i+1)*k]
+		s += f.Data[i*f.Stride+i] * row[i]
+		for j := i + 1; j < k; j++ {
+			s += (f.Data[i*f.Stride+j] + f.Data[j*f.Stride+i]) * row[j]
+		}
+	}
+	return -2*Dot(E, D) + s
 }
 
 // UpdateDictOptions controls UpdateDict. The zero value means the defaults.

@@ -192,3 +192,32 @@ func TestDictUpdaterAllocs(t *testing.T) {
 		t.Errorf("Update with a warm DictUpdater allocates %v times", n)
 	}
 }
+
+// TestDictObjective checks DictObjective against −2tr(EDᵀ) + tr(F·DᵀD)
+// formed by mat, for an F that is not symmetric, a wide D and a tall one.
+func TestDictObjective(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, sh := range [][2]int{{7, 12}, {30, 5}, {4, 1}} {
+		d, k := sh[0], sh[1]
+		D, E, F := randDenseObj(rng, d, k), randDenseObj(rng, d, k), randDenseObj(rng, k, k)
+		var dtd, fg mat.Dense
+		dtd.Mul(D.T(), D)
+		fg.Mul(F, &dtd)
+		var ed mat.Dense
+		ed.Mul(E, D.T())
+		want := -2*mat.Trace(&ed) + mat.Trace(&fg)
+		if got := DictObjective(D, E, F); math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Errorf("%v: DictObjective = %v, want %v", sh, got, want)
+		}
+	}
+}
+
+func randDenseObj(rng *rand.Rand, r, c int) *mat.Dense {
+	m := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			m.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return m
+}

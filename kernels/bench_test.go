@@ -224,3 +224,30 @@ func benchCompress(b *testing.B, K, N int, density float64) {
 		ws.compress(x, K*N)
 	}
 }
+
+// benchMulThin times c = a·b for a m×n and b n×k, by MulThin if thin and
+// by Gemm otherwise (the product mulDense would otherwise take).
+func benchMulThin(b *testing.B, thin bool, m, n, k int) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	a, x, c := randGeneral(rnd, m, n, 0), randGeneral(rnd, n, k, 0), randGeneral(rnd, m, k, 0)
+	w := make([]float64, n*k)
+	stop := startCPU(b)
+	for i := 0; i < b.N; i++ {
+		if thin {
+			MulThin(c, a, x, w)
+		} else {
+			Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, c)
+		}
+	}
+	stop()
+	reportGFLOPS(b, "GFLOP/s", 2*float64(m)*float64(n)*float64(k))
+}
+
+func BenchmarkMulThin_M1024N1024K10(b *testing.B)     { benchMulThin(b, true, 1024, 1024, 10) }
+func BenchmarkMulThinGemm_M1024N1024K10(b *testing.B) { benchMulThin(b, false, 1024, 1024, 10) }
+func BenchmarkMulThin_M1024N1024K20(b *testing.B)     { benchMulThin(b, true, 1024, 1024, 20) }
+func BenchmarkMulThinGemm_M1024N1024K20(b *testing.B) { benchMulThin(b, false, 1024, 1024, 20) }
+func BenchmarkMulThin_M10000N340K10(b *testing.B)     { benchMulThin(b, true, 10000, 340, 10) }
+func BenchmarkMulThinGemm_M10000N340K10(b *testing.B) { benchMulThin(b, false, 10000, 340, 10) }
+func BenchmarkMulThin_M300N300K7(b *testing.B)        { benchMulThin(b, true, 300, 300, 7) }
+func BenchmarkMulThinGemm_M300N300K7(b *testing.B)    { benchMulThin(b, false, 300, 300, 7) }

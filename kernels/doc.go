@@ -13,6 +13,8 @@
 //     A kept one sample a row; NonZeros counts non-zeros.
 //   - Gemm: blas64.Gemm split into fixed chunks of rows or columns of the
 //     result, each one Gemm call, shared between the cores.
+//   - MulThin: A·B for B of few columns by dot products that read A once
+//     (the Z step of E-DLSI-D and E-COPAR-D, ρN·V with N d×d).
 //   - ProxStep, SoftThreshold, BlockMeans: the fused FISTA step,
 //     soft-thresholding and per-class column means.
 //   - AddCombination: a weighted sum of rows added to a vector, skipping
@@ -20,7 +22,8 @@
 //
 // On amd64 with AVX, ProxStep and the four-axpy loop of AddCombination and
 // of the sparse path run assembly kernels that round exactly as their portable loops (build
-// tag noasm selects the loops everywhere).
+// tag noasm selects the loops everywhere); so does MulThin's dot kernel with
+// AVX and FMA, its loops fusing through math.FMA.
 //
 // Dense products go through gonum's blas64, so they run on whichever BLAS
 // the program installed with blas64.Use (see lrsdl.UseOpenBLAS). Gemm, the sparse kernels, the

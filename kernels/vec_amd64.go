@@ -14,6 +14,17 @@ var hasVec = func() bool {
 	return eax&6 == 6
 }()
 
+// hasFMA reports whether dot3x3Vec may run: hasVec and the CPU has FMA3.
+var hasFMA = func() bool {
+	_, _, c, _ := cpuid(1, 0)
+	return hasVec && c&(1<<12) != 0
+}()
+
+// dot3x3Vec is dot3x3 for n elements (a multiple of 4) with AVX and FMA.
+//
+//go:noescape
+func dot3x3Vec(a *float64, lda int, b0, b1, b2 *float64, n int, out *[9]float64)
+
 // proxVec is proxScalar for n elements (a multiple of 4) with AVX.
 //
 //go:noescape

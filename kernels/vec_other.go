@@ -2,7 +2,7 @@
 
 package kernels
 
-var hasVec = false
+var hasVec, hasFMA = false, false
 
 func proxVec(z, w, g *float64, n int, step, t, beta float64, acc *[12]float64) {
 	panic("kernels: no vector kernel")
@@ -17,5 +17,9 @@ func axpy1Vec(acc *float64, n int, v float64, a *float64) {
 }
 
 func countVec(cnt *int, row *float64, n int) int {
+	panic("kernels: no vector kernel")
+}
+
+func dot3x3Vec(a *float64, lda int, b0, b1, b2 *float64, n int, out *[9]float64) {
 	panic("kernels: no vector kernel")
 }

@@ -52,7 +52,14 @@ func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition) {
 	}
 	g.Db.Copy(Db)
 	db := Db.RawMatrix()
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, db, db, 0, g.G.RawMatrix())
+	// G = D̄ᵀD̄ by Syrk (half Gemm's flops), mirrored.
+	gr := g.G.RawMatrix()
+	blas64.Syrk(blas.Trans, 1, db, 0, blas64.Symmetric{Uplo: blas.Upper, N: kb, Data: gr.Data, Stride: gr.Stride})
+	for i := 1; i < kb; i++ {
+		for j := 0; j < i; j++ {
+			gr.Data[i*gr.Stride+j] = gr.Data[j*gr.Stride+i]
+		}
+	}
 	kernels.Gemm(blas.Trans, blas.NoTrans, 1, db, Y.RawMatrix(), 0, g.B.RawMatrix())
 	if g.y == y && len(g.ysq) == sp.Blocks() {
 		return

@@ -1,6 +1,8 @@
 package methods
 
 import (
+	"sync"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -13,7 +15,9 @@ import (
 // parallel.MinWork multiply-adds are shared between the cores in fixed
 // chunks, so the result does not depend on the number of cores. An empty
 // dst is sized; otherwise it must be len(a's rows)×len(b's columns) and
-// must not overlap a or b.
+// must not overlap a or b. An untransposed a of at least thinMinElems
+// elements times an untransposed b of at most thinMaxCols columns goes
+// through kernels.MulThin instead, which streams a once.
 func mulDense(dst *mat.Dense, a, b mat.Matrix) {
 	ta, ra := rawOf(a)
 	tb, rb := rawOf(b)
@@ -33,8 +37,30 @@ func mulDense(dst *mat.Dense, a, b mat.Matrix) {
 	} else if r, c := dst.Dims(); r != m || c != n {
 		panic(mat.ErrShape)
 	}
+	if ta == blas.NoTrans && tb == blas.NoTrans && n <= thinMaxCols && m*k >= thinMinElems {
+		w := thinWork.Get().(*[]float64)
+		if len(*w) < k*n {
+			*w = make([]float64, k*n)
+		}
+		kernels.MulThin(dst.RawMatrix(), ra, rb, *w)
+		thinWork.Put(w)
+		return
+	}
 	kernels.Gemm(ta, tb, 1, ra, rb, 0, dst.RawMatrix())
 }
+
+// thinMaxCols and thinMinElems bound the products mulDense computes by
+// kernels.MulThin: a out of the L2 cache (4 MB) and b of few columns. With
+// OpenBLAS on one core (cd kernels && go test -tags openblas -bench
+// MulThin), d×d times d×k at d = 1024 took 0.69× Gemm's time at k = 10 and
+// 1.0× at k = 20, 10000×340 times 340×10 0.69×; a 300×300 a in cache took
+// 1.4×.
+const (
+	thinMaxCols  = 12
+	thinMinElems = 1 << 19
+)
+
+var thinWork = sync.Pool{New: func() any { return new([]float64) }}
 
 // rawOf returns the storage of a *mat.Dense or of the *mat.Dense a
 // transposes, and whether it is transposed.
