@@ -16,7 +16,7 @@ import (
 func TestMulThin(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	rnd := rand.New(rand.NewPCG(21, 22))
-	for _, sh := range [][3]int{{1, 1, 1}, {4, 4, 3}, {5, 7, 1}, {9, 13, 2}, {130, 301, 10}, {1031, 258, 7}, {64, 0, 3}, {0, 5, 2}} {
+	for _, sh := range [][3]int{{1, 1, 1}, {4, 4, 3}, {5, 7, 1}, {9, 13, 2}, {130, 301, 10}, {1031, 258, 7}, {50, 33, 4}, {20, 21, 5}, {40, 17, 11}, {64, 0, 3}, {0, 5, 2}} {
 		m, n, k := sh[0], sh[1], sh[2]
 		a, b := randGeneral(rnd, m, n, pad), randGeneral(rnd, n, k, pad)
 		want := make([]float64, m*k)
