@@ -199,7 +199,7 @@ func TestDictObjective(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, sh := range [][2]int{{7, 12}, {30, 5}, {4, 1}} {
 		d, k := sh[0], sh[1]
-		D, E, F := randDenseObj(rng, d, k), randDenseObj(rng, d, k), randDenseObj(rng, k, k)
+		D, E, F := testutil.RandDense(rng, d, k), testutil.RandDense(rng, d, k), testutil.RandDense(rng, k, k)
 		var dtd, fg mat.Dense
 		dtd.Mul(D.T(), D)
 		fg.Mul(F, &dtd)
@@ -210,14 +210,4 @@ func TestDictObjective(t *testing.T) {
 			t.Errorf("%v: DictObjective = %v, want %v", sh, got, want)
 		}
 	}
-}
-
-func randDenseObj(rng *rand.Rand, r, c int) *mat.Dense {
-	m := mat.NewDense(r, c, nil)
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			m.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return m
 }
