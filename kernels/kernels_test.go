@@ -310,6 +310,7 @@ func TestAllocs(t *testing.T) {
 		ws := NewSparseWorkspace(K, N)
 		at := randGeneral(rnd, K, K, 0) // K×K at 1 %: SparseRowsMul's sparse path, split over cores
 		sparsify(rnd, at, 0.01)
+		thinB, thinC, thinW := randGeneral(rnd, N, 16, 0), randGeneral(rnd, K, 16, 0), make([]float64, N*16)
 		gemm := func(tA blas.Transpose, a, b, c blas64.General, beta float64) {
 			blas64.Gemm(tA, blas.NoTrans, 1, a, b, beta, c)
 		}
@@ -326,6 +327,7 @@ func TestAllocs(t *testing.T) {
 			{"SparseMul", func() { ws.Mul(dst, a, xs) }, nil},
 			{"SparseRowsMul", func() { SparseRowsMul(dst, at, x) }, nil},
 			{"NonZeros", func() { NonZeros(x) }, nil},
+			{"MulThin", func() { MulThin(thinC, x, thinB, thinW) }, nil},
 			{"MulM", func() { MulM(dst, a, x, p) }, func() { gemm(blas.NoTrans, a, x, dst, 0) }},
 			{"AtB", func() { AtB(dst, D, Y) }, func() { gemm(blas.Trans, D, Y, dst, 0) }},
 			{"DenseMul", func() { ws.Mul(dst, a, x) }, func() { gemm(blas.NoTrans, a, x, dst, 0) }},
