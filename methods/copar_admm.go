@@ -22,7 +22,9 @@ import (
 // testdata/flower17-split1.mat -method COPAR -params
 // eta=0.01,k=40,lambda=0.001) 25.9 s against 34.8 s, J 250.75459 against
 // 250.76108; the efficiency experiment's E-COPAR (C = 100, d = 300,
-// 15 iterations) 24.9 s against 29.3 s, J 4.05514 against 4.05544.
+// 15 iterations; make reproduce, section 2) J 4.05514 against 4.05544,
+// 1.42 s per iteration at 91cd367 against 1.85 s at 64ca680 (separate
+// runs, bench/results and git show d8d98dc:bench/results/RESULTS.md).
 const (
 	coparADMMRhoDiv  = 5
 	coparADMMMaxIter = 200

@@ -166,7 +166,7 @@ func (f *fisherDL) lcScores(ctx context.Context, lambda float64, Y mat.Matrix) (
 	core.MulTrans(&B, f.Db, Y)
 	yy := dlsiColSqNorms(Y)
 	e := make([]float64, n*C)
-	r := make([]float64, n)
+	r, l1 := make([]float64, n), make([]float64, n)
 	for c := 0; c < C; c++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -185,12 +185,14 @@ func (f *fisherDL) lcScores(ctx context.Context, lambda float64, Y mat.Matrix) (
 			return nil, err
 		}
 		dlsiBlockResiduals(r, A, Gc, Bc, yy)
-		for j, v := range r {
-			var l1 float64
-			for i := range idx {
-				l1 += math.Abs(A.At(i, j))
+		clear(l1)
+		for i := range idx {
+			for j, v := range A.RawRowView(i) {
+				l1[j] += math.Abs(v)
 			}
-			e[j*C+c] = 0.5*v + lambda*l1
+		}
+		for j, v := range r {
+			e[j*C+c] = 0.5*v + lambda*l1[j]
 		}
 	}
 	return e, nil
