@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -397,7 +398,7 @@ func (r *run) ntrain() error {
 		"section 3 (AR gender: Y_train; Oxford Flower: the %d per class of split 1 of the pool) and tested on its test set; "+
 		"the point at the section-3 size is split 1 of section 3 (the same training samples, options and seed). "+
 		"Methods need k ≤ n atoms per class: a cross-validated k above n, or the default k (20 or 25) below %d samples per class, is lowered to n. "+
-		"Half the method's time budget covers its curve.\n\n", r.cfg.NTrainSplit, r.cfg.FlPerClass, maxDefaultK)
+		"Half the method's time budget covers its curve. Points train %d at a time.\n\n", r.cfg.NTrainSplit, r.cfg.FlPerClass, maxDefaultK, max(r.cfg.Parallel, 1))
 	var plots []*plot.Plot
 	for _, ds := range []struct {
 		name, title string
@@ -412,33 +413,18 @@ func (r *run) ntrain() error {
 			fmt.Fprintf(&b, " %d |", n)
 		}
 		b.WriteString("\n|---|" + strings.Repeat("---:|", len(ds.sizes)) + "\n")
+		cells := r.ntrainCells(ds.name, ds.sizes, ds.perClass)
 		var series []report.Series
-		for _, m := range r.methods {
-			p, _ := r.chosenParams(ds.name, m, ds.perClass)
+		for i, m := range r.methods {
 			s := report.Series{Name: m}
 			fmt.Fprintf(&b, "| %s |", m)
-			ctx, cancel, err := r.context(r.budget(ds.name, m) / 2)
-			for _, n := range ds.sizes {
-				acc := 0.0
-				if run, ok := r.split1[ds.name+"/"+m]; ok && n == ds.perClass && r.cfg.NTrainSplit == 1 {
-					acc = run.Accuracy
+			for j, n := range ds.sizes {
+				if c := cells[i][j]; c.err != nil {
+					fmt.Fprintf(&b, " – (%v) |", c.err)
 				} else {
-					if err != nil {
-						fmt.Fprintf(&b, " – (%v) |", err)
-						continue
-					}
-					sum, _, err := r.evaluate(ctx, ds.name, m, ntrainParams(p, n), eval.SplitOptions{Splits: r.cfg.NTrainSplit, PerClass: n}, false)
-					if err != nil {
-						fmt.Fprintf(&b, " – (%v) |", err)
-						continue
-					}
-					acc = sum.MeanAcc
+					fmt.Fprintf(&b, " %.2f |", 100*c.acc)
+					s.X, s.Y = append(s.X, float64(n)), append(s.Y, 100*c.acc)
 				}
-				fmt.Fprintf(&b, " %.2f |", 100*acc)
-				s.X, s.Y = append(s.X, float64(n)), append(s.Y, 100*acc)
-			}
-			if cancel != nil {
-				cancel()
 			}
 			b.WriteString("\n")
 			if len(s.X) > 0 {
@@ -464,12 +450,81 @@ func (r *run) ntrain() error {
 	return nil
 }
 
+// ntrainCell is one point of the training-size curves: an accuracy or why
+// there is none.
+type ntrainCell struct {
+	acc float64
+	err error
+}
+
+// ntrainCells evaluates every method of r at every size on dataset, by
+// method then size; the point at the section-3 size perClass is split 1
+// of section 3. The evaluations train max(Parallel, 1) at a time, each a
+// job on one core while the others run; a method's budget (half its
+// section-3 budget) starts with its first evaluation.
+func (r *run) ntrainCells(dataset string, sizes []int, perClass int) [][]ntrainCell {
+	r.dataset(dataset) // load it before the workers read r's caches; an error is each evaluation's
+	type task struct{ i, j int }
+	type budget struct {
+		once   sync.Once
+		ctx    context.Context
+		cancel context.CancelFunc
+		err    error
+	}
+	cells := make([][]ntrainCell, len(r.methods))
+	budgets := make([]budget, len(r.methods))
+	params := make([]eval.Params, len(r.methods))
+	var tasks []task
+	for i, m := range r.methods {
+		params[i], _ = r.chosenParams(dataset, m, perClass)
+		cells[i] = make([]ntrainCell, len(sizes))
+		for j, n := range sizes {
+			if run, ok := r.split1[dataset+"/"+m]; ok && n == perClass && r.cfg.NTrainSplit == 1 {
+				cells[i][j].acc = run.Accuracy
+				continue
+			}
+			tasks = append(tasks, task{i, j})
+		}
+	}
+	next := make(chan task)
+	var wg sync.WaitGroup
+	for range max(r.cfg.Parallel, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range next {
+				m, n, bu := r.methods[t.i], sizes[t.j], &budgets[t.i]
+				bu.once.Do(func() { bu.ctx, bu.cancel, bu.err = r.context(r.budget(dataset, m) / 2) })
+				c := &cells[t.i][t.j]
+				if c.err = bu.err; c.err != nil {
+					continue
+				}
+				var sum *eval.Summary
+				if sum, _, c.err = r.evaluate(bu.ctx, dataset, m, ntrainParams(params[t.i], n), eval.SplitOptions{Splits: r.cfg.NTrainSplit, PerClass: n}, false); c.err == nil {
+					c.acc = sum.MeanAcc
+				}
+			}
+		}()
+	}
+	for _, t := range tasks {
+		next <- t
+	}
+	close(next)
+	wg.Wait()
+	for i := range budgets {
+		if budgets[i].cancel != nil {
+			budgets[i].cancel()
+		}
+	}
+	return cells
+}
+
 func (r *run) shared() error {
 	const perClass = 40
 	var b strings.Builder
 	fmt.Fprintf(&b, "AR gender, %d training samples per class, %d split(s) per point, other options at the methods' defaults.\n\n",
 		perClass, r.cfg.SharedSplit)
-	opts := eval.SplitOptions{Splits: r.cfg.SharedSplit, PerClass: perClass}
+	opts := eval.SplitOptions{Splits: r.cfg.SharedSplit, PerClass: perClass, Parallel: r.cfg.Parallel}
 	type curve struct {
 		name string
 		p    eval.Params

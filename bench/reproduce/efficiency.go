@@ -7,13 +7,16 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/report"
 )
@@ -71,34 +74,35 @@ func (r *run) efficiency() error {
 		{Name: "LRSDL (q=50)", Method: "LRSDL", Params: with("k0", float64(c.EffK), "x_iters", 50.0, "x_tol", 0.0)},
 	}
 	budget := c.EffBudget
-	for _, v := range r.variants {
-		m, err := methods.New(v.Method)
-		if err != nil {
-			v.Err = err
-			continue
-		}
-		if err := configure(m, v.Params); err != nil {
-			v.Err = err
-			continue
-		}
-		eval.SetProgress(m, func(p lrsdl.Progress) { v.Trace = append(v.Trace, p) })
-		ctx, cancel := context.WithTimeout(r.ctx, budget)
-		err = m.Fit(ctx, Y, labels)
-		cancel()
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			v.Err = err
-		}
-		logf("efficiency %s: %d iterations, %v/iteration, err %v", v.Name, len(v.Trace), v.perIter().Round(time.Millisecond), err)
+	// The algorithms train max(Parallel, 1) at a time, each a whole job
+	// (parallel.Job) and so on one core while the others run, as the
+	// splits of section 3.
+	workers := max(c.Parallel, 1)
+	next := make(chan *variant)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for v := range next {
+				r.efficiencyFit(v, Y, labels, budget)
+			}
+		}()
 	}
+	for _, v := range r.variants {
+		next <- v
+	}
+	close(next)
+	wg.Wait()
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Data: C=%d classes, d=%d, n=%d samples per class, k=%d atoms per class (k0=%d shared for COPAR and LRSDL), "+
-		"%d outer iterations, each algorithm stopped after %v at most. "+
+		"%d outer iterations, each algorithm stopped after %v at most; %d algorithms train at a time, each on one core while the others run. "+
 		"The paper uses random-face features of AR (C=100, d=300, n=k=7, 100 iterations); here the samples are "+
 		"random-face-like: unit-norm y = B_c·a + B_0·a0 + 0.1·e with Gaussian class bases B_c (d×4), a shared Gaussian basis B_0 (d×2) "+
 		"and Gaussian coefficients and noise (seed %d; `data.FaceLike`). "+
 		"Costs are each method's own cost function (Progress after every outer iteration); times include the initialisation.\n\n",
-		c.EffC, c.EffD, c.EffN, c.EffK, c.EffK, c.EffIters, budget, r.seed)
+		c.EffC, c.EffD, c.EffN, c.EffK, c.EffK, c.EffIters, budget, workers, r.seed)
 	fmt.Fprintf(&b, "| algorithm | iterations | final cost | total time (s) | time / iteration (s) |\n|---|---:|---:|---:|---:|\n")
 	for _, v := range r.variants {
 		if v.Err != nil {
@@ -239,4 +243,26 @@ func (r *run) complexity() error {
 	table("Table 2: one iteration of each method", report.Table2(), func(m string) string { return m })
 	r.md["complexity"] = b.String()
 	return nil
+}
+
+// efficiencyFit trains variant v on Y for at most budget, recording its
+// progress in v.Trace, as one job (parallel.Job).
+func (r *run) efficiencyFit(v *variant, Y *mat.Dense, labels []int, budget time.Duration) {
+	m, err := methods.New(v.Method)
+	if err != nil {
+		v.Err = err
+		return
+	}
+	if err := configure(m, v.Params); err != nil {
+		v.Err = err
+		return
+	}
+	eval.SetProgress(m, func(p lrsdl.Progress) { v.Trace = append(v.Trace, p) })
+	ctx, cancel := context.WithTimeout(r.ctx, budget)
+	parallel.Job(func() { err = m.Fit(ctx, Y, labels) })
+	cancel()
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		v.Err = err
+	}
+	logf("efficiency %s: %d iterations, %v/iteration, err %v", v.Name, len(v.Trace), v.perIter().Round(time.Millisecond), err)
 }
