@@ -399,7 +399,7 @@ func classSquares(dst []float64, Y *mat.Dense, sp core.Partition) []float64 {
 func (s *dlrdTrain) fitCost() lrsdl.Cost {
 	if !s.fitOK {
 		t := s.t
-		t.gc.update(t.Db, t.Y, t.sp)
+		t.gc.update(t.Db, t.Y, t.sp, t.K)
 		p := t.p
 		p.alpha = 0
 		s.fit, s.fitOK = lrsdlCost(p, t.sp, t.ap, t.Db, t.Xb, &t.gc), true

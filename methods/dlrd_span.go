@@ -88,7 +88,7 @@ func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool, nucOld
 	}
 	D := t.D()
 	// G = DᵀD and H = DᵀE = (DᵀY)·M(X)ᵀ from the cost's products.
-	t.gc.update(t.Db, t.Y, t.sp)
+	t.gc.update(t.Db, t.Y, t.sp, t.K)
 	H := mat.NewDense(t.K, t.K, nil)
 	t.dw.mulT(H, t.gc.B.Slice(0, t.K, 0, N).(*mat.Dense), t.mx())
 	Q1, V, C, ok := dictBasis(D, E, t.gc.G.Slice(0, t.K, 0, t.K).(*mat.Dense), H)

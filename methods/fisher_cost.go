@@ -17,20 +17,28 @@ import (
 
 // cost evaluates J̄ at the current D̄, X̄.
 func (t *train) cost() lrsdl.Cost {
-	t.gc.update(t.Db, t.Y, t.sp)
+	t.gc.update(t.Db, t.Y, t.sp, t.K)
 	return lrsdlCost(t.p, t.sp, t.ap, t.Db, t.Xb, &t.gc)
 }
 
 // gramCache holds the products of D̄ the cost needs: G = D̄ᵀD̄, B = D̄ᵀY and
 // ‖Y_c‖² per class, recomputed only when D̄ (compared by value) or Y
-// changes (‖Y_c‖² only when Y does).
+// changes (‖Y_c‖² only when Y does). For D̄ = [D D0] they come in two
+// parts, those of D (updateD) and then those involving D0, so that an
+// outer iteration can compute the first beside its D0 step; update always
+// computes them so, whether updateD ran first or not, with the same result.
 type gramCache struct {
-	Db   *mat.Dense // the D̄ they were computed for
-	y    *float64   // first element of the Y they were computed for
-	G, B *mat.Dense
-	ysq  []float64
-	W    *mat.Dense               // kb×N workspace
-	sw   *kernels.SparseWorkspace // G·X̄ for sparse X̄
+	Db *mat.Dense // the D̄ they were computed for
+	y  *float64   // first element of the Y they were computed for
+	// partial: only G's and B's rows of D are for Db's first columns and
+	// the Y whose first element yD points to (updateD); the rest is out of
+	// date.
+	partial bool
+	yD      *float64
+	G, B    *mat.Dense
+	ysq     []float64
+	W       *mat.Dense               // kb×N workspace
+	sw      *kernels.SparseWorkspace // G·X̄ for sparse X̄
 	// workspaces of lrsdlCost
 	mc     *mat.Dense // K×C class means
 	m      []float64  // mean of each row of X
@@ -39,29 +47,49 @@ type gramCache struct {
 	cj     costJob
 }
 
-func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition) {
-	d, N := Y.Dims()
-	_, kb := Db.Dims()
+// update makes G, B and ‖Y_c‖² those of Db, whose first K columns are D,
+// and Y.
+func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition, K int) {
 	y := &Y.RawMatrix().Data[0]
-	if g.Db != nil && g.y == y && mat.Equal(g.Db, Db) {
+	if !g.partial && g.Db != nil && g.y == y && mat.Equal(g.Db, Db) {
 		return
 	}
-	if g.Db == nil || g.G.RawMatrix().Rows != kb || g.B.RawMatrix().Cols != N || g.Db.RawMatrix().Rows != d {
-		*g = gramCache{Db: mat.NewDense(d, kb, nil), G: mat.NewDense(kb, kb, nil),
-			B: mat.NewDense(kb, N, nil), W: mat.NewDense(kb, N, nil), sw: kernels.NewSparseWorkspace(kb, N)}
+	d, kb := Db.Dims()
+	if !g.partial || g.yD != y || !mat.Equal(g.Db.Slice(0, d, 0, K), Db.Slice(0, d, 0, K)) {
+		g.updateD(Db, Y, K)
 	}
+	g.partial = false
 	g.Db.Copy(Db)
-	db := Db.RawMatrix()
-	// G = D̄ᵀD̄ by Syrk (half Gemm's flops), mirrored.
-	gr := g.G.RawMatrix()
-	blas64.Syrk(blas.Trans, 1, db, 0, blas64.Symmetric{Uplo: blas.Upper, N: kb, Data: gr.Data, Stride: gr.Stride})
+	// G's columns of D0, D̄ᵀD0, and B's rows of D0, D0ᵀY.
+	db, gr := Db.RawMatrix(), g.G.RawMatrix()
+	if kb > K {
+		D0 := sub(db, 0, d, K, kb)
+		kernels.Gemm(blas.Trans, blas.NoTrans, 1, db, D0, 0, sub(gr, 0, kb, K, kb))
+		kernels.Gemm(blas.Trans, blas.NoTrans, 1, D0, Y.RawMatrix(), 0, sub(g.B.RawMatrix(), K, kb, 0, g.B.RawMatrix().Cols))
+	}
 	symmetrize(g.G)
-	kernels.Gemm(blas.Trans, blas.NoTrans, 1, db, Y.RawMatrix(), 0, g.B.RawMatrix())
 	if g.y == y && len(g.ysq) == sp.Blocks() {
 		return
 	}
 	g.y = y
 	g.ysq = classSquares(g.ysq[:0], Y, sp)
+}
+
+// updateD sets G's and B's rows of D, Db's first K columns: the upper
+// triangle of DᵀD (by Syrk, half Gemm's flops) and DᵀY. The rest waits for
+// update.
+func (g *gramCache) updateD(Db, Y *mat.Dense, K int) {
+	d, N := Y.Dims()
+	_, kb := Db.Dims()
+	if g.Db == nil || g.G.RawMatrix().Rows != kb || g.B.RawMatrix().Cols != N || g.Db.RawMatrix().Rows != d {
+		*g = gramCache{Db: mat.NewDense(d, kb, nil), G: mat.NewDense(kb, kb, nil),
+			B: mat.NewDense(kb, N, nil), W: mat.NewDense(kb, N, nil), sw: kernels.NewSparseWorkspace(kb, N)}
+	}
+	g.partial, g.yD = true, &Y.RawMatrix().Data[0]
+	g.Db.Slice(0, d, 0, K).(*mat.Dense).Copy(Db.Slice(0, d, 0, K))
+	D, gr := sub(Db.RawMatrix(), 0, d, 0, K), g.G.RawMatrix()
+	blas64.Syrk(blas.Trans, 1, D, 0, blas64.Symmetric{Uplo: blas.Upper, N: K, Data: gr.Data, Stride: gr.Stride})
+	kernels.Gemm(blas.Trans, blas.NoTrans, 1, D, Y.RawMatrix(), 0, sub(g.B.RawMatrix(), 0, K, 0, N))
 }
 
 // lrsdlCost returns the terms of J̄_Y(D̄, X̄):

@@ -114,6 +114,9 @@ func (t *train) compact() *train {
 // outerStep is one outer iteration of Algorithm 2: X̄, D, then D0. It
 // returns J̄ at the new point.
 func (t *train) outerStep(ctx context.Context) (lrsdl.Cost, error) {
+	if t.overlaps() {
+		return t.outerStepOverlap(ctx)
+	}
 	if err := t.stepX(ctx); err != nil {
 		return lrsdl.Cost{}, err
 	}

@@ -40,9 +40,11 @@ type train struct {
 	fist0 core.FISTA
 	cur   lrsdl.Cost // cost at the current point when curOK
 	curOK bool
-	// before holds X̄ before the X step, restored if the step raises J̄.
-	before mat.Dense
-	db     dBufs
+	// before holds X̄ before the X step, restored if the step raises J̄
+	// (counted by reverts).
+	before  mat.Dense
+	reverts int
+	db      dBufs
 }
 
 // dBufs holds the matrices the D and D0 steps return or work in (M(X),
@@ -194,17 +196,22 @@ func (t *train) means() (*mat.Dense, []float64) {
 // with origX, by O-FDDL-X (one FISTA per class over its columns, the
 // others fixed).
 func (t *train) stepX(ctx context.Context) error {
-	if r, c := t.Xb.Dims(); t.before.IsEmpty() || t.before.RawMatrix().Rows != r || t.before.RawMatrix().Cols != c {
-		t.before.Reset()
-		t.before.ReuseAs(r, c)
-	}
-	t.before.Copy(t.Xb)
+	t.saveX()
 	old := t.current()
 	if err := t.solveX(ctx, t.Xb); err != nil {
 		return err
 	}
 	t.keepIfLower(old, func() { t.Xb.Copy(&t.before) }) // FISTA is not monotone
 	return nil
+}
+
+// saveX copies X̄ to t.before.
+func (t *train) saveX() {
+	if r, c := t.Xb.Dims(); t.before.IsEmpty() || t.before.RawMatrix().Rows != r || t.before.RawMatrix().Cols != c {
+		t.before.Reset()
+		t.before.ReuseAs(r, c)
+	}
+	t.before.Copy(t.Xb)
 }
 
 // current returns J̄ at the current point, evaluated once per change.
@@ -222,7 +229,7 @@ func (t *train) current() lrsdl.Cost {
 func (t *train) keepIfLower(old lrsdl.Cost, revert func()) {
 	p := t.p
 	p.eta, p.alpha = 0, 0
-	t.gc.update(t.Db, t.Y, t.sp)
+	t.gc.update(t.Db, t.Y, t.sp, t.K)
 	c := lrsdlCost(p, t.sp, t.ap, t.Db, t.Xb, &t.gc)
 	c.Total = 0
 	for i := range c.Terms {
@@ -234,6 +241,7 @@ func (t *train) keepIfLower(old lrsdl.Cost, revert func()) {
 	if c.Total > old.Total {
 		revert()
 		c = old
+		t.reverts++
 	}
 	t.cur, t.curOK = c, true
 }
@@ -241,8 +249,21 @@ func (t *train) keepIfLower(old lrsdl.Cost, revert func()) {
 // solveX runs the X step of stepX on Xb from its current value (no
 // keep-if-lower test).
 func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
+	if err := t.solveXJoint(ctx, Xb); err != nil || !t.exactX0() {
+		return err
+	}
+	return t.solveX0(ctx, Xb)
+}
+
+// exactX0 reports whether the X step ends with solveX0.
+func (t *train) exactX0() bool {
+	return t.k0 > 0 && !t.p.paperX && !t.p.plain && !t.p.origX
+}
+
+// solveXJoint is solveX without its solveX0.
+func (t *train) solveXJoint(ctx context.Context, Xb *mat.Dense) error {
 	s := &t.xs
-	t.gc.update(t.Db, t.Y, t.sp)
+	t.gc.update(t.Db, t.Y, t.sp, t.K)
 	s.setupFrom(t.Db, t.Y, t.sp, t.ap, t.p.lambda2, t.gc.G, t.gc.B)
 	L := s.lipschitz(&t.lip)
 	t.fist.MaxIter, t.fist.Tol, t.fist.Restart = t.p.xIters, t.p.xTol, true
@@ -265,13 +286,7 @@ func (t *train) solveX(ctx context.Context, Xb *mat.Dense) error {
 		} else {
 			_, err = t.fist.Solve(ctx, Xb, grad, L, t.p.lambda1, nil)
 		}
-		if err != nil {
-			return err
-		}
-		if t.k0 == 0 || t.p.paperX || t.p.plain {
-			return nil
-		}
-		return t.solveX0(ctx, Xb)
+		return err
 	}
 	kb, N := Xb.Dims()
 	for c := 0; c < t.sp.Blocks(); c++ {
@@ -492,22 +507,37 @@ func (t *train) stepD0(ctx context.Context) error {
 // when X is sparse enough (dWork.mulT): d·nnz(X) and K·nnz(X)
 // multiply-adds instead of d·K·N and K²·N.
 func (t *train) dProblem() (E, F *mat.Dense) {
+	E, F = t.dProblemX()
+	t.dProblemX0(E)
+	return E, F
+}
+
+// dProblemX sets M(X), F and the part Y·M(X)ᵀ of E, which do not depend
+// on X0 (dProblem).
+func (t *train) dProblemX() (E, F *mat.Dense) {
 	X, MX := t.X(), t.mx()
 	d, _ := t.Y.Dims()
 	E = reuse(&t.db.e, d, t.K)
 	t.dw.mulT(E, t.Y, MX)
-	if t.k0 > 0 { // Ȳ·M(X)ᵀ = Y·M(X)ᵀ − D0·(X0·M(X)ᵀ), no d×N product
-		XM := reuse(&t.db.xm, t.k0, t.K)
-		t.dw.mulT(XM, t.X0(), MX)
-		p := reuse(&t.db.p, d, t.K)
-		p.Mul(t.D0(), XM)
-		E.Sub(E, p)
-	}
 	F = reuse(&t.db.f, t.K, t.K)
 	t.dw.mulT(F, X, X)
 	symmetrize(F)
 	kernels.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
 	return E, F
+}
+
+// dProblemX0 completes E of dProblemX: Ȳ·M(X)ᵀ = Y·M(X)ᵀ − D0·(X0·M(X)ᵀ),
+// no d×N product.
+func (t *train) dProblemX0(E *mat.Dense) {
+	if t.k0 == 0 {
+		return
+	}
+	d, _ := t.Y.Dims()
+	XM := reuse(&t.db.xm, t.k0, t.K)
+	t.dw.mulT(XM, t.X0(), &t.db.mx)
+	p := reuse(&t.db.p, d, t.K)
+	p.Mul(t.D0(), XM)
+	E.Sub(E, p)
 }
 
 // dWork holds the workspace of the D update's products.

@@ -162,7 +162,7 @@ func TestX0StepGradient(t *testing.T) {
 	p := testParams()
 	tr := smallTrain(t, p, 3, 5, 12, 7)
 	h := randomCodes(tr, 4)
-	tr.gc.update(tr.Db, tr.Y, tr.sp)
+	tr.gc.update(tr.Db, tr.Y, tr.sp, tr.K)
 	var s x0step
 	s.setup(tr.gc.G.RawMatrix(), tr.gc.B.RawMatrix(), tr.X().RawMatrix(), tr.sp, tr.ap, p.lambda2)
 	X0 := tr.X0()
@@ -218,7 +218,7 @@ func TestSolveX0Exact(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		tr.gc.update(tr.Db, tr.Y, tr.sp)
+		tr.gc.update(tr.Db, tr.Y, tr.sp, tr.K)
 		var s x0step
 		s.setup(tr.gc.G.RawMatrix(), tr.gc.B.RawMatrix(), tr.X().RawMatrix(), tr.sp, tr.ap, p.lambda2)
 		X0 := mat.DenseCopyOf(tr.X0())
