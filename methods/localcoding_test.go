@@ -146,3 +146,46 @@ func TestLocalCodingPredictsSmallestResidual(t *testing.T) {
 		})
 	}
 }
+
+// TestLCPredictIsArgminOfScores checks lcPredict, which skips classes by a
+// least-squares bound, against the argmin of lcScores, which codes every
+// sample on every class, for FDDL and LRSDL with 12 classes, and that at
+// λ = 0.001, where the ℓ1 term adds little to the bound, it skipped most
+// pairs.
+func TestLCPredictIsArgminOfScores(t *testing.T) {
+	Y, labels, _ := lrsdlSynth(12, 15, 40, 7)
+	Yt, _, _ := lrsdlSynth(12, 20, 40, 8)
+	fddl := &FDDL{Options: FDDLOptions{K: 4, Lambda1: 0.01, Iters: 5, Seed: 2}}
+	lr := &LRSDL{Options: LRSDLOptions{K0: 3, FDDLOptions: fddl.Options}}
+	for _, m := range []lrsdl.Classifier{lr, fddl} {
+		if err := m.Fit(context.Background(), Y, labels); err != nil {
+			t.Fatal(err)
+		}
+		f := &fddl.dl
+		if m == lr {
+			f = &lr.dl
+		}
+		_, n := Yt.Dims()
+		C := f.part.Blocks()
+		for _, lambda := range []float64{0.001, 0.01, 0.1} {
+			e, err := f.lcScores(context.Background(), lambda, Yt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := f.argmin(e)
+			got, coded, err := f.lcPredict(context.Background(), lambda, Yt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range want {
+				if got[j] != want[j] {
+					t.Fatalf("%s λ=%v sample %d: lcPredict says class %d, the least LC score is class %d's", m.Name(), lambda, j, got[j], want[j])
+				}
+			}
+			t.Logf("%s λ=%v: coded %d of %d (sample, class) pairs", m.Name(), lambda, coded, n*C)
+			if coded < n || lambda == 0.001 && coded > n*C/2 {
+				t.Errorf("%s λ=%v: coded %d of %d pairs, want from %d to half", m.Name(), lambda, coded, n*C, n)
+			}
+		}
+	}
+}
