@@ -12,6 +12,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 func init() {
@@ -310,6 +311,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	if err != nil {
 		return err
 	}
+	var ws *kernels.SparseWorkspace
 	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		if err := run.Step(ctx); err != nil {
 			return lrsdl.Cost{}, err
@@ -317,7 +319,10 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 		if !wantCost {
 			return lrsdl.Cost{}, nil
 		}
-		return lcCost(Ysk, Gs, run.X, rows, names), nil
+		if ws == nil {
+			ws = kernels.NewSparseWorkspace(K, N)
+		}
+		return lcCost(Ysk, Gs, run.X, rows, names, ws), nil
 	})
 	l.info = fi
 	if err != nil {
@@ -476,12 +481,18 @@ func lcRows(ms []*mat.Dense) []int {
 }
 
 // lcCost splits ‖Ys − G·X‖²_F over the row blocks of the stack into the
-// named terms.
-func lcCost(Ys, G, X *mat.Dense, rows []int, names []string) lrsdl.Cost {
-	var R mat.Dense
-	R.Mul(G, X)
-	R.Sub(Ys, &R)
-	_, n := R.Dims()
+// named terms. G·X goes through ws (K×N, nil for a new one), over the
+// non-zeros of the OMP codes X: m·nnz(X) multiply-adds instead of m·K·N
+// for the m×K stack G.
+func lcCost(Ys, G, X *mat.Dense, rows []int, names []string, ws *kernels.SparseWorkspace) lrsdl.Cost {
+	m, _ := G.Dims()
+	K, n := X.Dims()
+	if ws == nil {
+		ws = kernels.NewSparseWorkspace(K, n)
+	}
+	R := mat.NewDense(m, n, nil)
+	ws.Mul(R.RawMatrix(), G.RawMatrix(), X.RawMatrix())
+	R.Sub(Ys, R)
 	var c lrsdl.Cost
 	for i := 0; i+1 < len(rows); i++ {
 		v := blSq(R.Slice(rows[i], rows[i+1], 0, n).(*mat.Dense))
@@ -548,7 +559,7 @@ func (l *lcksvd) cost(o *LCKSVDOptions, two bool, Y mat.Matrix, labels []int) (l
 	if err := core.OMP(context.Background(), X, G, Ysk, o.Sparsity, 0); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	return lcCost(Ysk, G, X, lcRows(parts), names), nil
+	return lcCost(Ysk, G, X, lcRows(parts), names, nil), nil
 }
 
 func (l *lcksvd) state(name string, o *LCKSVDOptions) (*lrsdl.State, error) {
