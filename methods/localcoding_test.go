@@ -37,6 +37,30 @@ func lassoMinimum(t *testing.T, D *mat.Dense, Y mat.Matrix, lambda float64) (hal
 	return half, l1
 }
 
+// lcModel is a trained LRSDL or FDDL.
+type lcModel interface {
+	Name() string
+	fisher() *fisherDL
+}
+
+func (m *LRSDL) fisher() *fisherDL { return &m.dl }
+func (m *FDDL) fisher() *fisherDL  { return &m.dl }
+
+// lcModels returns LRSDL (k0 = 3) and FDDL, 4 atoms per class, trained on
+// lrsdlSynth(C, n, d, seed).
+func lcModels(t *testing.T, C, n, d int, seed uint64) []lcModel {
+	t.Helper()
+	Y, labels, _ := lrsdlSynth(C, n, d, seed)
+	fddl := &FDDL{Options: FDDLOptions{K: 4, Lambda1: 0.01, Iters: 5, Seed: 2}}
+	lr := &LRSDL{Options: LRSDLOptions{K0: 3, FDDLOptions: fddl.Options}}
+	for _, m := range []lrsdl.Classifier{lr, fddl} {
+		if err := m.Fit(context.Background(), Y, labels); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return []lcModel{lr, fddl}
+}
+
 // columns returns the columns idx of a.
 func columns(a *mat.Dense, idx []int) *mat.Dense {
 	d, _ := a.Dims()
@@ -50,18 +74,9 @@ func columns(a *mat.Dense, idx []int) *mat.Dense {
 // TestLCScoresAreLassoMinima checks that the LC score of a sample and class
 // is the minimum of its lasso on [D_c D0] (on D_c alone for FDDL).
 func TestLCScoresAreLassoMinima(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 20, 30, 5)
 	Yt, _, _ := lrsdlSynth(3, 10, 30, 6)
-	fddl := &FDDL{Options: FDDLOptions{K: 4, Lambda1: 0.01, Iters: 5, Seed: 2}}
-	lr := &LRSDL{Options: LRSDLOptions{K0: 3, FDDLOptions: fddl.Options}}
-	for _, m := range []lrsdl.Classifier{lr, fddl} {
-		if err := m.Fit(context.Background(), Y, labels); err != nil {
-			t.Fatal(err)
-		}
-		f := &fddl.dl
-		if m == lr {
-			f = &lr.dl
-		}
+	for _, m := range lcModels(t, 3, 20, 30, 5) {
+		f := m.fisher()
 		K, k0 := f.dims()
 		for _, lambda := range []float64{0.001, 0.01, 0.05} {
 			e, err := f.lcScores(context.Background(), lambda, Yt)
@@ -153,18 +168,9 @@ func TestLocalCodingPredictsSmallestResidual(t *testing.T) {
 // λ = 0.001, where the ℓ1 term adds little to the bound, it skipped most
 // pairs.
 func TestLCPredictIsArgminOfScores(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(12, 15, 40, 7)
 	Yt, _, _ := lrsdlSynth(12, 20, 40, 8)
-	fddl := &FDDL{Options: FDDLOptions{K: 4, Lambda1: 0.01, Iters: 5, Seed: 2}}
-	lr := &LRSDL{Options: LRSDLOptions{K0: 3, FDDLOptions: fddl.Options}}
-	for _, m := range []lrsdl.Classifier{lr, fddl} {
-		if err := m.Fit(context.Background(), Y, labels); err != nil {
-			t.Fatal(err)
-		}
-		f := &fddl.dl
-		if m == lr {
-			f = &lr.dl
-		}
+	for _, m := range lcModels(t, 12, 15, 40, 7) {
+		f := m.fisher()
 		_, n := Yt.Dims()
 		C := f.part.Blocks()
 		for _, lambda := range []float64{0.001, 0.01, 0.1} {

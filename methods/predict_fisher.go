@@ -160,28 +160,17 @@ func colSquares(s []float64, a blas64.General) {
 // its residual comes from them (dlsiBlockResiduals), with no pass over
 // d×n data per class.
 func (f *fisherDL) lcScores(ctx context.Context, lambda float64, Y mat.Matrix) ([]float64, error) {
-	K, k0 := f.dims()
 	_, n := Y.Dims()
 	C := f.part.Blocks()
-	var G, B mat.Dense
-	G.Mul(f.Db.T(), f.Db)
-	core.MulTrans(&B, f.Db, Y)
-	yy := dlsiColSqNorms(Y)
+	G, B, yy := f.lcProducts(Y)
 	e := make([]float64, n*C)
 	r, l1 := make([]float64, n), make([]float64, n)
 	for c := 0; c < C; c++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		a0, a1 := f.part.Block(c)
-		idx := make([]int, 0, a1-a0+k0)
-		for i := a0; i < a1; i++ {
-			idx = append(idx, i)
-		}
-		for i := K; i < K+k0; i++ {
-			idx = append(idx, i)
-		}
-		Gc, Bc := coparGather(&G, idx, idx), coparGather(&B, idx, nil)
+		idx := f.lcAtoms(c)
+		Gc, Bc := coparGather(G, idx, idx), coparGather(B, idx, nil)
 		A := mat.NewDense(len(idx), n, nil)
 		if err := core.LassoGram(ctx, A, Gc, Bc, lambda, core.LassoOptions{ADMM: true}); err != nil {
 			return nil, err
@@ -198,6 +187,29 @@ func (f *fisherDL) lcScores(ctx context.Context, lambda float64, Y mat.Matrix) (
 		}
 	}
 	return e, nil
+}
+
+// lcProducts returns D̄ᵀD̄, D̄ᵀY and the squared norms of Y's columns, the
+// products local coding takes every class's from.
+func (f *fisherDL) lcProducts(Y mat.Matrix) (G, B *mat.Dense, yy []float64) {
+	G, B = new(mat.Dense), new(mat.Dense)
+	G.Mul(f.Db.T(), f.Db)
+	core.MulTrans(B, f.Db, Y)
+	return G, B, dlsiColSqNorms(Y)
+}
+
+// lcAtoms returns the atoms class c codes on locally: D_c's, then D0's.
+func (f *fisherDL) lcAtoms(c int) []int {
+	K, k0 := f.dims()
+	a0, a1 := f.part.Block(c)
+	idx := make([]int, 0, a1-a0+k0)
+	for i := a0; i < a1; i++ {
+		idx = append(idx, i)
+	}
+	for i := K; i < K+k0; i++ {
+		idx = append(idx, i)
+	}
+	return idx
 }
 
 // lcBoundCond is the largest condition number of G_II for which lcPredict
@@ -222,10 +234,7 @@ func (f *fisherDL) lcPredict(ctx context.Context, lambda float64, Y mat.Matrix) 
 	K, k0 := f.dims()
 	_, n := Y.Dims()
 	C := f.part.Blocks()
-	var G, B mat.Dense
-	G.Mul(f.Db.T(), f.Db)
-	core.MulTrans(&B, f.Db, Y)
-	yy := dlsiColSqNorms(Y)
+	G, B, yy := f.lcProducts(Y)
 	type class struct{ G, B *mat.Dense }
 	cls := make([]class, C)
 	lb := make([]float64, n*C) // lb[j*C+c]
@@ -235,16 +244,9 @@ func (f *fisherDL) lcPredict(ctx context.Context, lambda float64, Y mat.Matrix) 
 		work += (a1 - a0 + k0) * (a1 - a0 + k0) * n
 	}
 	err := forClasses(C, work, func(c int) error {
-		a0, a1 := f.part.Block(c)
-		idx := make([]int, 0, a1-a0+k0)
-		for i := a0; i < a1; i++ {
-			idx = append(idx, i)
-		}
-		for i := K; i < K+k0; i++ {
-			idx = append(idx, i)
-		}
+		idx := f.lcAtoms(c)
 		q := &cls[c]
-		q.G, q.B = coparGather(&G, idx, idx), coparGather(&B, idx, nil)
+		q.G, q.B = coparGather(G, idx, idx), coparGather(B, idx, nil)
 		var ch mat.Cholesky
 		if !ch.Factorize(mat.NewSymDense(len(idx), q.G.RawMatrix().Data)) || ch.Cond() > lcBoundCond {
 			for j := 0; j < n; j++ {
@@ -582,11 +584,18 @@ func tune(ctx context.Context, opts fisherOptions, Y mat.Matrix, labels []int, o
 				if !q.lc {
 					q.w = ws[wi]
 				}
-				e, err := m.scores(ctx, q, Yv, Xb)
+				var pred []int
+				if q.lc {
+					pred, _, err = m.lcPredict(ctx, q.lambda, Yv)
+				} else {
+					var e []float64
+					e, err = m.scores(ctx, q, Yv, Xb)
+					pred = m.argmin(e)
+				}
 				if err != nil {
 					return r, err
 				}
-				for j, pl := range m.argmin(e) {
+				for j, pl := range pred {
 					if pl == lv[j] {
 						correct[li*(len(ws)+1)+wi]++
 					}
