@@ -311,7 +311,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	if err != nil {
 		return err
 	}
-	var ws *kernels.SparseWorkspace
+	var cw lcCostWork
 	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		if err := run.Step(ctx); err != nil {
 			return lrsdl.Cost{}, err
@@ -319,10 +319,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 		if !wantCost {
 			return lrsdl.Cost{}, nil
 		}
-		if ws == nil {
-			ws = kernels.NewSparseWorkspace(K, N)
-		}
-		return lcCost(Ysk, Gs, run.X, rows, names, ws), nil
+		return cw.cost(Ysk, Gs, run.X, rows, names), nil
 	})
 	l.info = fi
 	if err != nil {
@@ -480,18 +477,31 @@ func lcRows(ms []*mat.Dense) []int {
 	return rows
 }
 
+// lcCostWork holds lcCost's workspaces, reused while their sizes hold.
+type lcCostWork struct {
+	ws *kernels.SparseWorkspace
+	r  mat.Dense
+}
+
 // lcCost splits ‖Ys − G·X‖²_F over the row blocks of the stack into the
-// named terms. G·X goes through ws (K×N, nil for a new one), over the
-// non-zeros of the OMP codes X: m·nnz(X) multiply-adds instead of m·K·N
-// for the m×K stack G.
-func lcCost(Ys, G, X *mat.Dense, rows []int, names []string, ws *kernels.SparseWorkspace) lrsdl.Cost {
+// named terms.
+func lcCost(Ys, G, X *mat.Dense, rows []int, names []string) lrsdl.Cost {
+	var w lcCostWork
+	return w.cost(Ys, G, X, rows, names)
+}
+
+// cost is lcCost in w's workspaces. G·X goes over the non-zeros of the OMP
+// codes X: m·nnz(X) multiply-adds instead of m·K·N for the m×K stack G.
+func (w *lcCostWork) cost(Ys, G, X *mat.Dense, rows []int, names []string) lrsdl.Cost {
 	m, _ := G.Dims()
 	K, n := X.Dims()
-	if ws == nil {
-		ws = kernels.NewSparseWorkspace(K, n)
+	if w.ws == nil {
+		w.ws = kernels.NewSparseWorkspace(K, n)
+	} else if k, c := w.ws.Dims(); k != K || c != n {
+		w.ws = kernels.NewSparseWorkspace(K, n)
 	}
-	R := mat.NewDense(m, n, nil)
-	ws.Mul(R.RawMatrix(), G.RawMatrix(), X.RawMatrix())
+	R := reuse(&w.r, m, n)
+	w.ws.Mul(R.RawMatrix(), G.RawMatrix(), X.RawMatrix())
 	R.Sub(Ys, R)
 	var c lrsdl.Cost
 	for i := 0; i+1 < len(rows); i++ {
@@ -559,7 +569,7 @@ func (l *lcksvd) cost(o *LCKSVDOptions, two bool, Y mat.Matrix, labels []int) (l
 	if err := core.OMP(context.Background(), X, G, Ysk, o.Sparsity, 0); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	return lcCost(Ysk, G, X, lcRows(parts), names, nil), nil
+	return lcCost(Ysk, G, X, lcRows(parts), names), nil
 }
 
 func (l *lcksvd) state(name string, o *LCKSVDOptions) (*lrsdl.State, error) {

@@ -270,8 +270,8 @@ func TestLCKSVDReducedLabelBlock(t *testing.T) {
 		t.Errorf("W differs")
 	}
 	// The label terms agree too.
-	cf := lcCost(Yf, Gf, Xf, []int{0, d, d + K, d + K + C}, []string{"fidelity", "label", "classification"}, nil)
-	cr := lcCost(Yr, Gr, Xr, []int{0, d, d + C, d + 2*C}, []string{"fidelity", "label", "classification"}, nil)
+	cf := lcCost(Yf, Gf, Xf, []int{0, d, d + K, d + K + C}, []string{"fidelity", "label", "classification"})
+	cr := lcCost(Yr, Gr, Xr, []int{0, d, d + C, d + 2*C}, []string{"fidelity", "label", "classification"})
 	for i := range cf.Terms {
 		if a, b := cf.Terms[i].Value, cr.Terms[i].Value; math.Abs(a-b) > 1e-9*math.Abs(a) {
 			t.Errorf("%s term %g, reduced %g", cf.Terms[i].Name, a, b)

@@ -212,20 +212,24 @@ func (f *fisherDL) lcAtoms(c int) []int {
 	return idx
 }
 
-// lcBoundCond is the largest condition number of G_II for which lcPredict
-// bounds class c's scores: the bound's rounding error, about
-// cond(G_II)·1e-16·‖y‖², stays well below its 1e-9‖y‖² margin.
+// lcBoundCond is the largest condition number of G_II + 2μI for which
+// lcPredict bounds class c's scores: the bound's rounding error, about
+// cond·1e-16·‖y‖², stays well below its 1e-9‖y‖² margin.
 const lcBoundCond = 1e6
 
 // lcPredict returns the user label of the least LC score of each column of
 // Y at coding weight lambda, as f.argmin(lcScores) (the first class of
 // equal scores), and how many (column, class) pairs it coded, without
-// coding every column on every class. Class c's score is at least the
-// least-squares residual on its atoms I = [D_c D0],
+// coding every column on every class. Class c's score is at least a ridge
+// residual on its atoms I = [D_c D0]: the lasso code x* has λ‖x*‖₁ ≤ ½‖y‖²
+// (x = 0 scores that), so ‖x*‖₂ ≤ R = ‖y‖²/(2λ) and λ‖x*‖₁ ≥ (λ/R)‖x*‖₂²,
+// and for any μ ≤ λ/R
 //
-//	e_c ≥ ½(‖y‖² − b_Iᵀ·G_II⁻¹·b_I),  b = D̄ᵀy, G = D̄ᵀD̄,
+//	e_c ≥ min_x ½‖y − D_I·x‖² + μ‖x‖² = ½(‖y‖² − b_Iᵀ(G_II + 2μI)⁻¹b_I),
 //
-// so every column codes on its classes in increasing order of that bound,
+// with b = D̄ᵀy, G = D̄ᵀD̄ and one μ = 2λ²/max‖y‖² for all columns. The
+// ridge keeps the bound where G_II is singular (LRSDL's low-rank D0). So
+// every column codes on its classes in increasing order of that bound,
 // in rounds (one core.LassoGram per class over the columns whose turn it
 // is), until the next bound is above its least score so far by more than
 // 1e-9‖y‖², which rounding in the bounds cannot reach. On COIL-100 (100
@@ -243,18 +247,26 @@ func (f *fisherDL) lcPredict(ctx context.Context, lambda float64, Y mat.Matrix) 
 		a0, a1 := f.part.Block(c)
 		work += (a1 - a0 + k0) * (a1 - a0 + k0) * n
 	}
+	mu := 2 * lambda * lambda / max(slices.Max(yy), math.SmallestNonzeroFloat64)
 	err := forClasses(C, work, func(c int) error {
 		idx := f.lcAtoms(c)
 		q := &cls[c]
 		q.G, q.B = coparGather(G, idx, idx), coparGather(B, idx, nil)
+		S := mat.NewSymDense(len(idx), nil)
+		for i := range idx {
+			for j := i; j < len(idx); j++ {
+				S.SetSym(i, j, q.G.At(i, j))
+			}
+			S.SetSym(i, i, S.At(i, i)+2*mu)
+		}
 		var ch mat.Cholesky
-		if !ch.Factorize(mat.NewSymDense(len(idx), q.G.RawMatrix().Data)) || ch.Cond() > lcBoundCond {
+		if !ch.Factorize(S) || ch.Cond() > lcBoundCond {
 			for j := 0; j < n; j++ {
 				lb[j*C+c] = math.Inf(-1) // no bound: always coded
 			}
 			return nil
 		}
-		// Z = U⁻ᵀB_I with G_II = UᵀU, so ‖z_j‖² = b_jᵀG_II⁻¹b_j.
+		// Z = U⁻ᵀB_I with G_II + 2μI = UᵀU, so ‖z_j‖² = b_jᵀ(G_II + 2μI)⁻¹b_j.
 		var u mat.TriDense
 		ch.UTo(&u)
 		Z := mat.DenseCopyOf(q.B)

@@ -16,6 +16,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/report"
 	"github.com/lrsdl/lrsdl/split"
@@ -486,31 +487,20 @@ func (r *run) ntrainCells(dataset string, sizes []int, perClass int) [][]ntrainC
 			tasks = append(tasks, task{i, j})
 		}
 	}
-	next := make(chan task)
-	var wg sync.WaitGroup
-	for range max(r.cfg.Parallel, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range next {
-				m, n, bu := r.methods[t.i], sizes[t.j], &budgets[t.i]
-				bu.once.Do(func() { bu.ctx, bu.cancel, bu.err = r.context(r.budget(dataset, m) / 2) })
-				c := &cells[t.i][t.j]
-				if c.err = bu.err; c.err != nil {
-					continue
-				}
-				var sum *eval.Summary
-				if sum, _, c.err = r.evaluate(bu.ctx, dataset, m, ntrainParams(params[t.i], n), eval.SplitOptions{Splits: r.cfg.NTrainSplit, PerClass: n}, false); c.err == nil {
-					c.acc = sum.MeanAcc
-				}
-			}
-		}()
-	}
-	for _, t := range tasks {
-		next <- t
-	}
-	close(next)
-	wg.Wait()
+	core.ForEach(len(tasks), max(r.cfg.Parallel, 1), func(_, q int) error {
+		t := tasks[q]
+		m, n, bu := r.methods[t.i], sizes[t.j], &budgets[t.i]
+		bu.once.Do(func() { bu.ctx, bu.cancel, bu.err = r.context(r.budget(dataset, m) / 2) })
+		c := &cells[t.i][t.j]
+		if c.err = bu.err; c.err != nil {
+			return nil
+		}
+		var sum *eval.Summary
+		if sum, _, c.err = r.evaluate(bu.ctx, dataset, m, ntrainParams(params[t.i], n), eval.SplitOptions{Splits: r.cfg.NTrainSplit, PerClass: n}, false); c.err == nil {
+			c.acc = sum.MeanAcc
+		}
+		return nil
+	})
 	for i := range budgets {
 		if budgets[i].cancel != nil {
 			budgets[i].cancel()

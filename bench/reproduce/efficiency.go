@@ -7,13 +7,13 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/internal/parallel"
@@ -78,22 +78,10 @@ func (r *run) efficiency() error {
 	// (parallel.Job) and so on one core while the others run, as the
 	// splits of section 3.
 	workers := max(c.Parallel, 1)
-	next := make(chan *variant)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for v := range next {
-				r.efficiencyFit(v, Y, labels, budget)
-			}
-		}()
-	}
-	for _, v := range r.variants {
-		next <- v
-	}
-	close(next)
-	wg.Wait()
+	core.ForEach(len(r.variants), workers, func(_, i int) error {
+		r.efficiencyFit(r.variants[i], Y, labels, budget)
+		return nil
+	})
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Data: C=%d classes, d=%d, n=%d samples per class, k=%d atoms per class (k0=%d shared for COPAR and LRSDL), "+
