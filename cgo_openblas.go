@@ -160,31 +160,45 @@ func (l Level3) Dsyr2k(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, 
 // Dtrmm is netlib's Dtrmm, split from GemmThreadsMin (m·m·n/2 or m·n·n/2)
 // multiply-adds on.
 func (l Level3) Dtrmm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
-	l.triangular(l.Implementation.Dtrmm, s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+	l.triangular(false, s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 }
 
 // Dtrsm is netlib's Dtrsm, split from GemmThreadsMin (m·m·n/2 or m·n·n/2)
 // multiply-adds on.
 func (l Level3) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
-	l.triangular(l.Implementation.Dtrsm, s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+	l.triangular(true, s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 }
 
-// triangular runs Dtrmm or Dtrsm f, split by columns (Left) or rows
+// triangular runs Dtrsm (solve) or Dtrmm, split by columns (Left) or rows
 // (Right) of B.
-func (l Level3) triangular(f func(blas.Side, blas.Uplo, blas.Transpose, blas.Diag, int, int, float64, []float64, int, []float64, int),
-	s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+func (l Level3) triangular(solve bool, s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
 	order, free := sides(s, m, n)
 	size, count := parallel.Chunks(free)
 	if !split(float64(m)*float64(n)*float64(order)/2, count) {
-		f(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+		l.call(solve, s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
+	l.splitTriangular(solve, s, ul, tA, d, m, n, alpha, a, lda, b, ldb, size, count, free)
+}
+
+// call is netlib's Dtrsm (solve) or Dtrmm.
+func (l Level3) call(solve bool, s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+	if solve {
+		l.Implementation.Dtrsm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+	} else {
+		l.Implementation.Dtrmm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+	}
+}
+
+// splitTriangular is triangular's split call, apart so that a call that
+// is not split does not allocate the closure's captures.
+func (l Level3) splitTriangular(solve bool, s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, size, count, free int) {
 	run(count, func(ch int) {
 		lo, hi := ch*size, min((ch+1)*size, free)
 		if s == blas.Left {
-			f(s, ul, tA, d, m, hi-lo, alpha, a, lda, b[lo:], ldb)
+			l.call(solve, s, ul, tA, d, m, hi-lo, alpha, a, lda, b[lo:], ldb)
 		} else {
-			f(s, ul, tA, d, hi-lo, n, alpha, a, lda, b[lo*ldb:], ldb)
+			l.call(solve, s, ul, tA, d, hi-lo, n, alpha, a, lda, b[lo*ldb:], ldb)
 		}
 	})
 }

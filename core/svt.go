@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -22,12 +23,29 @@ import (
 // the result. dst may be a; an empty dst is resized. When a is not finite
 // it returns an error wrapping ErrNotFinite and leaves dst unset.
 func SVT(dst, a *mat.Dense, tau float64) (int, error) {
+	var w SVTWorkspace
+	return w.SVT(dst, a, tau)
+}
+
+// SVTWorkspace computes SVT and NuclearNorm with its work matrices kept
+// between calls: for tall a (at least twice as many rows as columns) a
+// warm call at the same shape does not allocate. The results are those of
+// the functions, bit for bit. The zero value is ready to use.
+type SVTWorkspace struct {
+	q, g, r  []float64 // tallR: the copy of A, its Gram matrix, R
+	svd      svdWork
+	v, vs, w []float64 // svtTall: V, V_r·Σ' and V_r·Σ'·V_rᵀ
+	t        mat.Dense // svtTall's product when dst is a
+}
+
+// SVT is the function SVT using w's workspace.
+func (w *SVTWorkspace) SVT(dst, a *mat.Dense, tau float64) (int, error) {
 	r, c := a.Dims()
 	if !finiteDense(a) { // gonum's SVD panics on infinite entries
 		return 0, fmt.Errorf("core: SVT: %w", ErrNotFinite)
 	}
-	if R, ok := tallR(a); ok {
-		return svtTall(dst, a, R, tau)
+	if R, ok := w.tallR(a); ok {
+		return w.svtTall(dst, a, R, tau)
 	}
 	var svd mat.SVD
 	s, err := svtFactorize(&svd, a, mat.SVDThin)
@@ -81,10 +99,9 @@ func svtFactorize(svd *mat.SVD, a mat.Matrix, kind mat.SVDKind) ([]float64, erro
 // (Q = AR⁻¹ and R⁻¹U_R = VΣ⁻¹), one m×n×n product without Q. Directions
 // with σᵢ ≤ τ get a factor 0, so their rounding in A·vᵢ does not matter;
 // the others are scaled by at most 1.
-func svtTall(dst, a, R *mat.Dense, tau float64) (int, error) {
+func (w *SVTWorkspace) svtTall(dst, a *mat.Dense, R blas64.General, tau float64) (int, error) {
 	r, c := a.Dims()
-	var svd mat.SVD
-	s, err := svtFactorize(&svd, R, mat.SVDThinV)
+	s, vt, err := w.svd.factorize(R, true)
 	if err != nil {
 		return 0, err
 	}
@@ -104,23 +121,79 @@ func svtTall(dst, a, R *mat.Dense, tau float64) (int, error) {
 		dst.Zero()
 		return 0, nil
 	}
-	var v, vs, w mat.Dense
-	svd.VTo(&v)
-	vk := v.Slice(0, c, 0, rank).(*mat.Dense)
-	vs.CloneFrom(vk)
-	for j := 0; j < rank; j++ {
-		col := vs.ColView(j).(*mat.VecDense)
-		col.ScaleVec(s[j], col)
+	// V_r, the first rank columns of V: vs = V_r·diag(s), W = vs·V_rᵀ.
+	w.v = grow(w.v, c*c)
+	w.vs = grow(w.vs, c*rank)
+	w.w = grow(w.w, c*c)
+	for i := 0; i < c; i++ {
+		for j := 0; j < c; j++ {
+			w.v[i*c+j] = vt.Data[j*vt.Stride+i]
+		}
+		for j := 0; j < rank; j++ {
+			w.vs[i*rank+j] = s[j] * w.v[i*c+j]
+		}
 	}
-	w.Mul(&vs, vk.T())
+	vk := blas64.General{Rows: c, Cols: rank, Stride: c, Data: w.v}
+	vs := blas64.General{Rows: c, Cols: rank, Stride: rank, Data: w.vs}
+	wm := blas64.General{Rows: c, Cols: c, Stride: c, Data: w.w}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, vs, vk, 0, wm)
+	out := dst
 	if dst == a {
-		var t mat.Dense
-		t.Mul(a, &w)
-		dst.Copy(&t)
-		return rank, nil
+		w.t.ReuseAs(r, c)
+		out = &w.t
 	}
-	dst.Mul(a, &w)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a.RawMatrix(), wm, 0, out.RawMatrix())
+	if out != dst {
+		dst.Copy(out)
+		w.t.Reset()
+	}
 	return rank, nil
+}
+
+// grow returns b resliced to n, or a new slice when b is shorter.
+func grow(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
+
+// svdWork computes singular values, and Vᵀ if asked, by LAPACK's Dgesvd
+// as mat.SVD.Factorize does (the same calls, so the same results), in
+// buffers kept between calls.
+type svdWork struct {
+	a, vt, s, work []float64
+	query          [1]float64
+}
+
+// factorize returns the singular values of a and, if wantV, its thin Vᵀ,
+// in s's buffers until the next call; or an error if the SVD fails or the
+// values are not finite.
+func (w *svdWork) factorize(a blas64.General, wantV bool) ([]float64, blas64.General, error) {
+	m, n := a.Rows, a.Cols
+	k := min(m, n)
+	w.a = grow(w.a, m*n)
+	ac := blas64.General{Rows: m, Cols: n, Stride: n, Data: w.a}
+	for i := 0; i < m; i++ {
+		copy(w.a[i*n:(i+1)*n], a.Data[i*a.Stride:i*a.Stride+n])
+	}
+	var u, vt blas64.General
+	jobVT := lapack.SVDNone
+	if wantV {
+		w.vt = grow(w.vt, k*n)
+		vt = blas64.General{Rows: k, Cols: n, Stride: n, Data: w.vt}
+		jobVT = lapack.SVDStore
+	}
+	w.s = grow(w.s, k)
+	lapack64.Gesvd(lapack.SVDNone, jobVT, ac, u, vt, w.s, w.query[:], -1)
+	w.work = grow(w.work, int(w.query[0]))
+	if !lapack64.Gesvd(lapack.SVDNone, jobVT, ac, u, vt, w.s, w.work, len(w.work)) {
+		return nil, vt, fmt.Errorf("core: SVT: the SVD did not converge: %w", ErrNotFinite)
+	}
+	if !finite(w.s) {
+		return nil, vt, fmt.Errorf("core: SVT: singular values %w", ErrNotFinite)
+	}
+	return w.s, vt, nil
 }
 
 // NuclearNorm returns ‖A‖_*, the sum of the singular values of a, or NaN
@@ -128,6 +201,12 @@ func svtTall(dst, a, R *mat.Dense, tau float64) (int, error) {
 // rows as columns is first reduced to its n×n triangular factor R (A = QR,
 // same singular values) by tallR.
 func NuclearNorm(a mat.Matrix) float64 {
+	var w SVTWorkspace
+	return w.NuclearNorm(a)
+}
+
+// NuclearNorm is the function NuclearNorm using w's workspace.
+func (w *SVTWorkspace) NuclearNorm(a mat.Matrix) float64 {
 	if d, ok := a.(*mat.Dense); !ok || !finiteDense(d) {
 		r, c := a.Dims()
 		for i := 0; i < r; i++ {
@@ -137,8 +216,16 @@ func NuclearNorm(a mat.Matrix) float64 {
 				}
 			}
 		}
-	} else if R, ok := tallR(d); ok {
-		a = R
+	} else if R, ok := w.tallR(d); ok {
+		s, _, err := w.svd.factorize(R, false)
+		if err != nil {
+			return math.NaN()
+		}
+		var sum float64
+		for _, x := range s {
+			sum += x
+		}
+		return sum
 	}
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDNone) {
@@ -163,21 +250,27 @@ const tallMinPivot = 1e-6
 // BLAS, against the slower column-by-column Householder QR of the SVD.
 // ok is false for short a or when a Cholesky pivot ratio falls below
 // tallMinPivot (A rank deficient or ill conditioned).
-func tallR(a *mat.Dense) (R *mat.Dense, ok bool) {
+func (w *SVTWorkspace) tallR(a *mat.Dense) (R blas64.General, ok bool) {
 	m, n := a.Dims()
 	if n == 0 || m < 2*n {
-		return nil, false
+		return R, false
 	}
-	q := mat.DenseCopyOf(a)
-	qr := q.RawMatrix()
-	g := blas64.Symmetric{N: n, Stride: n, Data: make([]float64, n*n), Uplo: blas.Upper}
-	R = mat.NewDense(n, n, nil)
-	rr := R.RawMatrix()
+	ar := a.RawMatrix()
+	w.q = grow(w.q, m*n)
+	for i := 0; i < m; i++ {
+		copy(w.q[i*n:(i+1)*n], ar.Data[i*ar.Stride:i*ar.Stride+n])
+	}
+	qr := blas64.General{Rows: m, Cols: n, Stride: n, Data: w.q}
+	w.g = grow(w.g, n*n)
+	g := blas64.Symmetric{N: n, Stride: n, Data: w.g, Uplo: blas.Upper}
+	w.r = grow(w.r, n*n)
+	clear(w.r)
+	rr := blas64.General{Rows: n, Cols: n, Stride: n, Data: w.r}
 	for pass := 0; pass < 2; pass++ {
 		blas64.Syrk(blas.Trans, 1, qr, 0, g)
 		u, ok := lapack64.Potrf(g)
 		if !ok {
-			return nil, false
+			return R, false
 		}
 		lo, hi := math.Inf(1), 0.0
 		for i := 0; i < n; i++ {
@@ -185,7 +278,7 @@ func tallR(a *mat.Dense) (R *mat.Dense, ok bool) {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 		if !(lo >= tallMinPivot*hi) {
-			return nil, false
+			return R, false
 		}
 		if pass == 0 {
 			blas64.Trsm(blas.Right, blas.NoTrans, 1, u, qr)
@@ -196,7 +289,7 @@ func tallR(a *mat.Dense) (R *mat.Dense, ok bool) {
 		}
 		blas64.Trmm(blas.Left, blas.NoTrans, 1, u, rr)
 	}
-	return R, true
+	return rr, true
 }
 
 // ProxFunc sets z = argmin_z r(z) + ρ/2‖z − v‖²_F.

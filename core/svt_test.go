@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/internal/testutil"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // TestADMMDictWorkspaceReuse checks that a workspace left by problems of
@@ -110,13 +111,18 @@ func TestNuclearNormTall(t *testing.T) {
 		a     *mat.Dense
 		tallR bool
 	}{{"gaussian", randn(200, 8), true}, {"graded", graded, true}, {"rank 3", low, false}} {
-		R, ok := tallR(tc.a)
+		var w SVTWorkspace
+		rg, ok := w.tallR(tc.a)
+		var R mat.Dense
+		if ok {
+			R.SetRawMatrix(rg)
+		}
 		if ok != tc.tallR {
 			t.Errorf("%s: tallR ok = %v, want %v", tc.name, ok, tc.tallR)
 		}
 		if ok {
 			var rtr, ata mat.Dense
-			rtr.Mul(R.T(), R)
+			rtr.Mul(R.T(), &R)
 			ata.Mul(tc.a.T(), tc.a)
 			if !mat.EqualApprox(&rtr, &ata, 1e-12*mat.Norm(&ata, 2)) {
 				t.Errorf("%s: RᵀR ≠ AᵀA", tc.name)
@@ -240,5 +246,46 @@ func TestADMMDictMatchesDenseSteps(t *testing.T) {
 		if !mat.Equal(got, want) {
 			t.Errorf("tol %g: D differs from the Dense iteration (stopped at %d)", tol, iters)
 		}
+	}
+}
+
+// TestSVTWorkspace checks that one SVTWorkspace, reused over shapes that
+// grow and shrink (tall and not, in place and not, views), gives the
+// results of the functions bit for bit, and that a warm SVT on a tall
+// matrix allocates nothing with OpenBLAS (gonum's own Dgemm allocates) and
+// NuclearNorm no more than gonum's Dlasrt (2: it sorts through
+// sort.Reverse).
+func TestSVTWorkspace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	var w SVTWorkspace
+	for _, sz := range [][2]int{{300, 10}, {40, 12}, {60, 3}, {12, 9}, {500, 20}, {300, 10}} {
+		m, n := sz[0], sz[1]
+		big := testutil.RandDense(rng, m, n+2)
+		a := big.Slice(0, m, 1, n+1).(*mat.Dense)
+		for _, tau := range []float64{0.5, 3} {
+			var want, got mat.Dense
+			kw, _ := SVT(&want, a, tau)
+			kg, _ := w.SVT(&got, a, tau)
+			if kw != kg || !mat.Equal(&want, &got) {
+				t.Errorf("%d×%d τ=%v: workspace SVT differs from SVT (rank %d, %d)", m, n, tau, kg, kw)
+			}
+			in := mat.DenseCopyOf(a)
+			w.SVT(in, in, tau)
+			if !mat.Equal(in, &want) {
+				t.Errorf("%d×%d τ=%v: in-place workspace SVT differs", m, n, tau)
+			}
+		}
+		if got, want := w.NuclearNorm(a), NuclearNorm(a); got != want {
+			t.Errorf("%d×%d: workspace NuclearNorm %v, want %v", m, n, got, want)
+		}
+	}
+	a := testutil.RandDense(rng, 300, 10)
+	var z mat.Dense
+	w.SVT(&z, a, 1)
+	if n := testing.AllocsPerRun(20, func() { w.SVT(&z, a, 1) }); n != 0 && !kernels.PureGo() {
+		t.Errorf("warm SVT allocates %v times", n)
+	}
+	if n := testing.AllocsPerRun(20, func() { w.NuclearNorm(a) }); n > 2 {
+		t.Errorf("warm NuclearNorm allocates %v times", n)
 	}
 }

@@ -99,7 +99,7 @@ func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool, nucOld
 	Dr := mat.DenseCopyOf(C.Slice(0, r, 0, t.K))
 	Er := mat.DenseCopyOf(C.Slice(0, r, t.K, 2*t.K))
 	rho := rhoFor(F) * nuclearRhoScale
-	sj := &svtJob{ap: t.ap}
+	sj := &svtJob{ap: t.ap, w: t.classSVT()}
 	prox := func(z, v *mat.Dense, rho float64) {
 		sj.z, sj.v, sj.tau = z, v, 2*t.p.alpha/rho
 		parallel.For(t.ap.Blocks(), sj, r*t.K*t.K/t.ap.Blocks())
@@ -165,12 +165,13 @@ type svtJob struct {
 	z, v *mat.Dense
 	ap   core.Partition
 	tau  float64
+	w    []core.SVTWorkspace // of each class
 }
 
 func (j *svtJob) Do(c int) {
 	r, _ := j.z.Dims()
 	a0, a1 := j.ap.Block(c)
-	core.SVT(j.z.Slice(0, r, a0, a1).(*mat.Dense), j.v.Slice(0, r, a0, a1).(*mat.Dense), j.tau)
+	j.w[c].SVT(j.z.Slice(0, r, a0, a1).(*mat.Dense), j.v.Slice(0, r, a0, a1).(*mat.Dense), j.tau)
 }
 
 // gramFrom sets the cost's products (train.gc) for the current D̄ = D
@@ -188,7 +189,7 @@ func (t *train) gramFrom(G *mat.Dense) {
 // The blocks' norms are computed concurrently and summed in order.
 func (t *train) nuclear(D *mat.Dense) float64 {
 	d, _ := D.Dims()
-	j := &nuclearJob{D: D, ap: t.ap, norms: make([]float64, t.ap.Blocks())}
+	j := &nuclearJob{D: D, ap: t.ap, norms: make([]float64, t.ap.Blocks()), w: t.classSVT()}
 	parallel.For(t.ap.Blocks(), j, d*t.K*t.K/max(1, t.ap.Blocks()))
 	var v float64
 	for _, n := range j.norms {
@@ -202,10 +203,19 @@ type nuclearJob struct {
 	D     *mat.Dense
 	ap    core.Partition
 	norms []float64
+	w     []core.SVTWorkspace // of each class
 }
 
 func (j *nuclearJob) Do(c int) {
 	d, _ := j.D.Dims()
 	a0, a1 := j.ap.Block(c)
-	j.norms[c] = core.NuclearNorm(j.D.Slice(0, d, a0, a1))
+	j.norms[c] = j.w[c].NuclearNorm(j.D.Slice(0, d, a0, a1))
+}
+
+// classSVT returns the SVT workspaces of the class blocks, one per class.
+func (t *train) classSVT() []core.SVTWorkspace {
+	if len(t.svtC) != t.ap.Blocks() {
+		t.svtC = make([]core.SVTWorkspace, t.ap.Blocks())
+	}
+	return t.svtC
 }

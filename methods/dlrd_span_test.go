@@ -264,7 +264,7 @@ func TestDLRDBlockJobs(t *testing.T) {
 		nuc += alpha * core.NuclearNorm(V.Slice(0, r, a0, a1))
 	}
 	got := mat.NewDense(r, C*k, nil)
-	parallel.For(C, &svtJob{z: got, v: V, ap: ap, tau: tau}, r*C*k*k)
+	parallel.For(C, &svtJob{z: got, v: V, ap: ap, tau: tau, w: make([]core.SVTWorkspace, C)}, r*C*k*k)
 	if !mat.Equal(got, want) {
 		t.Errorf("svtJob differs from the blocks' SVTs by %g", maxAbsDiff(got, want))
 	}

@@ -45,6 +45,34 @@ type gramCache struct {
 	groups []int
 	part   [][3]float64
 	cj     costJob
+	svt    core.SVTWorkspace // the class blocks' nuclear norms
+	nuc0   nuclearCache      // D0's, shared with phiD0
+}
+
+// nuclearCache returns the nuclear norm of the last two matrices it was
+// asked without computing them again: per LRSDL iteration the D0 step's
+// keep-if-lower test asks for the new and the old D0 and the cost for the
+// one kept, one SVD instead of three.
+type nuclearCache struct {
+	svt  core.SVTWorkspace
+	a    [2]mat.Dense
+	v    [2]float64
+	last int // the entry written last
+}
+
+func (c *nuclearCache) norm(a *mat.Dense) float64 {
+	r, k := a.Dims()
+	for i := range c.a {
+		if e := &c.a[i]; !e.IsEmpty() {
+			if er, ek := e.Dims(); er == r && ek == k && mat.Equal(e, a) {
+				return c.v[i]
+			}
+		}
+	}
+	c.last = 1 - c.last
+	c.v[c.last] = c.svt.NuclearNorm(a)
+	c.a[c.last].CloneFrom(a)
+	return c.v[c.last]
 }
 
 // update makes G, B and ‖Y_c‖² those of Db, whose first K columns are D,
@@ -164,12 +192,12 @@ func lrsdlCost(p dlParams, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCac
 	}
 	var nuc float64
 	if kb > K && p.eta > 0 {
-		nuc = p.eta * core.NuclearNorm(Db.Slice(0, d, K, kb))
+		nuc = p.eta * gc.nuc0.norm(Db.Slice(0, d, K, kb).(*mat.Dense))
 	}
 	if p.alpha > 0 {
 		for c := 0; c < C; c++ {
 			a0, a1 := ap.Block(c)
-			nuc += p.alpha * core.NuclearNorm(Db.Slice(0, d, a0, a1))
+			nuc += p.alpha * gc.svt.NuclearNorm(Db.Slice(0, d, a0, a1))
 		}
 	}
 	terms := []lrsdl.Term{

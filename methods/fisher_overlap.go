@@ -25,8 +25,9 @@ func (t *train) overlaps() bool {
 //
 //   - solveX0 (X0, with X fixed) beside the D step's products of X
 //     (dProblemX);
-//   - the X step's keep-if-lower test beside the D update, which assumes
-//     the new X̄ is kept and is redone from the old X̄ when it is not;
+//   - the X step's keep-if-lower test, then the D0 step's products of X̄
+//     (d0ProblemX), beside the D update, which assumes the new X̄ is kept
+//     and is redone from the old X̄ when it is not;
 //   - the D0 step beside the cost's products of the new D
 //     (gramCache.updateD).
 //
@@ -34,6 +35,7 @@ func (t *train) overlaps() bool {
 // result is outerStep's bit for bit, whatever GOMAXPROCS is.
 func (t *train) outerStepOverlap(ctx context.Context) (lrsdl.Cost, error) {
 	t.saveX()
+	t.d0X = false
 	old := t.current()
 	if err := t.solveXJoint(ctx, t.Xb); err != nil {
 		return lrsdl.Cost{}, err
@@ -63,6 +65,10 @@ func (t *train) outerStepOverlap(ctx context.Context) (lrsdl.Cost, error) {
 	go func() {
 		defer wg.Done()
 		t.keepIfLower(old, func() { t.Xb.Copy(&t.before); kept = false }) // FISTA is not monotone
+		if t.k0 > 0 {
+			t.d0ProblemX()
+			t.d0X = true
+		}
 	}()
 	err := t.du.UpdateContext(ctx, Dn, E, F, t.p.updateOpts())
 	wg.Wait()

@@ -31,6 +31,8 @@ type train struct {
 	du, du0     core.DictUpdater
 	dw, dw0     dWork // of the products with X and with X0
 	admm, admm0 core.ADMMDictWorkspace
+	svt0        core.SVTWorkspace   // of the D0 step's prox
+	svtC        []core.SVTWorkspace // of each class block (svtJob, nuclearJob)
 	// hook, if set, is called after every gradient evaluation of the X step
 	// (benchmarks use it to follow the iterates).
 	hook  func(G, W *mat.Dense, L float64)
@@ -45,6 +47,9 @@ type train struct {
 	before  mat.Dense
 	reverts int
 	db      dBufs
+	// d0X: d0ProblemX has run for the current X̄ (outerStepOverlap), so
+	// the next stepD0 needs only d0ProblemD.
+	d0X bool
 }
 
 // dBufs holds the matrices the D and D0 steps return or work in (M(X),
@@ -408,7 +413,7 @@ func (t *train) stepD(ctx context.Context) error {
 	if t.p.alpha > 0 {
 		d, _ := t.Y.Dims()
 		rho := rhoFor(F) * nuclearRhoScale
-		sj := &svtJob{ap: t.ap}
+		sj := &svtJob{ap: t.ap, w: t.classSVT()}
 		prox := func(z, v *mat.Dense, rho float64) {
 			sj.z, sj.v, sj.tau = z, v, 2*t.p.alpha/rho
 			parallel.For(t.ap.Blocks(), sj, d*t.K*t.K/t.ap.Blocks())
@@ -483,7 +488,13 @@ func (t *train) stepD0(ctx context.Context) error {
 		return nil
 	}
 	D0 := t.D0()
-	E, F := t.d0Problem()
+	var E, F *mat.Dense
+	if t.d0X {
+		E, F = t.d0ProblemD()
+		t.d0X = false
+	} else {
+		E, F = t.d0Problem()
+	}
 	Dn := reuse(&t.db.dn0, D0.RawMatrix().Rows, t.k0)
 	Dn.Copy(D0)
 	uo := t.p.updateOpts()
@@ -494,7 +505,7 @@ func (t *train) stepD0(ctx context.Context) error {
 		return nil
 	}
 	eta := t.p.eta
-	prox := func(z, v *mat.Dense, rho float64) { core.SVT(z, v, eta/rho) }
+	prox := func(z, v *mat.Dense, rho float64) { t.svt0.SVT(z, v, eta/rho) }
 	if err := t.admm0.Update(ctx, Dn, E, F, prox, t.p.admmOpts(rhoFor(F)*nuclearRhoScale, uo)); err != nil {
 		return err
 	}
@@ -565,20 +576,31 @@ func (w *dWork) mulT(dst, a, b *mat.Dense) {
 // update, in t.db until the next call. The products with X0ᵀ go through
 // the sparse kernel when X0 is sparse enough, as dProblem's.
 func (t *train) d0Problem() (E, F *mat.Dense) {
+	t.d0ProblemX()
+	return t.d0ProblemD()
+}
+
+// d0ProblemX computes the parts of d0Problem that do not depend on D:
+// Y·X0ᵀ, M(X)·X0ᵀ and F.
+func (t *train) d0ProblemX() {
 	X0 := t.X0()
-	// E = Y·X0ᵀ − ½D·(M(X)·X0ᵀ), no d×N product.
 	d, _ := t.Y.Dims()
-	E = reuse(&t.db.e0, d, t.k0)
-	t.dw0.mulT(E, t.Y, X0)
-	MX0 := reuse(&t.db.mx0, t.K, t.k0)
-	t.dw0.mulT(MX0, t.mx(), X0)
-	p := reuse(&t.db.p0, d, t.k0)
-	p.Mul(t.D(), MX0)
-	p.Scale(0.5, p)
-	E.Sub(E, p)
-	F = reuse(&t.db.f0, t.k0, t.k0)
+	t.dw0.mulT(reuse(&t.db.e0, d, t.k0), t.Y, X0)
+	t.dw0.mulT(reuse(&t.db.mx0, t.K, t.k0), t.mx(), X0)
+	F := reuse(&t.db.f0, t.k0, t.k0)
 	t.dw0.mulT(F, X0, X0)
 	symmetrize(F)
+}
+
+// d0ProblemD completes d0Problem from d0ProblemX's products: E = Y·X0ᵀ −
+// ½D·(M(X)·X0ᵀ), no d×N product.
+func (t *train) d0ProblemD() (E, F *mat.Dense) {
+	E, F = &t.db.e0, &t.db.f0
+	d, _ := t.Y.Dims()
+	p := reuse(&t.db.p0, d, t.k0)
+	p.Mul(t.D(), &t.db.mx0)
+	p.Scale(0.5, p)
+	E.Sub(E, p)
 	return E, F
 }
 
@@ -600,7 +622,7 @@ func symmetrize(F *mat.Dense) {
 //
 // for E and F of d0Problem at the current X̄ and D.
 func (t *train) phiD0(D0, E, F *mat.Dense) float64 {
-	return core.DictObjective(D0, E, F) + t.p.eta*core.NuclearNorm(D0)
+	return core.DictObjective(D0, E, F) + t.p.eta*t.gc.nuc0.norm(D0)
 }
 
 // phiD returns the part of J̄ that depends on D,

@@ -6,9 +6,12 @@
 //	go run ./bench/benchresults                       # both backends
 //	go run ./bench/benchresults -backends gonum -benchtime 1x
 //
-// Backend "openblas1" is OpenBLAS on one core (OPENBLAS_NUM_THREADS=1,
-// go test -cpu 1); with it the table gets a column of one-core over
-// two-core time, below 1 where the second core makes a problem slower.
+// Backend "openblas" runs every benchmark at GOMAXPROCS 1 and 2 in turn,
+// -pairs times (go test -cpu 1,2,1,2,…), so both see the same load: the
+// table's "openblas1" column is the one-core runs (GOMAXPROCS 1 keeps
+// every product on the calling goroutine), "openblas" the two-core ones,
+// each the median of its runs, and a column of one-core over two-core time
+// is below 1 where the second core makes a problem slower.
 //
 // Expected benchmarks that no package defines are listed as missing.
 package main
@@ -32,11 +35,14 @@ import (
 	"github.com/lrsdl/lrsdl/internal/provenance"
 )
 
-// result is one benchmark line of go test.
+// result is a benchmark's lines of go test at one GOMAXPROCS: NsPerOp and
+// Metrics are those of the median run (by time), Runs every run's ns/op.
 type result struct {
 	Pkg, Name string
 	NsPerOp   float64
 	Metrics   map[string]float64 // by unit, e.g. "GFLOP/s", "allocs/op"
+	Runs      []float64
+	Each      []map[string]float64 // every run's Metrics
 }
 
 // expected are the benchmarks of issues 2, 4 and 5 by name pattern.
@@ -62,8 +68,9 @@ var lineRE = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
 
 func main() {
 	out := flag.String("out", "bench/RESULTS.md", "output `file`")
-	backends := flag.String("backends", "gonum,openblas,openblas1", "comma-separated backends (openblas1: OpenBLAS on one core)")
-	benchtime := flag.String("benchtime", "200ms", "go test -benchtime")
+	backends := flag.String("backends", "gonum,openblas", "comma-separated backends (openblas: OpenBLAS on one core and on two, in pairs)")
+	pairs := flag.Int("pairs", 3, "runs of each benchmark on one core and on two (openblas)")
+	benchtime := flag.String("benchtime", "100ms", "go test -benchtime")
 	bench := flag.String("bench", ".", "go test -bench pattern")
 	skip := flag.String("skip", "FlowerFit|COILFit|COILIter|DLSIFitPredict", "go test -skip pattern; the default leaves out the fits on real data sets, minutes per method and backend, which bench/reproduce times (run them alone: go test -tags openblas -run '^$' -bench 'FlowerFit|COILFit|DLSIFitPredict' -benchtime 1x ./methods/)")
 	pkgs := flag.String("pkgs", "./kernels/,./core/,./methods/", "comma-separated packages")
@@ -76,6 +83,9 @@ func main() {
 	results := map[string]map[string]result{} // backend → name → result
 	var cmds, failures []string
 	bes := strings.Split(*backends, ",")
+	if *pairs < 1 {
+		fatalf("-pairs %d: want at least 1", *pairs)
+	}
 	if *logFile != "" {
 		b, err := os.ReadFile(*logFile)
 		if err != nil {
@@ -94,7 +104,9 @@ func main() {
 		if *logFile != "" {
 			break
 		}
-		results[be] = map[string]result{}
+		if be != "gonum" && be != "openblas" {
+			fatalf("unknown backend %q (want gonum or openblas)", be)
+		}
 		// One go test per package, so that one failing or slow package
 		// keeps the results of the others.
 		for _, pkg := range strings.Split(*pkgs, ",") {
@@ -103,16 +115,9 @@ func main() {
 				args = append(args, "-skip", *skip)
 			}
 			envs := []string{"CGO_ENABLED=0"}
-			switch be {
-			case "gonum":
-			case "openblas":
-				args = append(args, "-tags", "openblas")
+			if be == "openblas" {
+				args = append(args, "-tags", "openblas", "-cpu", strings.TrimSuffix(strings.Repeat("1,2,", *pairs), ","))
 				envs = []string{"CGO_ENABLED=1"}
-			case "openblas1":
-				args = append(args, "-tags", "openblas", "-cpu", "1")
-				envs = []string{"CGO_ENABLED=1", "OPENBLAS_NUM_THREADS=1"}
-			default:
-				fatalf("unknown backend %q", be)
 			}
 			args = append(args, pkg)
 			cmd := exec.Command("go", args...)
@@ -128,9 +133,7 @@ func main() {
 				failures = append(failures, fmt.Sprintf("`%s`: %v (results parsed before the failure are kept)", line, err))
 			}
 			saved.Write(buf.Bytes())
-			for n, r := range parse(&buf) {
-				results[be][n] = r
-			}
+			merge(results, be, parse(&buf))
 		}
 	}
 	if *logFile == "" && *save != "" {
@@ -141,6 +144,8 @@ func main() {
 	took := time.Since(start)
 	if *logFile != "" {
 		took = 0
+	} else if slices.Contains(bes, "openblas") {
+		bes = append(bes, "openblas1")
 	}
 	md := render(results, bes, cmds, failures, *benchtime, took, provenance.Commit(*out, *save))
 	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
@@ -166,17 +171,14 @@ func quote(args []string) []string {
 }
 
 // parseLog splits a saved log at its command lines ("CGO_ENABLED=… go test
-// …", with -tags openblas for that backend and -cpu 1 for openblas1) and
-// parses each part.
+// …", with -tags openblas for that backend) and parses each part.
 func parseLog(log string) (map[string]map[string]result, []string) {
-	res := map[string]map[string]result{"gonum": {}, "openblas": {}, "openblas1": {}}
+	res := map[string]map[string]result{}
 	var cmds []string
 	be := "gonum"
 	var part strings.Builder
 	flush := func() {
-		for n, r := range parse(bytes.NewBufferString(part.String())) {
-			res[be][n] = r
-		}
+		merge(res, be, parse(bytes.NewBufferString(part.String())))
 		part.Reset()
 	}
 	for _, l := range strings.Split(log, "\n") {
@@ -186,9 +188,6 @@ func parseLog(log string) (map[string]map[string]result, []string) {
 			be = "gonum"
 			if strings.Contains(l, "-tags openblas") {
 				be = "openblas"
-				if strings.Contains(l, "-cpu 1") {
-					be = "openblas1"
-				}
 			}
 			continue
 		}
@@ -198,9 +197,32 @@ func parseLog(log string) (map[string]map[string]result, []string) {
 	return res, cmds
 }
 
-// parse reads go test -bench output.
-func parse(buf *bytes.Buffer) map[string]result {
-	res := map[string]result{}
+// merge adds the results of one go test of backend be, by GOMAXPROCS, to
+// res: OpenBLAS's runs at GOMAXPROCS 1 go to "openblas1".
+func merge(res map[string]map[string]result, be string, byProcs map[int]map[string]result) {
+	for procs, rs := range byProcs {
+		b := be
+		if be == "openblas" && procs == 1 {
+			b = "openblas1"
+		}
+		if res[b] == nil {
+			res[b] = map[string]result{}
+		}
+		for n, r := range rs {
+			res[b][n] = r
+		}
+	}
+}
+
+// parse reads go test -bench output, by GOMAXPROCS (the name's suffix -N,
+// none for 1). A benchmark's repeated lines (-count) are its runs.
+func parse(buf *bytes.Buffer) map[int]map[string]result {
+	type key struct {
+		procs int
+		name  string
+	}
+	runs := map[key][]result{}
+	var order []key
 	pkg := ""
 	sc := bufio.NewScanner(buf)
 	for sc.Scan() {
@@ -226,7 +248,29 @@ func parse(buf *bytes.Buffer) map[string]result {
 				r.Metrics[f[i+1]] = v
 			}
 		}
-		res[r.Name] = r
+		k := key{1, r.Name}
+		if m[2] != "" {
+			k.procs, _ = strconv.Atoi(m[2][1:])
+		}
+		if runs[k] == nil {
+			order = append(order, k)
+		}
+		runs[k] = append(runs[k], r)
+	}
+	res := map[int]map[string]result{}
+	for _, k := range order {
+		rs := runs[k]
+		byTime := slices.Clone(rs)
+		sort.SliceStable(byTime, func(i, j int) bool { return byTime[i].NsPerOp < byTime[j].NsPerOp })
+		med := byTime[(len(byTime)-1)/2]
+		for _, r := range rs {
+			med.Runs = append(med.Runs, r.NsPerOp)
+			med.Each = append(med.Each, r.Metrics)
+		}
+		if res[k.procs] == nil {
+			res[k.procs] = map[string]result{}
+		}
+		res[k.procs][k.name] = med
 	}
 	return res
 }
@@ -378,35 +422,69 @@ func render(results map[string]map[string]result, bes, cmds, failures []string, 
 // time one core against two inside one run.
 var ownThreads = regexp.MustCompile(`TwoCores|GemmThreads`)
 
-// twoCores lists, slowest first, the benchmarks of order that took longer
-// on two cores (openblas) than on one (openblas1), leaving out ownThreads.
+// twoCores lists, slowest first, the benchmarks of order whose median
+// time on two cores (openblas) is above that on one (openblas1), leaving
+// out ownThreads, and marks those where every two-core run was slower than
+// every one-core run: with three runs each, a chance of 1 in 20 when the
+// second core changes nothing (a one-sided rank test).
 func twoCores(results map[string]map[string]result, order []string) string {
 	type row struct {
-		name  string
-		ratio float64
+		name   string
+		ratio  float64
+		beyond bool
 	}
 	var slow []row
+	var beyond int
 	for _, n := range order {
 		two, ok2 := results["openblas"][n]
 		one, ok1 := results["openblas1"][n]
 		if ok1 && ok2 && two.NsPerOp > 0 && one.NsPerOp < two.NsPerOp && !ownThreads.MatchString(n) {
-			slow = append(slow, row{strings.TrimPrefix(n, "Benchmark"), one.NsPerOp / two.NsPerOp})
+			r := row{strings.TrimPrefix(n, "Benchmark"), one.NsPerOp / two.NsPerOp, slices.Min(runs(two)) > slices.Max(runs(one))}
+			if r.beyond {
+				beyond++
+			}
+			slow = append(slow, r)
 		}
 	}
 	sort.SliceStable(slow, func(i, j int) bool { return slow[i].ratio < slow[j].ratio })
 	var b strings.Builder
-	b.WriteString("\n## Two cores against one\n\nBenchmarks slower on two cores (openblas) than on one (openblas1), " +
-		"slowest first; the two columns come from separate runs minutes apart, so ratios near 1 are within their noise " +
-		"(benchmarks that time both inside one run, TwoCores and GemmThreads, are left out):")
+	b.WriteString("\n## Two cores against one\n\n")
+	var tc []string
+	for _, be := range []string{"openblas1", "openblas"} {
+		for _, m := range results[be]["BenchmarkTwoCores"].Each {
+			if v, ok := m["two/one"]; ok {
+				tc = append(tc, fmt.Sprintf("%.2f", v))
+			}
+		}
+	}
+	if len(tc) > 0 {
+		fmt.Fprintf(&b, "BenchmarkTwoCores (LRSDL on AR gender, one core and two in turn within each run) two/one: %s.\n\n", strings.Join(tc, ", "))
+	}
+	fmt.Fprintf(&b, "Benchmarks whose median time is longer on two cores (openblas) than on one (openblas1), "+
+		"slowest first (benchmarks that set their own thread counts, TwoCores and GemmThreads, are left out). "+
+		"They ran on one core and on two in turn; the last column says whether every two-core run was slower than every one-core run. "+
+		"Slower in every run: %d.", beyond)
 	if len(slow) == 0 {
-		b.WriteString(" none.\n")
+		b.WriteString("\n")
 		return b.String()
 	}
-	b.WriteString("\n\n| benchmark | openblas1/openblas time |\n|---|---:|\n")
+	b.WriteString("\n\n| benchmark | openblas1/openblas time | every run slower |\n|---|---:|---|\n")
 	for _, r := range slow {
-		fmt.Fprintf(&b, "| %s | %.2f |\n", r.name, r.ratio)
+		every := "no"
+		if r.beyond {
+			every = "**yes**"
+		}
+		fmt.Fprintf(&b, "| %s | %.2f | %s |\n", r.name, r.ratio, every)
 	}
 	return b.String()
+}
+
+// runs returns r's runs, or its one time when it has none recorded.
+func runs(r result) []float64 {
+	if len(r.Runs) == 0 {
+		return []float64{r.NsPerOp}
+	}
+	return r.Runs
 }
 
 func runTime(d time.Duration) string {

@@ -16,8 +16,19 @@ BenchmarkDLSIUpdateD_Efficient-2	       1	1000000 ns/op
 PASS
 `
 
+// flat merges parse's results over GOMAXPROCS.
+func flat(byProcs map[int]map[string]result) map[string]result {
+	res := map[string]result{}
+	for _, rs := range byProcs {
+		for n, r := range rs {
+			res[n] = r
+		}
+	}
+	return res
+}
+
 func TestParse(t *testing.T) {
-	res := parse(bytes.NewBufferString(sample))
+	res := flat(parse(bytes.NewBufferString(sample)))
 	if len(res) != 4 {
 		t.Fatalf("parsed %d benchmarks, want 4: %v", len(res), res)
 	}
@@ -31,7 +42,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	res := parse(bytes.NewBufferString(sample))
+	res := flat(parse(bytes.NewBufferString(sample)))
 	md := render(map[string]map[string]result{"gonum": res}, []string{"gonum"}, []string{"go test"}, nil, "1x", 0, "abc")
 	for _, want := range []string{
 		"| MulM_K1000N2000 / Dgemm_K1000K1000N2000 | 0.5 |",        // kernel / Dgemm
@@ -88,7 +99,35 @@ func TestTwoCoresNone(t *testing.T) {
 		"openblas1": {"BenchmarkA": {Pkg: "core", NsPerOp: 500}, "BenchmarkTwoCores": {Pkg: "methods", NsPerOp: 500}},
 	}
 	md := twoCores(res, []string{"BenchmarkA", "BenchmarkTwoCores"})
-	if !strings.HasSuffix(md, "left out): none.\n") {
+	if !strings.HasSuffix(md, "Slower in every run: 0.\n") {
 		t.Errorf("A is faster on two cores and TwoCores is left out, want none:\n%s", md)
+	}
+}
+
+func TestPairs(t *testing.T) {
+	log := "CGO_ENABLED=1 go test -run '^$' -bench . -count 3 -tags openblas -cpu 1,2 ./methods/\n" +
+		"pkg: github.com/lrsdl/lrsdl/methods\n" +
+		"BenchmarkA\t1\t100 ns/op\nBenchmarkA\t1\t300 ns/op\nBenchmarkA\t1\t200 ns/op\n" +
+		"BenchmarkA-2\t1\t310 ns/op\nBenchmarkA-2\t1\t400 ns/op\nBenchmarkA-2\t1\t350 ns/op\n" +
+		"BenchmarkB\t1\t100 ns/op\nBenchmarkB\t1\t300 ns/op\nBenchmarkB\t1\t200 ns/op\n" +
+		"BenchmarkB-2\t1\t250 ns/op\nBenchmarkB-2\t1\t150 ns/op\nBenchmarkB-2\t1\t260 ns/op\n" +
+		"BenchmarkTwoCores\t1\t9 ns/op\t0.7 two/one\nBenchmarkTwoCores-2\t1\t9 ns/op\t0.6 two/one\n"
+	res, cmds := parseLog(log)
+	if a := res["openblas1"]["BenchmarkA"]; a.NsPerOp != 200 || len(a.Runs) != 3 {
+		t.Fatalf("one-core A parsed as %+v, want median 200 of 3 runs", a)
+	}
+	if a := res["openblas"]["BenchmarkA"]; a.NsPerOp != 350 {
+		t.Fatalf("two-core A parsed as %+v, want median 350", a)
+	}
+	md := render(res, []string{"openblas", "openblas1"}, cmds, nil, "1x", 0, "abc")
+	for _, want := range []string{
+		"two/one: 0.70, 0.60.",
+		"Slower in every run: 1.",
+		"| A | 0.57 | **yes** |", // 310 > 300: every two-core run slower
+		"| B | 0.80 | no |",      // 150 < 300
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("output lacks %q:\n%s", want, md)
+		}
 	}
 }
