@@ -326,8 +326,25 @@ func (f *dlsiFactor) start(g *blockGram, A *mat.Dense, part core.Partition, b, r
 	f.ok = false
 	f.sinv.Reset()
 	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
+	// r³/3 for the Cholesky factor and as much for the inverse, and r²·d/2
+	// to form AᵀA from A: below parallel.MinWork a goroutine costs more
+	// than it overlaps (waking a second core takes tens of µs).
+	work := r * r * r
+	if g == nil {
+		d, _ := A.Dims()
+		work += r * r * d / 2
+	}
+	if work < parallel.MinWork {
+		f.factor(g, A, part, b, r, c, inverse)
+		return
+	}
+	go f.factor(g, A, part, b, r, c, inverse)
+}
+
+// factor is start's work, run on its own goroutine or the caller's.
+func (f *dlsiFactor) factor(g *blockGram, A *mat.Dense, part core.Partition, b, r int, c float64, inverse bool) {
+	defer f.wg.Done()
+	{
 		M := &f.m
 		M.Reset()
 		M.ReuseAsSym(r)
@@ -357,7 +374,7 @@ func (f *dlsiFactor) start(g *blockGram, A *mat.Dense, part core.Partition, b, r
 				sr.Data[j*sr.Stride+i] = x
 			}
 		}
-	}()
+	}
 }
 
 // init sets G = DᵀD.

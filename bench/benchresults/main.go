@@ -425,23 +425,28 @@ var ownThreads = regexp.MustCompile(`TwoCores|GemmThreads`)
 // twoCores lists, slowest first, the benchmarks of order whose median
 // time on two cores (openblas) is above that on one (openblas1), leaving
 // out ownThreads, and marks those where every two-core run was slower than
-// every one-core run: with three runs each, a chance of 1 in 20 when the
-// second core changes nothing (a one-sided rank test).
+// every one-core run (with three runs each, a chance of 1 in 20 when the
+// second core changes nothing: a one-sided rank test), and by more than
+// slowMargin.
 func twoCores(results map[string]map[string]result, order []string) string {
 	type row struct {
-		name   string
-		ratio  float64
-		beyond bool
+		name         string
+		ratio        float64
+		every, clear bool
 	}
 	var slow []row
-	var beyond int
+	var every, clear int
 	for _, n := range order {
 		two, ok2 := results["openblas"][n]
 		one, ok1 := results["openblas1"][n]
 		if ok1 && ok2 && two.NsPerOp > 0 && one.NsPerOp < two.NsPerOp && !ownThreads.MatchString(n) {
-			r := row{strings.TrimPrefix(n, "Benchmark"), one.NsPerOp / two.NsPerOp, slices.Min(runs(two)) > slices.Max(runs(one))}
-			if r.beyond {
-				beyond++
+			lo, hi := slices.Min(runs(two)), slices.Max(runs(one))
+			r := row{strings.TrimPrefix(n, "Benchmark"), one.NsPerOp / two.NsPerOp, lo > hi, lo > (1+slowMargin)*hi}
+			if r.every {
+				every++
+			}
+			if r.clear {
+				clear++
 			}
 			slow = append(slow, r)
 		}
@@ -462,22 +467,33 @@ func twoCores(results map[string]map[string]result, order []string) string {
 	}
 	fmt.Fprintf(&b, "Benchmarks whose median time is longer on two cores (openblas) than on one (openblas1), "+
 		"slowest first (benchmarks that set their own thread counts, TwoCores and GemmThreads, are left out). "+
-		"They ran on one core and on two in turn; the last column says whether every two-core run was slower than every one-core run. "+
-		"Slower in every run: %d.", beyond)
+		"They ran on one core and on two in turn; the last column says whether every two-core run was slower than every one-core run, "+
+		"and **yes** that it was by more than %.0f %%. Slower in every run: %d; by more than %.0f %%: %d.", 100*slowMargin, every, 100*slowMargin, clear)
 	if len(slow) == 0 {
 		b.WriteString("\n")
 		return b.String()
 	}
 	b.WriteString("\n\n| benchmark | openblas1/openblas time | every run slower |\n|---|---:|---|\n")
 	for _, r := range slow {
-		every := "no"
-		if r.beyond {
-			every = "**yes**"
+		mark := "no"
+		switch {
+		case r.clear:
+			mark = "**yes**"
+		case r.every:
+			mark = fmt.Sprintf("yes, by at most %.0f %%", 100*slowMargin)
 		}
-		fmt.Fprintf(&b, "| %s | %.2f | %s |\n", r.name, r.ratio, every)
+		fmt.Fprintf(&b, "| %s | %.2f | %s |\n", r.name, r.ratio, mark)
 	}
 	return b.String()
 }
+
+// slowMargin is the margin beyond which twoCores counts a benchmark slower
+// on two cores in every run: code that runs on one goroutine either way
+// reads up to 1.5 % slower at GOMAXPROCS 2 in some benchmarks
+// (UpdateDict_d1024k10 and the sparse path of SparseRowsMul_M500K90, run
+// in turn, at 29c3093's successor 1e85158), while a plain loop outside the
+// library does not.
+const slowMargin = 0.02
 
 // runs returns r's runs, or its one time when it has none recorded.
 func runs(r result) []float64 {

@@ -99,7 +99,7 @@ func TestTwoCoresNone(t *testing.T) {
 		"openblas1": {"BenchmarkA": {Pkg: "core", NsPerOp: 500}, "BenchmarkTwoCores": {Pkg: "methods", NsPerOp: 500}},
 	}
 	md := twoCores(res, []string{"BenchmarkA", "BenchmarkTwoCores"})
-	if !strings.HasSuffix(md, "Slower in every run: 0.\n") {
+	if !strings.HasSuffix(md, "Slower in every run: 0; by more than 2 %: 0.\n") {
 		t.Errorf("A is faster on two cores and TwoCores is left out, want none:\n%s", md)
 	}
 }
@@ -108,9 +108,11 @@ func TestPairs(t *testing.T) {
 	log := "CGO_ENABLED=1 go test -run '^$' -bench . -count 3 -tags openblas -cpu 1,2 ./methods/\n" +
 		"pkg: github.com/lrsdl/lrsdl/methods\n" +
 		"BenchmarkA\t1\t100 ns/op\nBenchmarkA\t1\t300 ns/op\nBenchmarkA\t1\t200 ns/op\n" +
-		"BenchmarkA-2\t1\t310 ns/op\nBenchmarkA-2\t1\t400 ns/op\nBenchmarkA-2\t1\t350 ns/op\n" +
+		"BenchmarkA-2\t1\t301 ns/op\nBenchmarkA-2\t1\t400 ns/op\nBenchmarkA-2\t1\t350 ns/op\n" +
 		"BenchmarkB\t1\t100 ns/op\nBenchmarkB\t1\t300 ns/op\nBenchmarkB\t1\t200 ns/op\n" +
 		"BenchmarkB-2\t1\t250 ns/op\nBenchmarkB-2\t1\t150 ns/op\nBenchmarkB-2\t1\t260 ns/op\n" +
+		"BenchmarkC\t1\t100 ns/op\nBenchmarkC-2\t1\t310 ns/op\nBenchmarkC\t1\t300 ns/op\n" +
+		"BenchmarkC-2\t1\t400 ns/op\nBenchmarkC\t1\t200 ns/op\nBenchmarkC-2\t1\t320 ns/op\n" +
 		"BenchmarkTwoCores\t1\t9 ns/op\t0.7 two/one\nBenchmarkTwoCores-2\t1\t9 ns/op\t0.6 two/one\n"
 	res, cmds := parseLog(log)
 	if a := res["openblas1"]["BenchmarkA"]; a.NsPerOp != 200 || len(a.Runs) != 3 {
@@ -122,9 +124,10 @@ func TestPairs(t *testing.T) {
 	md := render(res, []string{"openblas", "openblas1"}, cmds, nil, "1x", 0, "abc")
 	for _, want := range []string{
 		"two/one: 0.70, 0.60.",
-		"Slower in every run: 1.",
-		"| A | 0.57 | **yes** |", // 310 > 300: every two-core run slower
-		"| B | 0.80 | no |",      // 150 < 300
+		"Slower in every run: 2; by more than 2 %: 1.",
+		"| A | 0.57 | yes, by at most 2 % |", // 301 > 300, by less than 2 %
+		"| B | 0.80 | no |",                  // 150 < 300
+		"| C | 0.62 | **yes** |",             // 310 > 1.02·300
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("output lacks %q:\n%s", want, md)
