@@ -491,8 +491,7 @@ func twoCores(results map[string]map[string]result, order []string) string {
 // on two cores in every run: code that runs on one goroutine either way
 // reads up to 1.5 % slower at GOMAXPROCS 2 in some benchmarks
 // (UpdateDict_d1024k10 and the sparse path of SparseRowsMul_M500K90, run
-// in turn, at 29c3093's successor 1e85158), while a plain loop outside the
-// library does not.
+// in turn at 1e85158), while a plain loop outside the library does not.
 const slowMargin = 0.02
 
 // runs returns r's runs, or its one time when it has none recorded.
