@@ -344,35 +344,33 @@ func (f *dlsiFactor) start(g *blockGram, A *mat.Dense, part core.Partition, b, r
 // factor is start's work, run on its own goroutine or the caller's.
 func (f *dlsiFactor) factor(g *blockGram, A *mat.Dense, part core.Partition, b, r int, c float64, inverse bool) {
 	defer f.wg.Done()
-	{
-		M := &f.m
-		M.Reset()
-		M.ReuseAsSym(r)
-		if g != nil {
-			g.othersTo(M, part, b)
-		} else {
-			M.SymOuterK(1, A.T())
-		}
-		mr := M.RawSymmetric()
-		for i := 0; i < r; i++ {
-			mr.Data[i*mr.Stride+i] += c
-		}
-		f.u, f.ok = lapack64.Potrf(mr)
-		if !f.ok || !inverse {
-			return
-		}
-		var t blas64.Symmetric
-		if t, f.ok = lapack64.Potri(f.u); !f.ok {
-			return
-		}
-		f.sinv.ReuseAs(r, r)
-		sr := f.sinv.RawMatrix()
-		for i := 0; i < r; i++ {
-			for j := i; j < r; j++ {
-				x := t.Data[i*t.Stride+j]
-				sr.Data[i*sr.Stride+j] = x
-				sr.Data[j*sr.Stride+i] = x
-			}
+	M := &f.m
+	M.Reset()
+	M.ReuseAsSym(r)
+	if g != nil {
+		g.othersTo(M, part, b)
+	} else {
+		M.SymOuterK(1, A.T())
+	}
+	mr := M.RawSymmetric()
+	for i := 0; i < r; i++ {
+		mr.Data[i*mr.Stride+i] += c
+	}
+	f.u, f.ok = lapack64.Potrf(mr)
+	if !f.ok || !inverse {
+		return
+	}
+	var t blas64.Symmetric
+	if t, f.ok = lapack64.Potri(f.u); !f.ok {
+		return
+	}
+	f.sinv.ReuseAs(r, r)
+	sr := f.sinv.RawMatrix()
+	for i := 0; i < r; i++ {
+		for j := i; j < r; j++ {
+			x := t.Data[i*t.Stride+j]
+			sr.Data[i*sr.Stride+j] = x
+			sr.Data[j*sr.Stride+i] = x
 		}
 	}
 }

@@ -61,12 +61,9 @@ type nuclearCache struct {
 }
 
 func (c *nuclearCache) norm(a *mat.Dense) float64 {
-	r, k := a.Dims()
 	for i := range c.a {
-		if e := &c.a[i]; !e.IsEmpty() {
-			if er, ek := e.Dims(); er == r && ek == k && mat.Equal(e, a) {
-				return c.v[i]
-			}
+		if mat.Equal(&c.a[i], a) { // false for an empty entry
+			return c.v[i]
 		}
 	}
 	c.last = 1 - c.last
