@@ -233,6 +233,7 @@ func BenchmarkProxTwoCores_K50N700(b *testing.B) {
 			}
 			thr := []float64{1e-3}
 			var acc [12]float64
+			var spin spinTask
 			var spent [3]time.Duration // by GOMAXPROCS
 			for i := range b.N {
 				for _, procs := range []int{1 + i%2, 2 - i%2} {
@@ -241,7 +242,7 @@ func BenchmarkProxTwoCores_K50N700(b *testing.B) {
 						if v == "serial" || v == "serial-spin" {
 							blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, H, W, 0, G)
 							if v == "serial-spin" {
-								parallelFor(2, &spinTask{}, parallel.MinWork)
+								parallelFor(2, &spin, parallel.MinWork)
 							}
 						} else {
 							Gemm(blas.NoTrans, blas.NoTrans, 1, H, W, 0, G)

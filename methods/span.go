@@ -40,9 +40,9 @@ const spanRatio = 1.2
 // ‖(I−QQᵀ)y‖², the last term the same for every class, so prediction with
 // D on raw data gives the same labels.
 //
-// The factorisation runs on its own goroutine, so that a cancelled ctx
-// returns ctx.Err() at once (BLAS cannot be interrupted; the goroutine
-// finishes and its result is dropped).
+// A factorisation of at least spanInlineWork runs on its own goroutine, so
+// that a cancelled ctx returns ctx.Err() at once (BLAS cannot be
+// interrupted; the goroutine finishes and its result is dropped).
 func reduceSpan(ctx context.Context, Y mat.Matrix) (Q *spanBasis, Yr *mat.Dense, err error) {
 	d, n := Y.Dims()
 	if spanOff || float64(d) <= spanRatio*float64(n) {
@@ -54,29 +54,28 @@ func reduceSpan(ctx context.Context, Y mat.Matrix) (Q *spanBasis, Yr *mat.Dense,
 	if float64(d)*float64(n)*float64(n) < spanInlineWork {
 		// A few milliseconds at most: run here, since a goroutine costs
 		// the caller a wake-up on each side.
-		if Q, Yr = thinQR(Y); Q == nil {
-			return nil, nil, nil
+		Q, Yr = thinQR(Y)
+	} else {
+		type qr struct {
+			Q  *spanBasis
+			Yr *mat.Dense
 		}
-		return Q, Yr, nil
-	}
-	type qr struct {
-		Q  *spanBasis
-		Yr *mat.Dense
-	}
-	done := make(chan qr, 1)
-	go func() {
-		q, r := thinQR(Y)
-		done <- qr{q, r}
-	}()
-	select {
-	case f := <-done:
-		if f.Q == nil {
-			return nil, nil, nil
+		done := make(chan qr, 1)
+		go func() {
+			q, r := thinQR(Y)
+			done <- qr{q, r}
+		}()
+		select {
+		case f := <-done:
+			Q, Yr = f.Q, f.Yr
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
 		}
-		return f.Q, f.Yr, nil
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
 	}
+	if Q == nil {
+		return nil, nil, nil
+	}
+	return Q, Yr, nil
 }
 
 // thinQR returns Y = Q·Yr for the d×N matrix Y: Q (d×r) orthonormal and
