@@ -455,15 +455,17 @@ func twoCores(results map[string]map[string]result, order []string) string {
 	var b strings.Builder
 	b.WriteString("\n## Two cores against one\n\n")
 	var tc []string
+	var tv []float64
 	for _, be := range []string{"openblas1", "openblas"} {
 		for _, m := range results[be]["BenchmarkTwoCores"].Each {
 			if v, ok := m["two/one"]; ok {
-				tc = append(tc, fmt.Sprintf("%.2f", v))
+				tc = append(tc, fmt.Sprintf("%.3f", v))
+				tv = append(tv, v)
 			}
 		}
 	}
 	if len(tc) > 0 {
-		fmt.Fprintf(&b, "BenchmarkTwoCores (LRSDL on AR gender, one core and two in turn within each run) two/one: %s.\n\n", strings.Join(tc, ", "))
+		fmt.Fprintf(&b, "BenchmarkTwoCores (LRSDL on AR gender, one core and two in turn within each run) two/one: %s; median %.3f.\n\n", strings.Join(tc, ", "), median(tv))
 	}
 	fmt.Fprintf(&b, "Benchmarks whose median time is longer on two cores (openblas) than on one (openblas1), "+
 		"slowest first (benchmarks that set their own thread counts, TwoCores and GemmThreads, are left out). "+
@@ -507,4 +509,15 @@ func runTime(d time.Duration) string {
 		return "re-rendered from a saved log (-log)"
 	}
 	return d.Round(time.Second).String()
+}
+
+// median returns the median of v: the mean of the middle two for an even
+// count.
+func median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }

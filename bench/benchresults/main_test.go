@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 )
@@ -123,7 +124,7 @@ func TestPairs(t *testing.T) {
 	}
 	md := render(res, []string{"openblas", "openblas1"}, cmds, nil, "1x", 0, "abc")
 	for _, want := range []string{
-		"two/one: 0.70, 0.60.",
+		"two/one: 0.700, 0.600; median 0.650.",
 		"Slower in every run: 2; by more than 2 %: 1.",
 		"| A | 0.57 | yes, by at most 2 % |", // 301 > 300, by less than 2 %
 		"| B | 0.80 | no |",                  // 150 < 300
@@ -131,6 +132,17 @@ func TestPairs(t *testing.T) {
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("output lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		v    []float64
+		want float64
+	}{{[]float64{3, 1, 2}, 2}, {[]float64{0.7033, 0.6913, 0.7246, 0.6999}, 0.7016}, {[]float64{5}, 5}} {
+		if got := median(c.v); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("median(%v) = %v, want %v", c.v, got, c.want)
 		}
 	}
 }
