@@ -17,6 +17,7 @@ import (
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/cputime"
+	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // benchTrain returns a training state of C classes with n samples, k atoms
@@ -581,8 +582,11 @@ func BenchmarkLRSDLInit_ARGender(b *testing.B) {
 // goroutines' time over twice the one's: 0.5 when the cores share nothing,
 // and the least two/one of BenchmarkTwoCores for work made of such
 // products. The shapes are those of AR gender training (K̄=50, d=300,
-// N=700) and 700³; "scalar" is a dependent chain of multiply-adds on one
-// value (no vector unit, no memory), for contrast. Pure Go's Gemm shares
+// N=700) and 700³; "ProxStep" runs FISTA's step (kernels.ProxStep) on
+// m×n codes of each goroutine's own, a pass over memory that stays in a
+// core's cache (one class of AR gender, 50×350, and the whole 50×700);
+// "scalar" is a dependent chain of multiply-adds on one value (no vector
+// unit, no memory), for contrast. Pure Go's Gemm shares
 // a 700³ product between goroutines itself; the two phases still do the
 // same work, so two/one still compares throughputs.
 func BenchmarkTwoCoresCeiling(b *testing.B) {
@@ -590,7 +594,9 @@ func BenchmarkTwoCoresCeiling(b *testing.B) {
 	for _, s := range []struct {
 		name    string
 		m, k, n int
-	}{{"Gemm50x50x700", 50, 50, 700}, {"Gemm50x300x700", 50, 300, 700}, {"Gemm700x700x700", 700, 700, 700}, {"scalar", 0, 0, 0}} {
+		prox    bool // FISTA's step (kernels.ProxStep) on m×n codes instead of a product
+	}{{"Gemm50x50x700", 50, 50, 700, false}, {"Gemm50x300x700", 50, 300, 700, false}, {"Gemm700x700x700", 700, 700, 700, false},
+		{"ProxStep50x350", 50, 1, 350, true}, {"ProxStep50x700", 50, 1, 700, true}, {"scalar", 0, 0, 0, false}} {
 		b.Run(s.name, func(b *testing.B) {
 			// Restored by each sub-benchmark: testing reports one that
 			// leaves GOMAXPROCS changed.
@@ -617,6 +623,17 @@ func BenchmarkTwoCoresCeiling(b *testing.B) {
 							x = x*0.999999 + 1e-7
 						}
 						sink[w] += x
+					}
+					continue
+				}
+				if s.prox {
+					z, x, g := gen(s.m, s.n), gen(s.m, s.n), gen(s.m, s.n)
+					thr := []float64{0.5}
+					work[w] = func() {
+						for range reps {
+							d, _, _ := kernels.ProxStep(z.Data, x.Data, g.Data, s.m, s.n, 1e-3, thr, 0.5)
+							sink[w] += d
+						}
 					}
 					continue
 				}
