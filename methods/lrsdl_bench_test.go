@@ -17,6 +17,7 @@ import (
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/cputime"
+	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/kernels"
 )
 
@@ -629,11 +630,14 @@ func BenchmarkTwoCoresCeiling(b *testing.B) {
 				if s.prox {
 					z, x, g := gen(s.m, s.n), gen(s.m, s.n), gen(s.m, s.n)
 					thr := []float64{0.5}
+					// As jobs, so that ProxStep keeps every chunk on its caller.
 					work[w] = func() {
-						for range reps {
-							d, _, _ := kernels.ProxStep(z.Data, x.Data, g.Data, s.m, s.n, 1e-3, thr, 0.5)
-							sink[w] += d
-						}
+						parallel.Job(func() {
+							for range reps {
+								d, _, _ := kernels.ProxStep(z.Data, x.Data, g.Data, s.m, s.n, 1e-3, thr, 0.5)
+								sink[w] += d
+							}
+						})
 					}
 					continue
 				}
