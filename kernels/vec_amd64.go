@@ -48,3 +48,8 @@ func axpy1Vec(acc *float64, n int, v float64, a *float64)
 //
 //go:noescape
 func countVec(cnt *int, row *float64, n int) int
+
+// proxShiftVec is proxShiftScalar for n elements (a multiple of 4) with AVX.
+//
+//go:noescape
+func proxShiftVec(z, w, gr, br *float64, n int, o, step, t, beta float64, acc *[12]float64, ws *[4]float64)

@@ -252,3 +252,65 @@ d33done:
 	VMOVSD X8, 64(DI)
 	VZEROUPPER
 	RET
+
+// func proxShiftVec(z, w, gr, br *float64, n int, o, step, t, beta float64, acc *[12]float64, ws *[4]float64)
+TEXT ·proxShiftVec(SB), NOSPLIT, $0-88
+	MOVQ z+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ gr+16(FP), DX
+	MOVQ br+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ acc+72(FP), AX
+	MOVQ ws+80(FP), R8
+	VBROADCASTSD o+40(FP), Y15
+	VBROADCASTSD step+48(FP), Y0
+	VBROADCASTSD t+56(FP), Y1
+	VXORPD Y2, Y2, Y2
+	VSUBPD Y1, Y2, Y2 // -t
+	VBROADCASTSD beta+64(FP), Y3
+	VMOVUPD 0(AX), Y10  // Σ d²
+	VMOVUPD 32(AX), Y11 // Σ zₙ²
+	VMOVUPD 64(AX), Y12 // Σ (w−zₙ)·d
+	VMOVUPD 0(R8), Y14  // Σ new w
+	SHRQ $2, CX
+	JZ sdone
+
+sloop:
+	VMOVUPD (SI), Y4       // w
+	VMOVUPD (BX), Y5       // b
+	VSUBPD Y5, Y15, Y5     // o − b
+	VMOVUPD (DX), Y6       // g
+	VADDPD Y5, Y6, Y5      // g + (o − b)
+	VMULPD Y5, Y0, Y5      // step·(…)
+	VSUBPD Y5, Y4, Y6      // v = w − step·(…)
+	VMINPD Y6, Y1, Y7      // min(t, v), v if NaN
+	VMAXPD Y7, Y2, Y7      // max(−t, ·), NaN kept
+	VSUBPD Y7, Y6, Y8      // zₙ = v − clamp
+	VMOVUPD (DI), Y9       // z
+	VSUBPD Y9, Y8, Y9      // d = zₙ − z
+	VMULPD Y9, Y9, Y13
+	VADDPD Y13, Y10, Y10
+	VMULPD Y8, Y8, Y13
+	VADDPD Y13, Y11, Y11
+	VSUBPD Y8, Y4, Y13     // w − zₙ
+	VMULPD Y9, Y13, Y13
+	VADDPD Y13, Y12, Y12
+	VMULPD Y9, Y3, Y13     // beta·d
+	VADDPD Y13, Y8, Y13    // zₙ + beta·d
+	VADDPD Y13, Y14, Y14
+	VMOVUPD Y13, (SI)
+	VMOVUPD Y8, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, BX
+	DECQ CX
+	JNZ sloop
+
+sdone:
+	VMOVUPD Y10, 0(AX)
+	VMOVUPD Y11, 32(AX)
+	VMOVUPD Y12, 64(AX)
+	VMOVUPD Y14, 0(R8)
+	VZEROUPPER
+	RET

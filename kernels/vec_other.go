@@ -23,3 +23,7 @@ func countVec(cnt *int, row *float64, n int) int {
 func dot3x3Vec(a *float64, lda int, b0, b1, b2 *float64, n int, out *[9]float64) {
 	panic("kernels: no vector kernel")
 }
+
+func proxShiftVec(z, w, gr, br *float64, n int, o, step, t, beta float64, acc *[12]float64, ws *[4]float64) {
+	panic("kernels: no vector kernel")
+}

@@ -26,6 +26,7 @@ type train struct {
 	K  int
 	k0 int
 	xs xstep
+	xf xfused
 	gc gramCache
 	// workspaces of the D and D0 updates
 	du, du0     core.DictUpdater
@@ -286,9 +287,13 @@ func (t *train) solveXJoint(ctx context.Context, Xb *mat.Dense) error {
 			m, metric = s.metric(&t.lip)
 		}
 		var err error
-		if metric {
+		switch {
+		case metric:
 			_, err = t.fist.SolveMetric(ctx, Xb, grad, m, t.p.lambda1)
-		} else {
+		case t.hook == nil && useFused(s):
+			t.xf.setup(s)
+			err = t.xf.solve(ctx, &t.fist, Xb, L, t.p.lambda1)
+		default:
 			_, err = t.fist.Solve(ctx, Xb, grad, L, t.p.lambda1, nil)
 		}
 		return err

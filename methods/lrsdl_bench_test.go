@@ -544,6 +544,33 @@ func arGenderTrain(b *testing.B) *train {
 	return trainOn(b, mustParams(b, &o), ds.Train.Y, ds.Train.Labels)
 }
 
+// BenchmarkLRSDLXSolveARGender times the X step's FISTA (solveXJoint) of
+// arGenderTrain after 5 outer iterations, from the same start each time:
+// fused over chunks of columns (xfused, the default at K̄ = 50) and as
+// core.FISTA with xstep.grad (shared). Run with -cpu 1,2.
+func BenchmarkLRSDLXSolveARGender(b *testing.B) {
+	t := arGenderTrain(b)
+	ctx := context.Background()
+	for range 5 {
+		if _, err := t.outerStep(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	X0, Xb := mat.DenseCopyOf(t.Xb), mat.DenseCopyOf(t.Xb)
+	for _, shared := range []bool{false, true} {
+		b.Run(map[bool]string{false: "fused", true: "shared"}[shared], func(b *testing.B) {
+			sharedXStep = shared
+			defer func() { sharedXStep = false }()
+			for range b.N {
+				Xb.Copy(X0)
+				if err := t.solveXJoint(ctx, Xb); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkLRSDLStepD0_ARGender times the D0 step (LRSDL-D0) of
 // arGenderTrain after 5 outer iterations, repeated at that point.
 func BenchmarkLRSDLStepD0_ARGender(b *testing.B) {

@@ -205,7 +205,8 @@ var jobs atomic.Int32
 
 // Job runs f, a whole job such as one fit, counted among the jobs that
 // run at once (eval's splits and cross-validation fits trained side by
-// side). Jobs must not nest.
+// side, or the two halves of a fit's fused X step, each keeping a core).
+// A job may run jobs of its own: each counts while it runs.
 func Job(f func()) {
 	jobs.Add(1)
 	defer jobs.Add(-1)
