@@ -53,23 +53,26 @@ type xfused struct {
 // a chunk's W̄, G, Z and B then stay in a core's L2.
 const fusedChunkElems = 16384
 
-// fusedMaxK and fusedMaxElems bound the problems whose X step runs fused:
-// K̄ ≤ fusedMaxK, since every chunk's product reads all of H (at K̄ = 1010,
-// BenchmarkLRSDLXSolve100, chunks of 32 columns made one core 1.45 times
-// slower), and K̄·N ≤ fusedMaxElems. On synthetic problems (benchTrain, one
-// core and two) the fused step was the faster up to K̄ = 80 at N = 5000 and
-// K̄ = 112 at N = 1020, and the slower at K̄ = 96 with N = 5000 and 8000
-// (its step over row pieces then took longer than the shared step's
-// contiguous passes).
+// fusedMaxK, fusedMaxElems and fusedMinClass bound the problems whose X
+// step runs fused: K̄ ≤ fusedMaxK, since every chunk's product reads all of
+// H (at K̄ = 1010, BenchmarkLRSDLXSolve100, chunks of 32 columns made one
+// core 1.45 times slower); K̄·N ≤ fusedMaxElems; and N ≥ fusedMinClass·C,
+// since the step runs per row and class within a chunk. On synthetic
+// problems (benchTrain, one core and two) the fused step was the faster up
+// to K̄ = 80 at N = 5000 and K̄ = 112 at N = 1020, and with 64 samples per
+// class; it was the slower at K̄ = 96 with N = 5000 and 8000 (its step
+// over row pieces then took longer than the shared step's contiguous
+// passes), by 4 % with 32 samples per class and by 42 % with 7.
 const (
 	fusedMaxK     = 128
 	fusedMaxElems = 400 << 10
+	fusedMinClass = 48
 )
 
 // useFused reports whether the X step of s runs fused.
 func useFused(s *xstep) bool {
-	kb := s.K + s.k0
-	return !sharedXStep && s.T == nil && s.col0 == 0 && s.sp.Blocks() >= 2 && kb <= fusedMaxK && kb*s.N <= fusedMaxElems
+	kb, C := s.K+s.k0, s.sp.Blocks()
+	return !sharedXStep && s.T == nil && s.col0 == 0 && C >= 2 && kb <= fusedMaxK && kb*s.N <= fusedMaxElems && s.N >= fusedMinClass*C
 }
 
 // sharedXStep makes the X step run core.FISTA with xstep.grad (for tests).

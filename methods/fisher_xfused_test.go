@@ -23,7 +23,7 @@ func TestFusedXStep(t *testing.T) {
 		{3, 101, 10, 5, 0.05},  // pieces cut by chunks within classes
 		{5, 60, 8, 0, 0.05},    // FDDL: no shared atoms
 		{4, 90, 10, 6, 0},      // no Fisher term
-		{9, 7, 3, 2, 0.05},     // one chunk
+		{2, 48, 3, 2, 0.05},    // the fewest samples per class
 	} {
 		var X [3]*mat.Dense
 		for r, mode := range []struct {
