@@ -86,14 +86,7 @@ func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambd
 // SolveMetric (metric m, thresholds thr[0]).
 func (f *FISTA) run(ctx context.Context, x *mat.Dense, grad GradFunc, step float64, thr []float64, m *RankOneMetric) (int, error) {
 	r, c := x.Dims()
-	maxIter := f.MaxIter
-	if maxIter <= 0 {
-		maxIter = 200
-	}
-	tol := f.Tol
-	if tol == 0 {
-		tol = 1e-6
-	}
+	maxIter, tol := f.Limits()
 	f.w.Reset()
 	f.w.ReuseAs(r, c)
 	f.g.Reset()
@@ -133,6 +126,19 @@ func (f *FISTA) run(ctx context.Context, x *mat.Dense, grad GradFunc, step float
 		prev = dz2
 	}
 	return maxIter, nil
+}
+
+// Limits returns MaxIter and Tol with their defaults (200 and 1e-6) for
+// zero values.
+func (f *FISTA) Limits() (maxIter int, tol float64) {
+	maxIter, tol = f.MaxIter, f.Tol
+	if maxIter <= 0 {
+		maxIter = 200
+	}
+	if tol == 0 {
+		tol = 1e-6
+	}
+	return maxIter, tol
 }
 
 // StepConverged is FISTA's tolerance test (FISTA.Tol) at iteration k:

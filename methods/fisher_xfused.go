@@ -183,14 +183,7 @@ func (x *xfused) chunks(h int) (q0, q1 int) {
 // halves run on another goroutine and the two meet at every iteration.
 // Both take every decision from the same sums, so they stop together.
 func (x *xfused) run(ctx context.Context, f *core.FISTA, L, lambda float64, h0, h1 int, sync bool) error {
-	maxIter := f.MaxIter
-	if maxIter <= 0 {
-		maxIter = 200
-	}
-	tol := f.Tol
-	if tol == 0 {
-		tol = 1e-6
-	}
+	maxIter, tol := f.Limits()
 	step, thr := 1/L, lambda/L
 	t, prev := 1.0, math.Inf(1)
 	cur := x.sums[0]
