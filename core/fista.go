@@ -54,14 +54,11 @@ type FISTA struct {
 // about 1e150) is an error, wrapping ErrNotFinite for the last.
 func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambda float64, rowLambda []float64) (int, error) {
 	r, _ := x.Dims()
-	if !(L > 0) || math.IsInf(L, 0) {
-		return 0, fmt.Errorf("core: FISTA needs a finite positive Lipschitz constant, have %v (non-finite or zero data?)", L)
+	if err := CheckStep(L, lambda); err != nil {
+		return 0, err
 	}
 	if rowLambda != nil && len(rowLambda) != r {
 		panic("core: FISTA rowLambda length mismatch")
-	}
-	if !(lambda >= 0) {
-		return 0, fmt.Errorf("core: FISTA weight λ = %v must be non-negative", lambda)
 	}
 	for _, l := range rowLambda {
 		if !(l >= 0) {
@@ -80,6 +77,18 @@ func (f *FISTA) Solve(ctx context.Context, x *mat.Dense, grad GradFunc, L, lambd
 		}
 	}
 	return f.run(ctx, x, grad, 1/L, thr, nil)
+}
+
+// CheckStep returns Solve's error for a Lipschitz constant L that is not
+// finite and positive, or a weight λ that is negative or NaN.
+func CheckStep(L, lambda float64) error {
+	if !(L > 0) || math.IsInf(L, 0) {
+		return fmt.Errorf("core: FISTA needs a finite positive Lipschitz constant, have %v (non-finite or zero data?)", L)
+	}
+	if !(lambda >= 0) {
+		return fmt.Errorf("core: FISTA weight λ = %v must be non-negative", lambda)
+	}
+	return nil
 }
 
 // run is the FISTA loop of Solve (step and thresholds thr) and of

@@ -56,27 +56,41 @@ const fusedChunkElems = 16384
 // fusedMaxK, fusedMaxElems and fusedMinClass bound the problems whose X
 // step runs fused: K̄ ≤ fusedMaxK, since every chunk's product reads all of
 // H (at K̄ = 1010, BenchmarkLRSDLXSolve100, chunks of 32 columns made one
-// core 1.45 times slower); K̄·N ≤ fusedMaxElems; and N ≥ fusedMinClass·C,
-// since the step runs per row and class within a chunk. On synthetic
-// problems (benchTrain, one core and two) the fused step was the faster up
-// to K̄ = 80 at N = 5000 and K̄ = 112 at N = 1020, and with 64 samples per
-// class; it was the slower at K̄ = 96 with N = 5000 and 8000 (its step
-// over row pieces then took longer than the shared step's contiguous
-// passes), by 4 % with 32 samples per class and by 42 % with 7.
+// core 1.45 times slower on branch proto/xstep-rowmajor-fused);
+// K̄·N ≤ fusedMaxElems; and N ≥ fusedMinClass·C, since the step runs per
+// row and class within a chunk. On synthetic problems
+// (BenchmarkLRSDLXSolveShapes, one core and two) the fused step was the
+// faster up to K̄ = 80 at N = 5000 and K̄ = 112 at N = 1020, and with 64
+// samples per class; it was the slower at K̄ = 96 with N = 5000 and 8000
+// (its step over row pieces then took longer than the shared step's
+// contiguous passes), by 4 % with 32 samples per class and by 42 % with 7.
 const (
 	fusedMaxK     = 128
 	fusedMaxElems = 400 << 10
 	fusedMinClass = 48
 )
 
-// useFused reports whether the X step of s runs fused.
+// useFused reports whether the X step of s runs fused: where it can (the
+// product by H over all N columns) and, unless xStepMode says otherwise,
+// where it pays.
 func useFused(s *xstep) bool {
+	if s.T != nil || s.col0 != 0 || xStepMode == xStepShared {
+		return false
+	}
 	kb, C := s.K+s.k0, s.sp.Blocks()
-	return !sharedXStep && s.T == nil && s.col0 == 0 && C >= 2 && kb <= fusedMaxK && kb*s.N <= fusedMaxElems && s.N >= fusedMinClass*C
+	return xStepMode == xStepFused || C >= 2 && kb <= fusedMaxK && kb*s.N <= fusedMaxElems && s.N >= fusedMinClass*C
 }
 
-// sharedXStep makes the X step run core.FISTA with xstep.grad (for tests).
-var sharedXStep = false
+// xStepMode chooses the X step for tests and benchmarks: by useFused's
+// bounds (xStepAuto), core.FISTA with xstep.grad (xStepShared) or fused
+// wherever it can run (xStepFused).
+var xStepMode = xStepAuto
+
+const (
+	xStepAuto = iota
+	xStepShared
+	xStepFused
+)
 
 func (x *xfused) setup(s *xstep) {
 	x.s = s
@@ -134,11 +148,8 @@ func resize(b []float64, n int) []float64 {
 // solve is f.Solve(ctx, Xb, s.grad, L, lambda, nil) for the xstep of the
 // last setup (f's MaxIter, Tol and Restart apply).
 func (x *xfused) solve(ctx context.Context, f *core.FISTA, Xb *mat.Dense, L, lambda float64) error {
-	if !(L > 0) || math.IsInf(L, 0) {
-		return fmt.Errorf("core: FISTA needs a finite positive Lipschitz constant, have %v (non-finite or zero data?)", L)
-	}
-	if !(lambda >= 0) {
-		return fmt.Errorf("core: FISTA weight λ = %v must be non-negative", lambda)
+	if err := core.CheckStep(L, lambda); err != nil {
+		return err
 	}
 	s, kb, N := x.s, x.kb, x.n
 	x.z, x.b = Xb.RawMatrix().Data[:kb*N], s.B.RawMatrix().Data[:kb*N]

@@ -34,9 +34,11 @@ func TestFusedXStep(t *testing.T) {
 			tr.p.lambda2 = c.lambda2
 			tr.p.xIters, tr.p.xTol = 150, -1
 			runtime.GOMAXPROCS(mode.procs)
-			sharedXStep = mode.shared
+			if mode.shared {
+				xStepMode = xStepShared
+			}
 			err := tr.solveXJoint(context.Background(), tr.Xb)
-			sharedXStep = false
+			xStepMode = xStepAuto
 			if err != nil {
 				t.Fatal(err)
 			}

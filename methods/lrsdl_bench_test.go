@@ -549,18 +549,35 @@ func arGenderTrain(b *testing.B) *train {
 // fused over chunks of columns (xfused, the default at K̄ = 50) and as
 // core.FISTA with xstep.grad (shared). Run with -cpu 1,2.
 func BenchmarkLRSDLXSolveARGender(b *testing.B) {
-	t := arGenderTrain(b)
-	ctx := context.Background()
-	for range 5 {
-		if _, err := t.outerStep(ctx); err != nil {
-			b.Fatal(err)
-		}
+	benchXSolveModes(b, "", arGenderWarm(b))
+}
+
+// BenchmarkLRSDLXSolveShapes is BenchmarkLRSDLXSolveARGender on the
+// synthetic problems behind useFused's bounds (benchTrain, 20 % non-zero
+// codes), named C_n_k_k0_d, fused and shared whatever the bounds say.
+// bench/benchresults leaves it out (seconds per shape).
+func BenchmarkLRSDLXSolveShapes(b *testing.B) {
+	for _, c := range [][5]int{
+		{10, 500, 7, 10, 200}, {10, 500, 9, 6, 200}, {10, 500, 12, 8, 200}, {10, 800, 9, 6, 200}, // N ≥ 5000
+		{10, 70, 9, 6, 200}, {17, 60, 6, 10, 300}, // K̄ ≈ 100, N ≈ 1000
+		{10, 7, 7, 7, 300}, {10, 32, 7, 7, 300}, {10, 64, 7, 7, 300}, // samples per class
+	} {
+		benchXSolveModes(b, fmt.Sprintf("%d_%d_%d_%d_%d/", c[0], c[1], c[2], c[3], c[4]), benchTrain(c[0], c[1], c[2], c[3], c[4], 0.2))
 	}
+}
+
+// benchXSolveModes times t's X step from its current codes, fused and
+// shared, as sub-benchmarks prefix+"fused" and prefix+"shared".
+func benchXSolveModes(b *testing.B, prefix string, t *train) {
+	ctx := context.Background()
 	X0, Xb := mat.DenseCopyOf(t.Xb), mat.DenseCopyOf(t.Xb)
-	for _, shared := range []bool{false, true} {
-		b.Run(map[bool]string{false: "fused", true: "shared"}[shared], func(b *testing.B) {
-			sharedXStep = shared
-			defer func() { sharedXStep = false }()
+	for _, m := range []struct {
+		name string
+		mode int
+	}{{"fused", xStepFused}, {"shared", xStepShared}} {
+		b.Run(prefix+m.name, func(b *testing.B) {
+			xStepMode = m.mode
+			defer func() { xStepMode = xStepAuto }()
 			for range b.N {
 				Xb.Copy(X0)
 				if err := t.solveXJoint(ctx, Xb); err != nil {
@@ -571,16 +588,22 @@ func BenchmarkLRSDLXSolveARGender(b *testing.B) {
 	}
 }
 
-// BenchmarkLRSDLStepD0_ARGender times the D0 step (LRSDL-D0) of
-// arGenderTrain after 5 outer iterations, repeated at that point.
-func BenchmarkLRSDLStepD0_ARGender(b *testing.B) {
+// arGenderWarm returns arGenderTrain after 5 outer iterations.
+func arGenderWarm(b *testing.B) *train {
 	t := arGenderTrain(b)
-	ctx := context.Background()
 	for range 5 {
-		if _, err := t.outerStep(ctx); err != nil {
+		if _, err := t.outerStep(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}
+	return t
+}
+
+// BenchmarkLRSDLStepD0_ARGender times the D0 step (LRSDL-D0) of
+// arGenderTrain after 5 outer iterations, repeated at that point.
+func BenchmarkLRSDLStepD0_ARGender(b *testing.B) {
+	t := arGenderWarm(b)
+	ctx := context.Background()
 	b.ResetTimer()
 	for range b.N {
 		if err := t.stepD0(ctx); err != nil {
