@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/internal/parallel"
 )
 
 // PowerIter estimates the largest eigenvalue of symmetric positive
@@ -18,6 +20,7 @@ type PowerIter struct {
 	Tol     float64 // relative change of ρ that stops the run; zero means 1e-6
 
 	v, w []float64
+	job  gemvJob
 }
 
 // MaxEig returns the Rayleigh quotient ρ = vᵀAv (a lower bound of λmax(A))
@@ -51,8 +54,8 @@ func (p *PowerIter) MaxEig(a *mat.Dense) (rho, ub float64) {
 	if tol == 0 {
 		tol = 1e-6
 	}
-	rho, res := powerIter(a, p.v, p.w, maxIter, tol)
-	inf, diag := normInf(a)
+	rho, res := powerIter(a, p.v, p.w, maxIter, tol, &p.job)
+	inf, diag := p.job.normInf(a)
 	return rho, math.Min(math.Max(rho+res, diag), inf)
 }
 
@@ -63,8 +66,8 @@ func (p *PowerIter) Vector() []float64 { return p.v }
 
 // powerIter runs the power iteration from v with workspace w and returns
 // the last Rayleigh quotient and the residual norm ‖Av − ρv‖₂ of the vector
-// it was computed from.
-func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64) (rho, res float64) {
+// it was computed from. The products w = Av run through j.
+func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64, j *gemvJob) (rho, res float64) {
 	n, _ := a.Dims()
 	if len(v) != n || len(w) != n {
 		panic("core: power iteration vector length mismatch")
@@ -90,11 +93,12 @@ func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64) (rho, res
 	ar := a.RawMatrix()
 	vv := blas64.Vector{N: n, Data: v, Inc: 1}
 	wv := blas64.Vector{N: n, Data: w, Inc: 1}
+	defer j.reset()
 	if maxIter < 1 {
 		maxIter = 1
 	}
 	for it := 0; it < maxIter; it++ {
-		blas64.Gemv(blas.NoTrans, 1, ar, vv, 0, wv)
+		j.gemv(ar, v, w)
 		nr := blas64.Dot(vv, wv)
 		var r2, w2 float64
 		for i, x := range w {
@@ -136,18 +140,72 @@ func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64) (rho, res
 	return rho, res
 }
 
+// gemvJob computes w = Av and ‖A‖_∞ over fixed chunks of A's rows
+// (parallel.Chunks), shared between the cores once A has n² ≥
+// parallel.MinWork entries: a pass over a 1500×1500 Gram matrix streams
+// 18 MB. blas64.Gemv computes each row from blocks of four rows counted
+// from the first, and the chunks start at multiples of 8, so every wᵢ is
+// the one the whole call computes.
+type gemvJob struct {
+	a    blas64.General
+	v, w []float64
+	size int
+	inf  bool         // Do computes ‖A‖_∞'s part instead of Av
+	part [][2]float64 // each chunk's largest row sum and diagonal entry
+}
+
+func (j *gemvJob) gemv(a blas64.General, v, w []float64) {
+	j.a, j.v, j.w, j.inf = a, v, w, false
+	size, count := parallel.Chunks(a.Rows)
+	j.size = size
+	parallel.For(count, j, a.Rows*a.Cols)
+}
+
 // normInf returns ‖A‖_∞ = maxᵢ Σⱼ |aᵢⱼ| and the largest diagonal entry of
 // the square matrix A.
 func normInf(a *mat.Dense) (norm, diag float64) {
-	ar := a.RawMatrix()
-	for i := 0; i < ar.Rows; i++ {
+	var j gemvJob
+	return j.normInf(a)
+}
+
+// normInf is the function normInf with j's workspace.
+func (j *gemvJob) normInf(a *mat.Dense) (norm, diag float64) {
+	defer j.reset()
+	j.a, j.inf = a.RawMatrix(), true
+	size, count := parallel.Chunks(j.a.Rows)
+	j.size = size
+	if cap(j.part) < count {
+		j.part = make([][2]float64, count)
+	}
+	j.part = j.part[:count]
+	parallel.For(count, j, j.a.Rows*j.a.Cols)
+	for _, p := range j.part {
+		norm, diag = math.Max(norm, p[0]), math.Max(diag, p[1])
+	}
+	return norm, diag
+}
+
+// reset drops j's references to the caller's data.
+func (j *gemvJob) reset() { j.a, j.v, j.w = blas64.General{}, nil, nil }
+
+// Do computes rows [ch·size, …) of Av, or their part of ‖A‖_∞.
+func (j *gemvJob) Do(ch int) {
+	a := j.a
+	r0, r1 := ch*j.size, min((ch+1)*j.size, a.Rows)
+	if !j.inf {
+		blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: r1 - r0, Cols: a.Cols, Stride: a.Stride, Data: a.Data[r0*a.Stride:]},
+			blas64.Vector{N: a.Cols, Data: j.v, Inc: 1}, 0, blas64.Vector{N: r1 - r0, Data: j.w[r0:r1], Inc: 1})
+		return
+	}
+	var norm, diag float64
+	for i := r0; i < r1; i++ {
 		var s float64
-		row := ar.Data[i*ar.Stride : i*ar.Stride+ar.Cols]
+		row := a.Data[i*a.Stride : i*a.Stride+a.Cols]
 		for _, x := range row {
 			s += math.Abs(x)
 		}
 		norm = math.Max(norm, s)
 		diag = math.Max(diag, row[i])
 	}
-	return norm, diag
+	j.part[ch] = [2]float64{norm, diag}
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
 	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -358,6 +360,46 @@ func TestPowerIter(t *testing.T) {
 	if n := testing.AllocsPerRun(10, func() { p.MaxEig(A) }); n != 0 {
 		t.Errorf("PowerIter.MaxEig allocates %v times", n)
 	}
+}
+
+// TestPowerIterChunks checks that the chunked products of PowerIter give
+// every wᵢ = (Av)ᵢ bit for bit as one blas64.Gemv call, and ‖A‖_∞ and the
+// largest diagonal entry as a serial pass, on one core and on two, at
+// sizes below and above the one from which the chunks are shared.
+func TestPowerIterChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	testutil.Backends(t, func(t *testing.T) {
+		for _, n := range []int{1, 3, 63, 64, 101, 1030, 1500} {
+			A := testutil.RandDense(rng, n, n)
+			ar := A.RawMatrix()
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = rng.NormFloat64()
+			}
+			want := make([]float64, n)
+			blas64.Gemv(blas.NoTrans, 1, ar, blas64.Vector{N: n, Data: v, Inc: 1}, 0, blas64.Vector{N: n, Data: want, Inc: 1})
+			var wantInf, wantDiag float64
+			for i := 0; i < n; i++ {
+				wantInf = math.Max(wantInf, floats.Norm(A.RawRowView(i), 1))
+				wantDiag = math.Max(wantDiag, A.At(i, i))
+			}
+			for _, procs := range []int{1, 2} {
+				func() {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+					var j gemvJob
+					w := make([]float64, n)
+					j.gemv(ar, v, w)
+					if !slices.Equal(w, want) {
+						t.Errorf("n=%d GOMAXPROCS=%d: chunked Av differs from one Gemv", n, procs)
+					}
+					inf, diag := j.normInf(A)
+					if inf != wantInf || diag != wantDiag {
+						t.Errorf("n=%d GOMAXPROCS=%d: ‖A‖_∞, max aᵢᵢ = %v, %v, want %v, %v", n, procs, inf, diag, wantInf, wantDiag)
+					}
+				}()
+			}
+		}
+	})
 }
 
 func TestFISTAAllocs(t *testing.T) {
