@@ -69,7 +69,7 @@ var lineRE = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
 func main() {
 	out := flag.String("out", "bench/RESULTS.md", "output `file`")
 	backends := flag.String("backends", "gonum,openblas", "comma-separated backends (openblas: OpenBLAS on one core and on two, in pairs)")
-	pairs := flag.Int("pairs", 3, "runs of each benchmark on one core and on two (openblas)")
+	pairs := flag.Int("pairs", 3, "passes over the packages, each running every benchmark on one core and then on two (openblas)")
 	benchtime := flag.String("benchtime", "100ms", "go test -benchtime")
 	bench := flag.String("bench", ".", "go test -bench pattern")
 	skip := flag.String("skip", "FlowerFit|COILFit|COILIter|DLSIFitPredict|LRSDLXSolveShapes", "go test -skip pattern; the default leaves out the fits on real data sets, minutes per method and backend, which bench/reproduce times (run them alone: go test -tags openblas -run '^$' -bench 'FlowerFit|COILFit|DLSIFitPredict' -benchtime 1x ./methods/), and the X step's shape study behind its fused bounds (go test -tags openblas -run '^$' -bench LRSDLXSolveShapes -cpu 1,2 ./methods/)")
@@ -108,32 +108,43 @@ func main() {
 			fatalf("unknown backend %q (want gonum or openblas)", be)
 		}
 		// One go test per package, so that one failing or slow package
-		// keeps the results of the others.
-		for _, pkg := range strings.Split(*pkgs, ",") {
-			args := []string{"test", "-run", "^$", "-bench", *bench, "-benchtime", *benchtime, "-count", "1", "-benchmem", "-timeout", *timeout}
-			if *skip != "" {
-				args = append(args, "-skip", *skip)
+		// keeps the results of the others. OpenBLAS runs every package
+		// once per pair, one core then two (-cpu 1,2), in passes over all
+		// of them, so that a pair's runs see the same load and a burst of
+		// load on the host reaches one pair of a benchmark, not all.
+		passes := 1
+		if be == "openblas" {
+			passes = *pairs
+		}
+		for pass := 0; pass < passes; pass++ {
+			for _, pkg := range strings.Split(*pkgs, ",") {
+				args := []string{"test", "-run", "^$", "-bench", *bench, "-benchtime", *benchtime, "-count", "1", "-benchmem", "-timeout", *timeout}
+				if *skip != "" {
+					args = append(args, "-skip", *skip)
+				}
+				envs := []string{"CGO_ENABLED=0"}
+				if be == "openblas" {
+					args = append(args, "-tags", "openblas", "-cpu", "1,2")
+					envs = []string{"CGO_ENABLED=1"}
+				}
+				args = append(args, pkg)
+				cmd := exec.Command("go", args...)
+				cmd.Env = append(os.Environ(), envs...)
+				env := strings.Join(envs, " ")
+				var buf bytes.Buffer
+				cmd.Stdout, cmd.Stderr = io.MultiWriter(&buf, os.Stdout), os.Stderr
+				line := strings.Join(append([]string{env, "go"}, quote(args)...), " ")
+				if !slices.Contains(cmds, line) {
+					cmds = append(cmds, line)
+				}
+				fmt.Fprintln(os.Stderr, line)
+				fmt.Fprintln(&saved, line)
+				if err := cmd.Run(); err != nil {
+					failures = append(failures, fmt.Sprintf("`%s`: %v (results parsed before the failure are kept)", line, err))
+				}
+				saved.Write(buf.Bytes())
+				merge(results, be, parse(&buf))
 			}
-			envs := []string{"CGO_ENABLED=0"}
-			if be == "openblas" {
-				args = append(args, "-tags", "openblas", "-cpu", strings.TrimSuffix(strings.Repeat("1,2,", *pairs), ","))
-				envs = []string{"CGO_ENABLED=1"}
-			}
-			args = append(args, pkg)
-			cmd := exec.Command("go", args...)
-			cmd.Env = append(os.Environ(), envs...)
-			env := strings.Join(envs, " ")
-			var buf bytes.Buffer
-			cmd.Stdout, cmd.Stderr = io.MultiWriter(&buf, os.Stdout), os.Stderr
-			line := strings.Join(append([]string{env, "go"}, quote(args)...), " ")
-			cmds = append(cmds, line)
-			fmt.Fprintln(os.Stderr, line)
-			fmt.Fprintln(&saved, line)
-			if err := cmd.Run(); err != nil {
-				failures = append(failures, fmt.Sprintf("`%s`: %v (results parsed before the failure are kept)", line, err))
-			}
-			saved.Write(buf.Bytes())
-			merge(results, be, parse(&buf))
 		}
 	}
 	if *logFile == "" && *save != "" {
@@ -184,7 +195,9 @@ func parseLog(log string) (map[string]map[string]result, []string) {
 	for _, l := range strings.Split(log, "\n") {
 		if strings.HasPrefix(l, "CGO_ENABLED=") && strings.Contains(l, " go test ") {
 			flush()
-			cmds = append(cmds, l)
+			if !slices.Contains(cmds, l) {
+				cmds = append(cmds, l)
+			}
 			be = "gonum"
 			if strings.Contains(l, "-tags openblas") {
 				be = "openblas"
@@ -198,7 +211,8 @@ func parseLog(log string) (map[string]map[string]result, []string) {
 }
 
 // merge adds the results of one go test of backend be, by GOMAXPROCS, to
-// res: OpenBLAS's runs at GOMAXPROCS 1 go to "openblas1".
+// res: OpenBLAS's runs at GOMAXPROCS 1 go to "openblas1". A benchmark
+// already in res gains the new runs.
 func merge(res map[string]map[string]result, be string, byProcs map[int]map[string]result) {
 	for procs, rs := range byProcs {
 		b := be
@@ -209,9 +223,38 @@ func merge(res map[string]map[string]result, be string, byProcs map[int]map[stri
 			res[b] = map[string]result{}
 		}
 		for n, r := range rs {
+			if old, ok := res[b][n]; ok {
+				r = summarize(append(old.split(), r.split()...))
+			}
 			res[b][n] = r
 		}
 	}
+}
+
+// split returns r's runs as results of one run each.
+func (r result) split() []result {
+	if len(r.Runs) == 0 {
+		return []result{{Pkg: r.Pkg, Name: r.Name, NsPerOp: r.NsPerOp, Metrics: r.Metrics}}
+	}
+	rs := make([]result, len(r.Runs))
+	for i, ns := range r.Runs {
+		rs[i] = result{Pkg: r.Pkg, Name: r.Name, NsPerOp: ns, Metrics: r.Each[i]}
+	}
+	return rs
+}
+
+// summarize returns the median of the runs rs (by time, the lower middle
+// one for an even count) with every run's time and metrics.
+func summarize(rs []result) result {
+	byTime := slices.Clone(rs)
+	sort.SliceStable(byTime, func(i, j int) bool { return byTime[i].NsPerOp < byTime[j].NsPerOp })
+	med := byTime[(len(byTime)-1)/2]
+	med.Runs, med.Each = nil, nil
+	for _, r := range rs {
+		med.Runs = append(med.Runs, r.NsPerOp)
+		med.Each = append(med.Each, r.Metrics)
+	}
+	return med
 }
 
 // parse reads go test -bench output, by GOMAXPROCS (the name's suffix -N,
@@ -259,18 +302,10 @@ func parse(buf *bytes.Buffer) map[int]map[string]result {
 	}
 	res := map[int]map[string]result{}
 	for _, k := range order {
-		rs := runs[k]
-		byTime := slices.Clone(rs)
-		sort.SliceStable(byTime, func(i, j int) bool { return byTime[i].NsPerOp < byTime[j].NsPerOp })
-		med := byTime[(len(byTime)-1)/2]
-		for _, r := range rs {
-			med.Runs = append(med.Runs, r.NsPerOp)
-			med.Each = append(med.Each, r.Metrics)
-		}
 		if res[k.procs] == nil {
 			res[k.procs] = map[string]result{}
 		}
-		res[k.procs][k.name] = med
+		res[k.procs][k.name] = summarize(runs[k])
 	}
 	return res
 }
@@ -469,7 +504,7 @@ func twoCores(results map[string]map[string]result, order []string) string {
 	}
 	fmt.Fprintf(&b, "Benchmarks whose median time is longer on two cores (openblas) than on one (openblas1), "+
 		"slowest first (benchmarks that set their own thread counts, TwoCores and GemmThreads, are left out). "+
-		"They ran on one core and on two in turn; the last column says whether every two-core run was slower than every one-core run, "+
+		"Each pair of runs, one core then two, came from its own pass over the packages, minutes from the others; the last column says whether every two-core run was slower than every one-core run, "+
 		"and **yes** that it was by more than %.0f %%. Slower in every run: %d; by more than %.0f %%: %d.", 100*slowMargin, every, 100*slowMargin, clear)
 	if len(slow) == 0 {
 		b.WriteString("\n")

@@ -136,6 +136,35 @@ func TestPairs(t *testing.T) {
 	}
 }
 
+// TestPasses checks that the passes of one command over a package (the
+// pairs of OpenBLAS's runs) add up to one result per benchmark, with every
+// run, and that the command is listed once.
+func TestPasses(t *testing.T) {
+	cmd := "CGO_ENABLED=1 go test -run '^$' -bench . -count 1 -tags openblas -cpu 1,2 ./methods/\n"
+	pass := func(one, two, tc string) string {
+		return cmd + "pkg: github.com/lrsdl/lrsdl/methods\n" +
+			"BenchmarkA\t1\t" + one + " ns/op\t5 GFLOP/s\nBenchmarkA-2\t1\t" + two + " ns/op\t" + two + " GFLOP/s\n" +
+			"BenchmarkTwoCores\t1\t9 ns/op\t" + tc + " two/one\n"
+	}
+	res, cmds := parseLog(pass("100", "310", "0.7") + pass("300", "400", "0.6") + pass("200", "320", "0.8"))
+	if len(cmds) != 1 {
+		t.Errorf("commands %q, want the one command once", cmds)
+	}
+	one, two := res["openblas1"]["BenchmarkA"], res["openblas"]["BenchmarkA"]
+	if one.NsPerOp != 200 || len(one.Runs) != 3 || two.NsPerOp != 320 || len(two.Runs) != 3 {
+		t.Fatalf("A parsed as %+v and %+v, want medians 200 and 320 of 3 runs each", one, two)
+	}
+	if two.Metrics["GFLOP/s"] != 320 || len(two.Each) != 3 || two.Each[1]["GFLOP/s"] != 400 {
+		t.Errorf("two-core A's metrics %v, runs' %v: want the median run's and every run's", two.Metrics, two.Each)
+	}
+	md := render(res, []string{"openblas", "openblas1"}, cmds, nil, "1x", 0, "abc")
+	for _, want := range []string{"two/one: 0.700, 0.600, 0.800; median 0.700.", "| A | 0.62 | **yes** |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("output lacks %q:\n%s", want, md)
+		}
+	}
+}
+
 func TestMedian(t *testing.T) {
 	for _, c := range []struct {
 		v    []float64
