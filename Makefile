@@ -38,7 +38,7 @@ reproduce:
 	$(if $(QUICK),CGO_ENABLED=0 $(GO) run ./bench/reproduce -quick,CGO_ENABLED=1 $(GO) run -tags openblas ./bench/reproduce) -out $(REPRODUCE_OUT)
 
 # Run the Go benchmarks on both backends and write bench/RESULTS.md (OpenBLAS
-# on one core and two in turn, three times each: about half an hour).
+# on one core and then two, in three passes over the packages: about 40 minutes).
 BENCHRESULTS_TIME ?= 100ms
 .PHONY: bench-results
 bench-results:

@@ -6,8 +6,9 @@
 //	go run ./bench/benchresults                       # both backends
 //	go run ./bench/benchresults -backends gonum -benchtime 1x
 //
-// Backend "openblas" runs every benchmark at GOMAXPROCS 1 and 2 in turn,
-// -pairs times (go test -cpu 1,2,1,2,…), so both see the same load: the
+// Backend "openblas" runs every benchmark at GOMAXPROCS 1 and then 2 (go
+// test -cpu 1,2), so both see the same load, in -pairs passes over the
+// packages, so that a burst of load on the host reaches one pair: the
 // table's "openblas1" column is the one-core runs (GOMAXPROCS 1 keeps
 // every product on the calling goroutine), "openblas" the two-core ones,
 // each the median of its runs, and a column of one-core over two-core time
