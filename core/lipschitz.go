@@ -141,11 +141,11 @@ func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64, j *gemvJo
 }
 
 // gemvJob computes w = Av and ‖A‖_∞ over fixed chunks of A's rows
-// (parallel.Chunks), shared between the cores once A has n² ≥
-// parallel.MinWork entries: a pass over a 1500×1500 Gram matrix streams
-// 18 MB. blas64.Gemv computes each row from blocks of four rows counted
-// from the first, and the chunks start at multiples of 8, so every wᵢ is
-// the one the whole call computes.
+// (parallel.Chunks), which parallel.For shares between the cores by their
+// n² multiply-adds: a pass over a 1500×1500 Gram matrix streams 18 MB.
+// blas64.Gemv computes each row from blocks of four rows counted from the
+// first, and the chunks start at multiples of 8, so every wᵢ is the one
+// the whole call computes.
 type gemvJob struct {
 	a    blas64.General
 	v, w []float64
@@ -154,6 +154,7 @@ type gemvJob struct {
 	part [][2]float64 // each chunk's largest row sum and diagonal entry
 }
 
+// gemv sets w = Av.
 func (j *gemvJob) gemv(a blas64.General, v, w []float64) {
 	j.a, j.v, j.w, j.inf = a, v, w, false
 	size, count := parallel.Chunks(a.Rows)
