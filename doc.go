@@ -1,12 +1,13 @@
-// Package lrsdl is the front door of a library for discriminative dictionary
-// learning: SRC, ODL, LC-KSVD1/2, DLSI, COPAR, FDDL, D2L2R2 and LRSDL
-// (Vu & Monga, "Fast Low-rank Shared Dictionary Learning for Image
+// Package lrsdl holds the contract of a library for discriminative
+// dictionary learning: SRC, ODL, LC-KSVD1 and LC-KSVD2, DLSI, COPAR, FDDL,
+// D2L2R2, JDL, JDL*, DLRD, SRRS and LRSDL (Vu & Monga, "Fast Low-rank Shared Dictionary Learning for Image
 // Classification", IEEE TIP 2017).
 //
 // Samples are the columns of a d×N matrix Y. A classifier is trained with
 // Fit(ctx, Y, labels) and labels new samples with Predict. The methods live in
 // package methods; data files, splits and model files in package data; the
-// numerical building blocks in packages core and kernels.
+// numerical building blocks in package core and the BLAS layer (backend
+// choice and hand-written kernels) in package blas.
 //
 // Computation goes through gonum's blas64, gonum's pure-Go BLAS unless the
 // program chooses otherwise: importing this library never changes it. A

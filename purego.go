@@ -2,23 +2,11 @@
 
 package lrsdl
 
-import "gonum.org/v1/gonum/blas/gonum"
+import "errors"
 
-const openBLASLinked = false
-
-// OpenBLAS is, in builds without -tags openblas, a stand-in that
-// UseOpenBLAS never installs.
-type OpenBLAS struct{ gonum.Implementation }
-
-var openBLAS OpenBLAS
-
-func backendDetail() string { return "gonum pure-Go BLAS" }
-
-func openBLASCoreHint() string { return "" }
-
-// GemmThreadsMin is, in builds without OpenBLAS, the size from which
-// kernels.Gemm leaves a product whole, as in OpenBLAS builds.
-var GemmThreadsMin = 1 << 25
-
-// SetOpenBLASThreads does nothing in builds without OpenBLAS; it returns 1.
-func SetOpenBLASThreads(int) int { return 1 }
+// UseOpenBLAS makes gonum's blas64, and so every method, compute with
+// OpenBLAS. This binary was built without -tags openblas: it returns an
+// error and leaves the BLAS as it is (gonum's pure Go).
+func UseOpenBLAS() error {
+	return errors.New("lrsdl: OpenBLAS is not linked: build with -tags openblas (cgo and libopenblas-dev)")
+}

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl/kernels"
+	"github.com/lrsdl/lrsdl/blas"
 )
 
 // GradFunc writes ∇h(W) into G. It must not retain or resize either matrix.
@@ -119,7 +119,7 @@ func (f *FISTA) run(ctx context.Context, x *mat.Dense, grad GradFunc, step float
 		if m != nil {
 			dz2, z2, rs = f.ms.step(zr.Data, wr.Data, gr.Data, r, c, *m, thr[0], beta)
 		} else {
-			dz2, z2, rs = kernels.ProxStep(zr.Data, wr.Data, gr.Data, r, c, step, thr, beta)
+			dz2, z2, rs = blas.ProxStep(zr.Data, wr.Data, gr.Data, r, c, step, thr, beta)
 		}
 		if !(dz2 <= math.MaxFloat64 && z2 <= math.MaxFloat64) { // NaN, or ‖Z‖² overflowed
 			return k, fmt.Errorf("core: FISTA iterate %d: %w", k, ErrNotFinite)

@@ -123,7 +123,7 @@ const metricChunk = 64
 const metricNewtonMax = 100
 
 // step performs one fused FISTA step in the metric m on the rows×cols
-// buffers, as kernels.ProxStep does for a scalar step: g is overwritten.
+// buffers, as blas.ProxStep does for a scalar step: g is overwritten.
 func (s *metricStep) step(z, w, g []float64, rows, cols int, m RankOneMetric, thr, beta float64) (dz2, z2, rs float64) {
 	if len(s.tau) != cols {
 		s.warm = false
@@ -226,7 +226,7 @@ func (j *metricJob) Do(ch int) {
 			break
 		}
 	}
-	// z = S_thr(c − kτu), then the momentum step, as kernels.ProxStep.
+	// z = S_thr(c − kτu), then the momentum step, as blas.ProxStep.
 	var a [3]float64
 	for i := 0; i < rows; i++ {
 		zr, wr, cr := j.z[i*cols+c0:i*cols+c1], j.w[i*cols+c0:i*cols+c1], j.g[i*cols+c0:i*cols+c1]

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack"
 	gonumlapack "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl/kernels"
+	"github.com/lrsdl/lrsdl/blas"
 )
 
 // KSVDOptions controls KSVD. The zero value means the defaults.
@@ -142,7 +142,7 @@ func (r *KSVDRun) Step(ctx context.Context) error {
 func gramTo(G, D *mat.Dense) {
 	g := G.RawMatrix()
 	k := g.Rows
-	blas64.Syrk(blas.Trans, 1, D.RawMatrix(), 0, blas64.Symmetric{N: k, Stride: g.Stride, Data: g.Data, Uplo: blas.Upper})
+	blas64.Syrk(gblas.Trans, 1, D.RawMatrix(), 0, blas64.Symmetric{N: k, Stride: g.Stride, Data: g.Data, Uplo: gblas.Upper})
 	for i := 1; i < k; i++ {
 		for j := 0; j < i; j++ {
 			g.Data[i*g.Stride+j] = g.Data[j*g.Stride+i]
@@ -311,7 +311,7 @@ func (w *ksvdWork) replace(D, Yt *mat.Dense, j int) {
 // matrix E, given by its columns as the rows of e (m×d, row-major), with
 // ‖u‖ = 1 and x = Eᵀu, and returns σ = ‖x‖. It runs at most maxIter steps
 // of Lanczos on A = EEᵀ, each one product Eᵀuⱼ (Gemv) and one E·(Eᵀuⱼ)
-// (kernels.AddCombination), so E is never transposed: the three-term
+// (blas.AddCombination), so E is never transposed: the three-term
 // recurrence αⱼ = uⱼᵀAuⱼ, βⱼuⱼ₊₁ = Auⱼ − αⱼuⱼ − βⱼ₋₁uⱼ₋₁ with one full
 // reorthogonalisation against u₁..uⱼ. It starts from u₀ (unit norm, the
 // current atom) or, when Eᵀu₀ = 0, from Ex for the x given, and stops once
@@ -328,7 +328,7 @@ func leadingPair(u, x, u0, e []float64, maxIter int, w *lanczosWork) float64 {
 	g := blas64.General{Rows: m, Cols: d, Stride: d, Data: e}
 	eTu := func(j int) []float64 {
 		wj := w.eu[j*m : (j+1)*m]
-		blas64.Gemv(blas.NoTrans, 1, g, blas64.Vector{N: d, Inc: 1, Data: w.u[j*d : (j+1)*d]}, 0, blas64.Vector{N: m, Inc: 1, Data: wj})
+		blas64.Gemv(gblas.NoTrans, 1, g, blas64.Vector{N: d, Inc: 1, Data: w.u[j*d : (j+1)*d]}, 0, blas64.Vector{N: m, Inc: 1, Data: wj})
 		return wj
 	}
 	u1 := w.u[:d]
@@ -336,7 +336,7 @@ func leadingPair(u, x, u0, e []float64, maxIter int, w *lanczosWork) float64 {
 	if w0 := eTu(0); floats.Dot(w0, w0) == 0 {
 		// Eᵀu₀ = 0: start from Ex instead.
 		clear(u1)
-		kernels.AddCombination(u1, m, x, 1, e, d)
+		blas.AddCombination(u1, m, x, 1, e, d)
 		nu := math.Sqrt(floats.Dot(u1, u1))
 		if nu == 0 {
 			return 0
@@ -356,7 +356,7 @@ func leadingPair(u, x, u0, e []float64, maxIter int, w *lanczosWork) float64 {
 			eTu(j)
 		}
 		clear(z)
-		kernels.AddCombination(z, m, w.eu[j*m:(j+1)*m], 1, e, d)
+		blas.AddCombination(z, m, w.eu[j*m:(j+1)*m], 1, e, d)
 		w.a[j] = floats.Dot(uj, z)
 		k++
 		// The three-term recurrence, then one full reorthogonalisation.
@@ -396,9 +396,9 @@ func leadingPair(u, x, u0, e []float64, maxIter int, w *lanczosWork) float64 {
 		y[i] = w.tz[i*k+k-1]
 	}
 	clear(u)
-	kernels.AddCombination(u, k, y, 1, w.u, d)
+	blas.AddCombination(u, k, y, 1, w.u, d)
 	clear(x)
-	kernels.AddCombination(x, k, y, 1, w.eu, m)
+	blas.AddCombination(x, k, y, 1, w.eu, m)
 	nu := math.Sqrt(floats.Dot(u, u))
 	if nu == 0 {
 		return 0

@@ -7,15 +7,15 @@ import (
 	"math"
 
 	"github.com/james-bowman/sparse"
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl/kernels"
+	"github.com/lrsdl/lrsdl/blas"
 )
 
 // MulTrans sets dst = Aᵀ·B for a dense A (d×k) and a dense or sparse B
-// (d×n). *sparse.CSC and *sparse.CSR go through kernels.SparseAtB(CSR), other
+// (d×n). *sparse.CSC and *sparse.CSR go through blas.SparseAtB(CSR), other
 // mat.NonZeroDoer types through their non-zeros, at O(k·nnz(B)) either way.
 // dst is resized if empty.
 func MulTrans(dst *mat.Dense, a *mat.Dense, b mat.Matrix) {
@@ -32,13 +32,13 @@ func MulTrans(dst *mat.Dense, a *mat.Dense, b mat.Matrix) {
 	}
 	switch b := b.(type) {
 	case *mat.Dense:
-		kernels.AtB(dst.RawMatrix(), a.RawMatrix(), b.RawMatrix())
+		blas.AtB(dst.RawMatrix(), a.RawMatrix(), b.RawMatrix())
 		return
 	case *sparse.CSC:
-		kernels.SparseAtB(dst.RawMatrix(), a.RawMatrix(), b)
+		blas.SparseAtB(dst.RawMatrix(), a.RawMatrix(), b)
 		return
 	case *sparse.CSR:
-		kernels.SparseAtBCSR(dst.RawMatrix(), a.RawMatrix(), b)
+		blas.SparseAtBCSR(dst.RawMatrix(), a.RawMatrix(), b)
 		return
 	}
 	nz, ok := b.(mat.NonZeroDoer)
@@ -189,5 +189,5 @@ func lassoArgs(X, G, B *mat.Dense, lambda float64) error {
 // lassoGrad sets g = G·W − B, the gradient of ½‖Y − DW‖²_F.
 func lassoGrad(g, G, B, W *mat.Dense) {
 	g.Copy(B)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, G.RawMatrix(), W.RawMatrix(), -1, g.RawMatrix())
+	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, G.RawMatrix(), W.RawMatrix(), -1, g.RawMatrix())
 }

@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // lassoPathCodes sets X (k×n) to the lasso codes of LassoGram,
@@ -242,7 +242,7 @@ func (p *lassoPath) solve(g []float64, lambda float64, maxSteps int) bool {
 		p.direction()
 		a := p.a
 		clear(a)
-		kernels.AddCombination(a, na, p.d, 1, p.rows, k)
+		blas.AddCombination(a, na, p.d, 1, p.rows, k)
 		gamma, ev, at := mu-lambda, end, -1
 		for i, ci := range p.c {
 			if p.pos[i] >= 0 || p.skip[i] == p.epoch {
@@ -385,7 +385,7 @@ func (p *lassoPath) correlations() {
 	for q := 0; q < p.na; q++ {
 		p.t[q] = -p.x[q]
 	}
-	kernels.AddCombination(p.c, p.na, p.t, 1, p.rows, p.k)
+	blas.AddCombination(p.c, p.na, p.t, 1, p.rows, p.k)
 }
 
 // finish sets x_A = G_AA⁻¹(b_A − λs_A) and checks the optimality

@@ -6,12 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl/kernels"
+	"github.com/lrsdl/lrsdl/blas"
 )
 
 // DictObjective returns −2tr(EDᵀ) + tr(F·DᵀD), with the upper triangle
@@ -22,8 +22,8 @@ func DictObjective(D, E, F *mat.Dense) float64 {
 	if fr, fc := F.Dims(); fr != k || fc != k {
 		panic(mat.ErrShape)
 	}
-	g := blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: max(k, 1), Data: make([]float64, k*k)}
-	blas64.Syrk(blas.Trans, 1, D.RawMatrix(), 0, g)
+	g := blas64.Symmetric{Uplo: gblas.Upper, N: k, Stride: max(k, 1), Data: make([]float64, k*k)}
+	blas64.Syrk(gblas.Trans, 1, D.RawMatrix(), 0, g)
 	f := F.RawMatrix()
 	var s float64
 	for i := 0; i < k; i++ {
@@ -72,7 +72,7 @@ type DictUpdater struct {
 
 // Update is UpdateDict(D, E, F, opts) using w's scratch. It sweeps the
 // atoms in blocks B of odlBlock: P = F[B,:]·Dᵀ (one Gemm, which
-// kernels.Gemm shares between the cores; F is symmetric, so row s of P is
+// blas.Gemm shares between the cores; F is symmetric, so row s of P is
 // D·fᵢ for i = B[s]) is computed at the block's start, and row t gains
 // Σ_{s<t} F_ts·δ_s, the changes of the block's earlier atoms, just before
 // atom B[t] is updated; the iterates are those of the column-by-column
@@ -111,10 +111,10 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 		w.dt = make([]float64, d*k)
 		w.et = make([]float64, d*k)
 	}
-	pureGo := kernels.PureGo()
+	pureGo := blas.PureGo()
 	bs := min(odlBlock, k)
 	if k < 2*odlBlock || pureGo && d*k <= odlResident ||
-		float64(kernels.NonZeros(F.RawMatrix())) <= odlSparseMax*float64(k)*float64(k) {
+		float64(blas.NonZeros(F.RawMatrix())) <= odlSparseMax*float64(k)*float64(k) {
 		bs = 1 // the plain sweep: faster for few atoms, sparse F, and in pure Go while D stays in cache
 	}
 	if cap(w.p) < bs*d {
@@ -142,7 +142,7 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 			if pureGo || nb == 1 {
 				odlProducts(p, fb, dt, d)
 			} else {
-				kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, fb, blas64.General{Rows: k, Cols: d, Stride: d, Data: dt},
+				blas.Gemm(gblas.NoTrans, gblas.NoTrans, 1, fb, blas64.General{Rows: k, Cols: d, Stride: d, Data: dt},
 					0, blas64.General{Rows: nb, Cols: d, Stride: d, Data: p})
 			}
 			for s := 0; s < nb; s++ {
@@ -151,7 +151,7 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 				// The changes δ_t of the block's earlier atoms, held in
 				// their rows of p, in order of t (so rounded as the
 				// column-by-column sweep's updates).
-				kernels.AddCombination(pi, s, fr.Data[i*fr.Stride+b0:], 1, p, d)
+				blas.AddCombination(pi, s, fr.Data[i*fr.Stride+b0:], 1, p, d)
 				fii := fr.Data[i*fr.Stride+i]
 				if !(fii > 0) || math.IsInf(fii, 1) {
 					clear(pi) // no change
@@ -205,7 +205,7 @@ var odlSparseMax = 0.25
 const odlChunk = 256
 
 // odlProducts sets p (f.Rows×d) = f·dt, dt k×d, over pieces of odlChunk
-// columns (kernels.AddCombination): faster than gonum's Dgemm at these shapes.
+// columns (blas.AddCombination): faster than gonum's Dgemm at these shapes.
 func odlProducts(p []float64, f blas64.General, dt []float64, d int) {
 	clear(p)
 	c := odlChunk
@@ -215,7 +215,7 @@ func odlProducts(p []float64, f blas64.General, dt []float64, d int) {
 	for c0 := 0; c0 < d; c0 += c {
 		c1 := min(c0+c, d)
 		for s := 0; s < f.Rows; s++ {
-			kernels.AddCombination(p[s*d+c0:s*d+c1], f.Cols, f.Data[s*f.Stride:], 1, dt[c0:], d)
+			blas.AddCombination(p[s*d+c0:s*d+c1], f.Cols, f.Data[s*f.Stride:], 1, dt[c0:], d)
 		}
 	}
 }

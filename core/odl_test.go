@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
@@ -85,7 +85,7 @@ func svOdlPaths(t *testing.T, fn func(t *testing.T)) {
 	odlSparseMax = 1
 	t.Run("sparse-F", func(t *testing.T) { testutil.Backends(t, fn) })
 	odlSparseMax = -1
-	blas64.Use(lrsdl.Implementations()["gonum"])
+	blas64.Use(blas.Implementations()["gonum"])
 	odlResident = 0
 	t.Run("gonum-blocked", fn)
 }
@@ -166,7 +166,7 @@ func TestUpdateDictBlockedDecreases(t *testing.T) {
 }
 
 func TestUpdateDictBlockedParity(t *testing.T) {
-	impls := lrsdl.Implementations()
+	impls := blas.Implementations()
 	if len(impls) < 2 {
 		t.Skip("one backend linked; build with -tags openblas")
 	}

@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // OMP sets the columns of dst (k×n) to the sparse codes of the columns of Y
@@ -305,7 +305,7 @@ func (w *OMPWork) code(g []float64, gs int, ginv []float64, T int, useTol bool, 
 			w.nx[p] = -x[p]
 		}
 		m4 := m &^ 3
-		kernels.AddCombination(w.alpha, m4, w.nx, 1, w.gi, k)
+		blas.AddCombination(w.alpha, m4, w.nx, 1, w.gi, k)
 		for p := m4; p < m; p++ {
 			if w.nx[p] != 0 {
 				floats.AddScaled(w.alpha, w.nx[p], w.gi[p*k:(p+1)*k])

@@ -13,8 +13,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/internal/testutil"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // plantedCodes returns k×n codes with exactly T non-zeros per column of
@@ -339,10 +339,10 @@ func TestOMPCorrelationUpdateExact(t *testing.T) {
 			}
 			a0 := testutil.RandDense(rng, 1, k).RawMatrix().Data
 			want := append([]float64(nil), a0...)
-			kernels.AddCombination(want, m, nx, 1, gi, k)
+			blas.AddCombination(want, m, nx, 1, gi, k)
 			got := append([]float64(nil), a0...)
 			m4 := m &^ 3
-			kernels.AddCombination(got, m4, nx, 1, gi, k)
+			blas.AddCombination(got, m4, nx, 1, gi, k)
 			for p := m4; p < m; p++ {
 				if nx[p] != 0 {
 					floats.AddScaled(got, nx[p], gi[p*k:(p+1)*k])

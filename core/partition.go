@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl/kernels"
+	"github.com/lrsdl/lrsdl/blas"
 )
 
 // Partition splits 0..n into contiguous blocks: block c is [p[c], p[c+1]).
@@ -170,5 +170,5 @@ func MOp(dst, a *mat.Dense, rows, cols Partition) {
 		}
 		dst.Copy(a)
 	}
-	kernels.DoubleDiagBlocks(dst.RawMatrix(), rows, cols)
+	blas.DoubleDiagBlocks(dst.RawMatrix(), rows, cols)
 }

@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/james-bowman/sparse"
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
@@ -377,7 +377,7 @@ func TestPowerIterChunks(t *testing.T) {
 				v[i] = rng.NormFloat64()
 			}
 			want := make([]float64, n)
-			blas64.Gemv(blas.NoTrans, 1, ar, blas64.Vector{N: n, Data: v, Inc: 1}, 0, blas64.Vector{N: n, Data: want, Inc: 1})
+			blas64.Gemv(gblas.NoTrans, 1, ar, blas64.Vector{N: n, Data: v, Inc: 1}, 0, blas64.Vector{N: n, Data: want, Inc: 1})
 			var wantInf, wantDiag float64
 			for i := 0; i < n; i++ {
 				wantInf = math.Max(wantInf, floats.Norm(A.RawRowView(i), 1))
@@ -715,7 +715,7 @@ func TestLearnDict(t *testing.T) {
 
 // TestBackendParity compares the solvers across the linked BLAS backends.
 func TestBackendParity(t *testing.T) {
-	impls := lrsdl.Implementations()
+	impls := blas.Implementations()
 	if len(impls) < 2 {
 		t.Skip("one backend linked; build with -tags openblas")
 	}

@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/internal/testutil"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // TestADMMDictWorkspaceReuse checks that a workspace left by problems of
@@ -282,7 +282,7 @@ func TestSVTWorkspace(t *testing.T) {
 	a := testutil.RandDense(rng, 300, 10)
 	var z mat.Dense
 	w.SVT(&z, a, 1)
-	if n := testing.AllocsPerRun(20, func() { w.SVT(&z, a, 1) }); n != 0 && !kernels.PureGo() {
+	if n := testing.AllocsPerRun(20, func() { w.SVT(&z, a, 1) }); n != 0 && !blas.PureGo() {
 		t.Errorf("warm SVT allocates %v times", n)
 	}
 	if n := testing.AllocsPerRun(20, func() { w.NuclearNorm(a) }); n > 2 {

@@ -7,14 +7,14 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 func init() { register("COPAR", func() lrsdl.Classifier { return &COPAR{} }) }
@@ -209,7 +209,7 @@ func coparDensity(X []*mat.Dense) float64 {
 	for _, x := range X {
 		r, c := x.Dims()
 		n += r * c
-		nz += kernels.NonZeros(x.RawMatrix())
+		nz += blas.NonZeros(x.RawMatrix())
 	}
 	return float64(nz) / float64(max(n, 1))
 }
@@ -267,7 +267,7 @@ func coparHessian(H, G *mat.Dense, part core.Partition, c int) {
 // the classes still iterating are one product G·[W_c …] per iteration
 // instead of one K×K×n_c product per class (bound by reading G), plus a
 // correction on the rows of P_c; once the iterates are sparse the product
-// runs over their non-zeros (kernels.SparseRowsMul). The iterates are kept
+// runs over their non-zeros (blas.SparseRowsMul). The iterates are kept
 // transposed, one row per sample (N×K), so that each class's rows are
 // contiguous in the product's operand and result: the product is
 // [W_c …]ᵀ·G (G is symmetric), the gradient is formed in place in its
@@ -394,7 +394,7 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		}
 		// GWt = Wtᵀ·G for the rows still iterating, one product, over
 		// Wt's non-zeros once the codes are sparse.
-		kernels.SparseRowsMul(GWt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), Wt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), gd)
+		blas.SparseRowsMul(GWt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), Wt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), gd)
 		st.k = k
 		parallel.For(len(st.act), &st, st.work)
 		for _, c := range st.act {
@@ -473,12 +473,12 @@ func (s *coparXStep) Do(i int) {
 	gd := s.G.RawMatrix()
 	// g = GW_c + P_cGP_cW_c + (I − P_c)W_c − B_c, one sample a
 	// row: g[:,T] += W_c[:,S]·G[S,T] over the ranges S, T of P_c.
-	gc := kernels.View(gr, q.off, q.off+nc, 0, K)
-	wc := kernels.View(wr, q.off, q.off+nc, 0, K)
+	gc := blas.View(gr, q.off, q.off+nc, 0, K)
+	wc := blas.View(wr, q.off, q.off+nc, 0, K)
 	for _, T := range q.pr {
 		for _, S := range q.pr {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, kernels.View(wc, 0, nc, S[0], S[1]),
-				kernels.View(gd, S[0], S[1], T[0], T[1]), 1, kernels.View(gc, 0, nc, T[0], T[1]))
+			blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, blas.View(wc, 0, nc, S[0], S[1]),
+				blas.View(gd, S[0], S[1], T[0], T[1]), 1, blas.View(gc, 0, nc, T[0], T[1]))
 		}
 	}
 	for j := 0; j < nc; j++ {
@@ -497,7 +497,7 @@ func (s *coparXStep) Do(i int) {
 	q.thr[0] = s.lambda / q.L
 	w := wr.Data[q.off*wr.Stride : (q.off+nc)*wr.Stride]
 	z := zr.Data[lo*zr.Stride : hi*zr.Stride]
-	dz2, z2, rs := kernels.ProxStep(z, w, gr.Data[q.off*gr.Stride:(q.off+nc)*gr.Stride], nc, K, 1/q.L, q.thr[:], (q.t-1)/tn)
+	dz2, z2, rs := blas.ProxStep(z, w, gr.Data[q.off*gr.Stride:(q.off+nc)*gr.Stride], nc, K, 1/q.L, q.thr[:], (q.t-1)/tn)
 	q.t = tn
 	if s.restart && rs > 0 { // gradient restart, as core.FISTA's Restart
 		q.t = 1
@@ -663,7 +663,7 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 		for _, b := range []int{c, C} {
 			if a, e := part.Block(b); e > a {
 				// R −= D_b·X^b_c
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, D.Slice(0, d, a, e).(*mat.Dense).RawMatrix(),
+				blas64.Gemm(gblas.NoTrans, gblas.NoTrans, -1, D.Slice(0, d, a, e).(*mat.Dense).RawMatrix(),
 					X[c].Slice(a, e, 0, hi-lo).(*mat.Dense).RawMatrix(), 1, R.RawMatrix())
 			}
 		}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // COPAR-X ADMM constants: ρ = tr(G)/(5K) to start, the over-relaxation
@@ -69,7 +69,7 @@ func coparUpdateXADMM(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, pa
 		for i := 0; i < K; i++ {
 			w.Data[i*w.Stride+i] += 1 + rho
 		}
-		T, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: K, Data: w.Data, Stride: w.Stride})
+		T, ok := lapack64.Potrf(blas64.Symmetric{Uplo: gblas.Upper, N: K, Data: w.Data, Stride: w.Stride})
 		if ok {
 			_, ok = lapack64.Potri(T)
 		}
@@ -192,7 +192,7 @@ func coparUpdateXADMM(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, pa
 			break
 		}
 		// Xt = Rt·W (W symmetric), one product.
-		kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, Rt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), W.RawMatrix(),
+		blas.Gemm(gblas.NoTrans, gblas.NoTrans, 1, Rt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), W.RawMatrix(),
 			0, Xt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix())
 		var rp2, rd2 float64 // residuals summed over the classes iterating
 		for c := range cl {
@@ -214,7 +214,7 @@ func coparUpdateXADMM(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, pa
 						k += copy(y.Data[j*nS+k:j*nS+k+S[1]-S[0]], row[S[0]:S[1]])
 					}
 				}
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, y, q.V.RawMatrix(), 1, xc.RawMatrix())
+				blas64.Gemm(gblas.NoTrans, gblas.NoTrans, -1, y, q.V.RawMatrix(), 1, xc.RawMatrix())
 			}
 			var sums [5]float64
 			for j := 0; j < nc; j++ {

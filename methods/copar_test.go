@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/testutil"
 )
@@ -249,7 +250,7 @@ func TestCOPARBackends(t *testing.T) {
 	defer blas64.Use(blas64.Implementation())
 	var ref *mat.Dense
 	var refPred []int
-	for name, impl := range lrsdl.Implementations() {
+	for name, impl := range blas.Implementations() {
 		blas64.Use(impl)
 		for run := 0; run < 2; run++ {
 			m := &COPAR{Options: COPAROptions{K: 4, K0: 2, Iters: 3, Seed: 9}}
@@ -499,7 +500,7 @@ func TestDictStepsSameWhateverBLASThreads(t *testing.T) {
 	randn := func(r, c int) *mat.Dense { return testutil.RandDense(rng, r, c) }
 	Ys := randn(d, C*n)
 	sp := blockPartition(C, n)
-	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+	defer blas.SetOpenBLASThreads(blas.SetOpenBLASThreads(0))
 	for _, name := range []string{"DLSI", "COPAR-D", "COPAR-X"} {
 		part := blockPartition(C, k)
 		if name != "DLSI" {
@@ -519,7 +520,7 @@ func TestDictStepsSameWhateverBLASThreads(t *testing.T) {
 		}
 		var want []*mat.Dense
 		for _, threads := range []int{1, 2} {
-			lrsdl.SetOpenBLASThreads(threads)
+			blas.SetOpenBLASThreads(threads)
 			D := mat.DenseCopyOf(D0)
 			X := make([]*mat.Dense, C)
 			for c := range X {

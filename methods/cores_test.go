@@ -9,21 +9,22 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 )
 
 // TestConformanceCores checks that every method trains the same model,
 // bit for bit, on one core with one BLAS thread and on two with two, with
-// lrsdl.GemmThreadsMin lowered so that many of its level-3 calls are split
+// blas.GemmThreadsMin lowered so that many of its level-3 calls are split
 // between the cores (threaded OpenBLAS would round them differently).
 func TestConformanceCores(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains every method twice")
 	}
-	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+	defer blas.SetOpenBLASThreads(blas.SetOpenBLASThreads(0))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	defer func(v int) { lrsdl.GemmThreadsMin = v }(lrsdl.GemmThreadsMin)
-	lrsdl.GemmThreadsMin = 1 << 16
+	defer func(v int) { blas.GemmThreadsMin = v }(blas.GemmThreadsMin)
+	blas.GemmThreadsMin = 1 << 16
 	const d, C, n = 160, 3, 50
 	rng := rand.New(rand.NewPCG(8, 9))
 	Y := mat.NewDense(d, C*n, nil)
@@ -42,7 +43,7 @@ func TestConformanceCores(t *testing.T) {
 		var states [2]*lrsdl.State
 		for i, procs := range []int{1, 2} {
 			runtime.GOMAXPROCS(procs)
-			lrsdl.SetOpenBLASThreads(procs)
+			blas.SetOpenBLASThreads(procs)
 			m := newConf(t, name)
 			if hasParam(m, "k") {
 				if err := m.SetParam("k", "30"); err != nil {

@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 func init() { register("DLRD", func() lrsdl.Classifier { return &DLRD{} }) }
@@ -233,9 +233,9 @@ type dlrdTrain struct {
 	beta float64
 	b    *dlrdBasis // non-nil when training in coordinates (reduce)
 	R    mat.Dense
-	sw   *kernels.SparseWorkspace // D·M(X) for sparse X
-	ej   dlrdEJob                 // the reduced E step's task
-	dT   mat.Dense                // N×K: ΔEᵀD in stepE
+	sw   *blas.SparseWorkspace // D·M(X) for sparse X
+	ej   dlrdEJob              // the reduced E step's task
+	dT   mat.Dense             // N×K: ΔEᵀD in stepE
 	// fit holds the fidelity and ℓ1 terms at the current point when fitOK,
 	// nuc the nuclear term αΣ_c‖D_c‖_* at the current D when nucOK.
 	fit          lrsdl.Cost
@@ -310,7 +310,7 @@ func (s *dlrdTrain) mulMX(dst, D *mat.Dense) {
 	dst.Reset()
 	dst.ReuseAs(rows, N)
 	if s.sw == nil {
-		s.sw = kernels.NewSparseWorkspace(s.t.K, N)
+		s.sw = blas.NewSparseWorkspace(s.t.K, N)
 	}
 	s.sw.Mul(dst.RawMatrix(), D.RawMatrix(), s.t.mx().RawMatrix())
 }

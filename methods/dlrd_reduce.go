@@ -4,13 +4,13 @@ import (
 	"math"
 	"runtime"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // dlrdBasis is the basis of DLRD's reduced training: W (d×r, orthonormal
@@ -119,7 +119,7 @@ func (s *dlrdTrain) full() *mat.Dense {
 	d, _ := b.W.Dims()
 	b.D.Reset()
 	b.D.ReuseAs(d, s.t.K)
-	kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, b.W.RawMatrix(), s.t.D().RawMatrix(), 0, b.D.RawMatrix())
+	blas.Gemm(gblas.NoTrans, gblas.NoTrans, 1, b.W.RawMatrix(), s.t.D().RawMatrix(), 0, b.D.RawMatrix())
 	return &b.D
 }
 
@@ -220,8 +220,8 @@ func (s *dlrdTrain) residualJob() *dlrdEJob {
 	b.A.Copy(t.D())
 	a := b.A.RawMatrix()
 	atop := blas64.General{Rows: r0, Cols: t.K, Stride: a.Stride, Data: a.Data}
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, b.q.v, atop)
-	blas64.Trmm(blas.Left, blas.NoTrans, 1, b.q.sp.t, atop)
+	blas64.Trsm(gblas.Left, gblas.NoTrans, 1, b.q.v, atop)
+	blas64.Trmm(gblas.Left, gblas.NoTrans, 1, b.q.sp.t, atop)
 	s.mulMX(&b.P, &b.A)
 	p := b.P.RawMatrix()
 	j.top = blas64.General{Rows: r0, Cols: N, Stride: p.Stride, Data: p.Data}
@@ -263,7 +263,7 @@ func (j *dlrdEJob) Do(c int) {
 			w := s.b.W.RawMatrix()
 			r0 := s.b.r0
 			a := blas64.General{Rows: i1 - i0, Cols: j.ext.Rows, Stride: w.Stride, Data: w.Data[i0*w.Stride+r0:]}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, j.ext, 1, R)
+			blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, a, j.ext, 1, R)
 		}
 		y := s.Y0.RawMatrix()
 		for i := i0; i < i1; i++ {
@@ -312,8 +312,8 @@ func complement(W, Z *mat.Dense) [][]float64 {
 	w, z := W.RawMatrix(), Z.RawMatrix()
 	c := mat.NewDense(r, m, nil).RawMatrix()
 	for pass := 0; pass < 2; pass++ {
-		kernels.Gemm(blas.Trans, blas.NoTrans, 1, w, z, 0, c)
-		kernels.Gemm(blas.NoTrans, blas.NoTrans, -1, w, c, 1, z)
+		blas.Gemm(gblas.Trans, gblas.NoTrans, 1, w, z, 0, c)
+		blas.Gemm(gblas.NoTrans, gblas.NoTrans, -1, w, c, 1, z)
 	}
 	var cols [][]float64
 	for q := 0; q < m; q++ {

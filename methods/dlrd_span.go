@@ -3,13 +3,13 @@ package methods
 import (
 	"context"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // dSpanOff disables the reduced D step train.spanStepD of D2L2R2 and DLRD
@@ -29,8 +29,8 @@ func dictBasis(D, E, G, H *mat.Dense) (Q1 *mat.Dense, V blas64.Triangular, C *ma
 	if float64(d) <= spanRatio*float64(n) {
 		return nil, V, nil, false
 	}
-	g := blas64.Symmetric{N: n, Stride: n, Data: make([]float64, n*n), Uplo: blas.Upper}
-	blas64.Syrk(blas.Trans, 1, E.RawMatrix(), 0, blas64.Symmetric{N: k, Stride: n, Data: g.Data[k*n+k:], Uplo: blas.Upper})
+	g := blas64.Symmetric{N: n, Stride: n, Data: make([]float64, n*n), Uplo: gblas.Upper}
+	blas64.Syrk(gblas.Trans, 1, E.RawMatrix(), 0, blas64.Symmetric{N: k, Stride: n, Data: g.Data[k*n+k:], Uplo: gblas.Upper})
 	for i := 0; i < k; i++ {
 		copy(g.Data[i*n+i:i*n+k], G.RawRowView(i)[i:])
 		copy(g.Data[i*n+k:i*n+n], H.RawRowView(i))
@@ -125,7 +125,7 @@ func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool, nucOld
 	if !lower {
 		return true, -1, nil
 	}
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, V, Dn.RawMatrix())
+	blas64.Trsm(gblas.Left, gblas.NoTrans, 1, V, Dn.RawMatrix())
 	D.Mul(Q1, Dn) // Q·Dn
 	// Q is orthonormal to rounding: keep ‖dᵢ‖ ≤ 1 exact.
 	for j := 0; j < t.K; j++ {
@@ -182,7 +182,7 @@ func (t *train) gramFrom(G *mat.Dense) {
 	gc := &t.gc
 	gc.Db.Copy(t.Db)
 	gc.G.Copy(G)
-	kernels.Gemm(blas.Trans, blas.NoTrans, 1, t.Db.RawMatrix(), t.Y.RawMatrix(), 0, gc.B.RawMatrix())
+	blas.Gemm(gblas.Trans, gblas.NoTrans, 1, t.Db.RawMatrix(), t.Y.RawMatrix(), 0, gc.B.RawMatrix())
 }
 
 // nuclear returns αΣ_c‖D_c‖_* for the class blocks D_c of D.

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/testutil"
@@ -404,7 +405,7 @@ func TestDLSIBackends(t *testing.T) {
 	ds := dlsiSynthetic(t, 0, 30, 15)
 	defer blas64.Use(blas64.Implementation())
 	var ref *mat.Dense
-	for name, impl := range lrsdl.Implementations() {
+	for name, impl := range blas.Implementations() {
 		blas64.Use(impl)
 		for run := 0; run < 2; run++ {
 			m := &DLSI{Options: DLSIOptions{K: 4, Iters: 3, Seed: 9}}

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/cputime"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // BenchmarkFisherIter_C100n7k7d300 times one outer iteration of E-FDDL and
@@ -57,7 +57,7 @@ func BenchmarkFisherIter_C100n7k7d300(b *testing.B) {
 // BenchmarkGemmThreads trains LRSDL on the 700 AR gender training samples
 // (as BenchmarkLRSDLTrainARGender700) at GOMAXPROCS=1 with
 // SetOpenBLASThreads(1) ("one"), and with two of each, every level-3 call
-// split between the cores (lrsdl.GemmThreadsMin = 0, "two-all") or those
+// split between the cores (blas.GemmThreadsMin = 0, "two-all") or those
 // from GemmThreadsMin on ("two-policy"). On gonum all three are the same
 // BLAS.
 func BenchmarkGemmThreads(b *testing.B) {
@@ -65,17 +65,17 @@ func BenchmarkGemmThreads(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
-	defer func(v int) { lrsdl.GemmThreadsMin = v }(lrsdl.GemmThreadsMin)
-	policy := lrsdl.GemmThreadsMin
+	defer blas.SetOpenBLASThreads(blas.SetOpenBLASThreads(0))
+	defer func(v int) { blas.GemmThreadsMin = v }(blas.GemmThreadsMin)
+	policy := blas.GemmThreadsMin
 	for _, c := range []struct {
 		name       string
 		procs, min int
 	}{{"one", 1, policy}, {"two-all", 2, 0}, {"two-policy", 2, policy}} {
 		b.Run(c.name, func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.procs))
-			lrsdl.SetOpenBLASThreads(c.procs)
-			lrsdl.GemmThreadsMin = c.min
+			blas.SetOpenBLASThreads(c.procs)
+			blas.GemmThreadsMin = c.min
 			defer cpuMetric(b)()
 			for i := 0; i < b.N; i++ {
 				m := &LRSDL{Options: LRSDLOptions{K0: 10, Eta: 0.1, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01, Lambda2: 0.01, Iters: 30, Tol: Off}}}
@@ -107,7 +107,7 @@ func BenchmarkScaleTwoCores(b *testing.B) {
 	}
 	use := func(procs int) {
 		runtime.GOMAXPROCS(procs)
-		lrsdl.SetOpenBLASThreads(procs)
+		blas.SetOpenBLASThreads(procs)
 	}
 	const iters = 9
 	for _, m := range []struct {
@@ -117,12 +117,12 @@ func BenchmarkScaleTwoCores(b *testing.B) {
 		for _, s := range [][2]int{{10, 300}, {25, 300}, {50, 300}, {100, 300}, {200, 300}, {20, 300}, {20, 1000}, {20, 3000}, {20, 10000}} {
 			C, d := s[0], s[1]
 			b.Run(fmt.Sprintf("%s/C=%d/d=%d", m.name, C, d), func(b *testing.B) {
-				if m.name == "E-COPAR" && C >= 200 || kernels.PureGo() && (C >= 200 || m.name == "E-COPAR" && C >= 100) {
+				if m.name == "E-COPAR" && C >= 200 || blas.PureGo() && (C >= 200 || m.name == "E-COPAR" && C >= 100) {
 					b.Skip("over 20 s per op on OpenBLAS (minutes for E-COPAR at C = 200)")
 				}
 				// Restored by each sub-benchmark: testing reports one that
 				// leaves GOMAXPROCS changed.
-				defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+				defer blas.SetOpenBLASThreads(blas.SetOpenBLASThreads(0))
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 				Y, labels := data.FaceLike(C, d, 7, 1)
 				var spent [3]time.Duration

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // cost evaluates J̄ at the current D̄, X̄.
@@ -37,8 +37,8 @@ type gramCache struct {
 	yD      *float64
 	G, B    *mat.Dense
 	ysq     []float64
-	W       *mat.Dense               // kb×N workspace
-	sw      *kernels.SparseWorkspace // G·X̄ for sparse X̄
+	W       *mat.Dense            // kb×N workspace
+	sw      *blas.SparseWorkspace // G·X̄ for sparse X̄
 	// workspaces of lrsdlCost
 	mc     *mat.Dense // K×C class means
 	m      []float64  // mean of each row of X
@@ -89,8 +89,8 @@ func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition, K int) {
 	db, gr := Db.RawMatrix(), g.G.RawMatrix()
 	if kb > K {
 		D0 := sub(db, 0, d, K, kb)
-		kernels.Gemm(blas.Trans, blas.NoTrans, 1, db, D0, 0, sub(gr, 0, kb, K, kb))
-		kernels.Gemm(blas.Trans, blas.NoTrans, 1, D0, Y.RawMatrix(), 0, sub(g.B.RawMatrix(), K, kb, 0, g.B.RawMatrix().Cols))
+		blas.Gemm(gblas.Trans, gblas.NoTrans, 1, db, D0, 0, sub(gr, 0, kb, K, kb))
+		blas.Gemm(gblas.Trans, gblas.NoTrans, 1, D0, Y.RawMatrix(), 0, sub(g.B.RawMatrix(), K, kb, 0, g.B.RawMatrix().Cols))
 	}
 	symmetrize(g.G)
 	if g.y == y && len(g.ysq) == sp.Blocks() {
@@ -108,13 +108,13 @@ func (g *gramCache) updateD(Db, Y *mat.Dense, K int) {
 	_, kb := Db.Dims()
 	if g.Db == nil || g.G.RawMatrix().Rows != kb || g.B.RawMatrix().Cols != N || g.Db.RawMatrix().Rows != d {
 		*g = gramCache{Db: mat.NewDense(d, kb, nil), G: mat.NewDense(kb, kb, nil),
-			B: mat.NewDense(kb, N, nil), W: mat.NewDense(kb, N, nil), sw: kernels.NewSparseWorkspace(kb, N)}
+			B: mat.NewDense(kb, N, nil), W: mat.NewDense(kb, N, nil), sw: blas.NewSparseWorkspace(kb, N)}
 	}
 	g.partial, g.yD = true, &Y.RawMatrix().Data[0]
 	g.Db.Slice(0, d, 0, K).(*mat.Dense).Copy(Db.Slice(0, d, 0, K))
 	D, gr := sub(Db.RawMatrix(), 0, d, 0, K), g.G.RawMatrix()
-	blas64.Syrk(blas.Trans, 1, D, 0, blas64.Symmetric{Uplo: blas.Upper, N: K, Data: gr.Data, Stride: gr.Stride})
-	kernels.Gemm(blas.Trans, blas.NoTrans, 1, D, Y.RawMatrix(), 0, sub(g.B.RawMatrix(), 0, K, 0, N))
+	blas64.Syrk(gblas.Trans, 1, D, 0, blas64.Symmetric{Uplo: gblas.Upper, N: K, Data: gr.Data, Stride: gr.Stride})
+	blas.Gemm(gblas.Trans, gblas.NoTrans, 1, D, Y.RawMatrix(), 0, sub(g.B.RawMatrix(), 0, K, 0, N))
 }
 
 // lrsdlCost returns the terms of J̄_Y(D̄, X̄):
@@ -146,7 +146,7 @@ func lrsdlCost(p dlParams, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCac
 		gc.mc = mat.NewDense(K, C, nil)
 		gc.m = make([]float64, K)
 	}
-	kernels.BlockMeans(gc.mc.RawMatrix(), X.RawMatrix(), sp)
+	blas.BlockMeans(gc.mc.RawMatrix(), X.RawMatrix(), sp)
 	mc := gc.mc.RawMatrix()
 	for i := 0; i < K; i++ {
 		var m float64
@@ -250,11 +250,11 @@ func (j *costJob) Do(q int) {
 	for b := 0; b < ap.Blocks(); b++ {
 		a0, a1 := ap.Block(b)
 		if a1 > a0 {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(G, a0, a1, a0, a1), sub(x, a0, a1, S0, S1), 0, sub(W, a0, a1, S0, S1))
+			blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, sub(G, a0, a1, a0, a1), sub(x, a0, a1, S0, S1), 0, sub(W, a0, a1, S0, S1))
 		}
 	}
 	if kb > K {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(G, K, kb, K, kb), sub(x, K, kb, S0, S1), 0, sub(W, K, kb, S0, S1))
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, sub(G, K, kb, K, kb), sub(x, K, kb, S0, S1), 0, sub(W, K, kb, S0, S1))
 		fid += dot(W, x, K, kb, S0, S1) - 2*dot(B, x, K, kb, S0, S1)
 	}
 	fid += dot(W, x, 0, K, S0, S1)

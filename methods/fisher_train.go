@@ -10,9 +10,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // train is the state of one training run.
@@ -184,7 +184,7 @@ func newTrain(ctx context.Context, p dlParams, Y *mat.Dense, sp core.Partition) 
 func (t *train) means() (*mat.Dense, []float64) {
 	C := t.sp.Blocks()
 	mc := mat.NewDense(t.K, C, nil)
-	kernels.BlockMeans(mc.RawMatrix(), t.X().RawMatrix(), t.sp)
+	blas.BlockMeans(mc.RawMatrix(), t.X().RawMatrix(), t.sp)
 	m0 := make([]float64, t.k0)
 	_, N := t.Xb.Dims()
 	for i := range m0 {
@@ -366,7 +366,7 @@ func (t *train) mx() *mat.Dense {
 	_, N := t.Xb.Dims()
 	MX := reuse(&t.db.mx, t.K, N)
 	MX.Copy(t.X())
-	kernels.DoubleDiagBlocks(MX.RawMatrix(), t.ap, t.sp)
+	blas.DoubleDiagBlocks(MX.RawMatrix(), t.ap, t.sp)
 	return MX
 }
 
@@ -538,7 +538,7 @@ func (t *train) dProblemX() (E, F *mat.Dense) {
 	F = reuse(&t.db.f, t.K, t.K)
 	t.dw.mulT(F, X, X)
 	symmetrize(F)
-	kernels.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
+	blas.DoubleDiagBlocks(F.RawMatrix(), t.ap, t.ap)
 	return E, F
 }
 
@@ -558,11 +558,11 @@ func (t *train) dProblemX0(E *mat.Dense) {
 
 // dWork holds the workspace of the D update's products.
 type dWork struct {
-	sw *kernels.SparseWorkspace
+	sw *blas.SparseWorkspace
 }
 
 // mulT sets dst = A·Bᵀ for A m×N and B K×N (dst m×K) through
-// kernels.SparseWorkspace.MulT, which takes the sparse path when B is
+// blas.SparseWorkspace.MulT, which takes the sparse path when B is
 // sparse enough and Gemm otherwise.
 func (w *dWork) mulT(dst, a, b *mat.Dense) {
 	K, N := b.Dims()
@@ -572,7 +572,7 @@ func (w *dWork) mulT(dst, a, b *mat.Dense) {
 		}
 	}
 	if w.sw == nil {
-		w.sw = kernels.NewSparseWorkspace(N, K)
+		w.sw = blas.NewSparseWorkspace(N, K)
 	}
 	w.sw.MulT(dst.RawMatrix(), a.RawMatrix(), b.RawMatrix())
 }

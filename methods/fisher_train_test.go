@@ -10,9 +10,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // TestLRSDLStepsLowerCost checks that each of the X, D and D0 steps does not
@@ -201,7 +201,7 @@ func TestDProblemProducts(t *testing.T) {
 		var wantE, wantF mat.Dense
 		wantE.Mul(tr.ybar(), tr.mx().T())
 		wantF.Mul(tr.X(), tr.X().T())
-		kernels.DoubleDiagBlocks(wantF.RawMatrix(), tr.ap, tr.ap)
+		blas.DoubleDiagBlocks(wantF.RawMatrix(), tr.ap, tr.ap)
 		if !mat.EqualApprox(E, &wantE, 1e-12) || !mat.EqualApprox(F, &wantF, 1e-12) {
 			t.Errorf("dense=%v: E off by %g, F off by %g", dense, maxDiff(E, &wantE), maxDiff(F, &wantF))
 		}
@@ -238,21 +238,21 @@ func maxDiff(a, b *mat.Dense) float64 {
 
 // TestTwoCoresSameModelLarge is TestTwoCoresSameModel for E-FDDL and LRSDL
 // at C=50, d=300, n=k=7, where the Gram products of the cost (350×350×300)
-// are above lrsdl.GemmThreadsMin, so lrsdl.Level3 splits them between the
+// are above blas.GemmThreadsMin, so blas.Level3 splits them between the
 // cores: the dictionaries on one core with SetOpenBLASThreads(1) and on
 // two with 2 must be the same.
 func TestTwoCoresSameModelLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains twice per method")
 	}
-	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+	defer blas.SetOpenBLASThreads(blas.SetOpenBLASThreads(0))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	Y, labels := data.FaceLike(50, 300, 7, 3)
 	for _, k0 := range []int{Off, 7} {
 		var dicts []*mat.Dense
 		for _, procs := range []int{1, 2} {
 			runtime.GOMAXPROCS(procs)
-			lrsdl.SetOpenBLASThreads(procs)
+			blas.SetOpenBLASThreads(procs)
 			m := &LRSDL{Options: LRSDLOptions{K0: k0, FDDLOptions: FDDLOptions{K: 7, Iters: 2, Tol: Off}}}
 			if err := m.Fit(context.Background(), Y, labels); err != nil {
 				t.Fatal(err)

@@ -7,20 +7,20 @@ import (
 	"runtime"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // xfused runs the X step's FISTA (core.FISTA.Solve with xstep.grad, the
 // same iterates up to rounding) fused over chunks of columns: each chunk's
 // product H·W̄, per-class terms, step and class sums of the new W̄ run while
-// its columns are in cache (kernels.ProxRangeShift takes −B and the mean
+// its columns are in cache (blas.ProxRangeShift takes −B and the mean
 // terms inside the step). Two halves of the chunks, one goroutine each when
 // two cores are free, meet once per iteration; the class sums are
 // double-buffered so that a half reads the last iteration's while the
@@ -36,7 +36,7 @@ type xfused struct {
 	size, half int // columns per chunk; chunks of half 0
 	w, g       []float64
 	z, b       []float64 // the solve's Xb and s.B
-	sw         []*kernels.SparseWorkspace
+	sw         []*blas.SparseWorkspace
 	// Piece p is class pc[p]'s columns [plo[p], phi[p]); chunk q holds
 	// pieces first[q] to first[q+1]−1.
 	pc, plo, phi, first []int
@@ -103,14 +103,14 @@ func (x *xfused) setup(s *xstep) {
 	x.half = (nch + 1) / 2
 	x.w, x.g = resize(x.w, kb*N), resize(x.g, kb*N)
 	if len(x.sw) != nch {
-		x.sw = make([]*kernels.SparseWorkspace, nch)
+		x.sw = make([]*blas.SparseWorkspace, nch)
 	}
 	x.pc, x.plo, x.phi, x.first = x.pc[:0], x.plo[:0], x.phi[:0], x.first[:0]
 	c := 0
 	for q := 0; q < nch; q++ {
 		lo, hi := q*x.size, min((q+1)*x.size, N)
 		if w := x.sw[q]; w == nil || !sameDims(w, kb, hi-lo) {
-			x.sw[q] = kernels.NewSparseWorkspace(kb, hi-lo)
+			x.sw[q] = blas.NewSparseWorkspace(kb, hi-lo)
 		}
 		x.first = append(x.first, len(x.pc))
 		for r := lo; r < hi; {
@@ -133,7 +133,7 @@ func (x *xfused) setup(s *xstep) {
 	}
 }
 
-func sameDims(sw *kernels.SparseWorkspace, r, c int) bool {
+func sameDims(sw *blas.SparseWorkspace, r, c int) bool {
 	rr, cc := sw.Dims()
 	return rr == r && cc == c
 }
@@ -298,16 +298,16 @@ func (x *xfused) iterate(h int, cur []float64, b int, step, thr, beta float64) {
 				addMul(sub(G, a0, a1, plo, phi), Qc, sub(W, K, kb, plo, phi), false)
 				addMul(sub(G, K, kb, plo, phi), Qc, sub(W, a0, a1, plo, phi), true)
 			} else {
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Qc, sub(W, K, kb, plo, phi), 1, sub(G, a0, a1, plo, phi))
-				blas64.Gemm(blas.Trans, blas.NoTrans, 1, Qc, sub(W, a0, a1, plo, phi), 1, sub(G, K, kb, plo, phi))
+				blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, Qc, sub(W, K, kb, plo, phi), 1, sub(G, a0, a1, plo, phi))
+				blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, Qc, sub(W, a0, a1, plo, phi), 1, sub(G, K, kb, plo, phi))
 			}
 		}
 		// The step on G − B + mean terms, row by row over each piece.
-		var ps kernels.ProxSums
+		var ps blas.ProxSums
 		for i := 0; i < kb; i++ {
 			for p := x.first[q]; p < x.first[q+1]; p++ {
 				r0, r1 := i*N+x.plo[p], i*N+x.phi[p]
-				next[p*kb+i] = kernels.ProxRangeShift(x.z[r0:r1], x.w[r0:r1], x.g[r0:r1], x.b[r0:r1], off[x.pc[p]*kb+i], step, thr, beta, &ps)
+				next[p*kb+i] = blas.ProxRangeShift(x.z[r0:r1], x.w[r0:r1], x.g[r0:r1], x.b[r0:r1], off[x.pc[p]*kb+i], step, thr, beta, &ps)
 			}
 		}
 		dz2, z2, rs := ps.Sums()

@@ -3,14 +3,14 @@ package methods
 import (
 	"math"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // xstep holds the precomputed matrices of LRSDL-X (Algorithm 1). With
@@ -36,8 +36,8 @@ type xstep struct {
 	// the column sums of X̄ outside them (for the global means).
 	col0  int
 	other []float64
-	c0    int                      // first class of the block
-	sw    *kernels.SparseWorkspace // H·W̄ for sparse W̄ over all N columns
+	c0    int                   // first class of the block
+	sw    *blas.SparseWorkspace // H·W̄ for sparse W̄ over all N columns
 	// With d < K/2, H·W̄ is computed through T = D̄W̄ (d×N).
 	D blas64.General
 	T *mat.Dense
@@ -61,7 +61,7 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 	k0 := kb - K
 	sw, off, groups, H, B, hbuf, dbuf := s.sw, s.off, s.groups, s.H, s.B, s.hbuf, s.dbuf
 	if sw == nil || s.K != K || s.k0 != k0 || s.N != N {
-		sw = kernels.NewSparseWorkspace(kb, N)
+		sw = blas.NewSparseWorkspace(kb, N)
 		H, B = nil, nil
 	}
 	*s = xstep{K: K, k0: k0, N: N, lambda2: lambda2, sp: sp, ap: ap, sw: sw, off: off, groups: groups, hbuf: hbuf, dbuf: dbuf}
@@ -72,7 +72,7 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 	s.gram = G
 	// H and B are rebuilt in the previous run's matrices (same shapes).
 	s.H = copyInto(H, s.gram)
-	kernels.DoubleDiagBlocks(s.H.RawMatrix(), ap, ap)
+	blas.DoubleDiagBlocks(s.H.RawMatrix(), ap, ap)
 	for i := 0; i < kb; i++ {
 		if i >= K {
 			s.H.Set(i, i, 2*s.H.At(i, i)+lambda2)
@@ -91,7 +91,7 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 		s.B = mat.NewDense(kb, N, nil)
 		s.B.Mul(Db.T(), Y)
 	}
-	kernels.DoubleDiagBlocks(s.B.Slice(0, K, 0, N).(*mat.Dense).RawMatrix(), ap, sp)
+	blas.DoubleDiagBlocks(s.B.Slice(0, K, 0, N).(*mat.Dense).RawMatrix(), ap, sp)
 	if k0 > 0 {
 		b0 := s.B.Slice(K, kb, 0, N).(*mat.Dense)
 		b0.Scale(2, b0)
@@ -145,13 +145,13 @@ func symmetric(a blas64.General) bool {
 // 110 µs against 200 µs); never on gonum, whose Gemm is slower than the
 // axpys at these shapes (705 µs against 560 µs).
 func useBlockGemm(work int) bool {
-	return !kernels.PureGo() && work >= blockGemmMin
+	return !blas.PureGo() && work >= blockGemmMin
 }
 
 var blockGemmMin = 8192 // a variable for the tests
 
 // addMul adds op(a)·b to dst, op(a) = aᵀ if trans, by axpys over the
-// non-zeros of a (kernels.AddCombination, no cgo): per-class blocks below
+// non-zeros of a (blas.AddCombination, no cgo): per-class blocks below
 // useBlockGemm's size do not pay for a BLAS call.
 func addMul(dst, a, b blas64.General, trans bool) {
 	if dst.Cols < addMulLoop {
@@ -161,15 +161,15 @@ func addMul(dst, a, b blas64.General, trans bool) {
 	for i := 0; i < dst.Rows; i++ {
 		dr := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
 		if trans {
-			kernels.AddCombination(dr, a.Rows, a.Data[i:], a.Stride, b.Data, b.Stride)
+			blas.AddCombination(dr, a.Rows, a.Data[i:], a.Stride, b.Data, b.Stride)
 		} else {
-			kernels.AddCombination(dr, a.Cols, a.Data[i*a.Stride:], 1, b.Data, b.Stride)
+			blas.AddCombination(dr, a.Cols, a.Data[i*a.Stride:], 1, b.Data, b.Stride)
 		}
 	}
 }
 
 // addMulLoop is the row length below which addMul runs plain loops: at a
-// class's 7 samples the calls of kernels.AddCombination cost more than the
+// class's 7 samples the calls of blas.AddCombination cost more than the
 // multiply-adds.
 const addMulLoop = 16
 
@@ -214,9 +214,9 @@ func (s *xstep) factoredMul(g, w blas64.General, full bool) {
 	if full {
 		s.sw.MulAT(t, s.D, transposeOnce(&s.dt, &s.dbuf, s.D), w)
 	} else {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.D, w, 0, t)
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.D, w, 0, t)
 	}
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, s.D, t, 0, g)
+	blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, s.D, t, 0, g)
 	gr := s.gram.RawMatrix()
 	K, kb, n := s.K, s.K+s.k0, w.Cols
 	for c := 0; c < s.ap.Blocks(); c++ {
@@ -239,15 +239,15 @@ func (s *xstep) factoredMul(g, w blas64.General, full bool) {
 }
 
 // factorPays reports whether H·W̄ costs less as factoredMul than through
-// the sparse kernel. With r = kernels.DensityCrossover(), the cost of a
+// the sparse kernel. With r = blas.DensityCrossover(), the cost of a
 // sparse product per multiply-add relative to Gemm's, and ρ the density of
 // W̄, in Gemm multiply-adds per column: factoredMul costs d·K̄·(ρ/r + 1)
 // (the sparse D̄·W̄, then the dense D̄ᵀT) and the sparse H·W̄ K̄²ρ/r, so
 // factoring pays when d·(ρ + r) < K̄ρ; above r both are dense and it pays
 // (2d < K̄ when s.T is set).
 func (s *xstep) factorPays(w blas64.General) bool {
-	r := kernels.DensityCrossover()
-	rho := float64(kernels.NonZeros(w)) / float64(w.Rows*w.Cols)
+	r := blas.DensityCrossover()
+	rho := float64(blas.NonZeros(w)) / float64(w.Rows*w.Cols)
 	return rho > r || float64(s.D.Rows)*(rho+r) < float64(s.K+s.k0)*rho
 }
 
@@ -379,7 +379,7 @@ func (s *xstep) grad(G, W *mat.Dense) {
 		h := s.H.RawMatrix()
 		s.sw.MulAT(g, h, transposeOnce(&s.ht, &s.hbuf, h), w)
 	} else {
-		kernels.Gemm(blas.NoTrans, blas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
+		blas.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
 	}
 	// classes c0..c1−1 are in the block; class c has columns
 	// [sp[c]−col0, sp[c+1]−col0) of W.
@@ -477,8 +477,8 @@ func (j *gradJob) Do(q int) {
 				addMul(sub(g, a0, a1, lo, hi), Qc, sub(w, K, kb, lo, hi), false)
 				addMul(sub(g, K, kb, lo, hi), Qc, sub(w, a0, a1, lo, hi), true)
 			} else {
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Qc, sub(w, K, kb, lo, hi), 1, sub(g, a0, a1, lo, hi))
-				blas64.Gemm(blas.Trans, blas.NoTrans, 1, Qc, sub(w, a0, a1, lo, hi), 1, sub(g, K, kb, lo, hi))
+				blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, Qc, sub(w, K, kb, lo, hi), 1, sub(g, a0, a1, lo, hi))
+				blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, Qc, sub(w, a0, a1, lo, hi), 1, sub(g, K, kb, lo, hi))
 			}
 		}
 	}
@@ -542,11 +542,11 @@ func (s *x0step) setup(G, DtY, X blas64.General, sp, ap core.Partition, lambda2 
 		}
 	}
 	// −QᵀM(X) = −QᵀX − Σ_c Q_cᵀX_c^c
-	blas64.Gemm(blas.Trans, blas.NoTrans, -1, sub(G, 0, K, K, kb), X, 1, b)
+	blas64.Gemm(gblas.Trans, gblas.NoTrans, -1, sub(G, 0, K, K, kb), X, 1, b)
 	for c := 0; c < sp.Blocks(); c++ {
 		lo, hi := sp.Block(c)
 		a0, a1 := ap.Block(c)
-		blas64.Gemm(blas.Trans, blas.NoTrans, -1, sub(G, a0, a1, K, kb), sub(X, a0, a1, lo, hi), 1, sub(b, 0, k0, lo, hi))
+		blas64.Gemm(gblas.Trans, gblas.NoTrans, -1, sub(G, a0, a1, K, kb), sub(X, a0, a1, lo, hi), 1, sub(b, 0, k0, lo, hi))
 	}
 }
 
@@ -560,7 +560,7 @@ func (s *x0step) lipschitz() float64 {
 // grad writes (2R + λ2I)W − λ2·mean(W) − B0 into G. It allocates nothing.
 func (s *x0step) grad(G, W *mat.Dense) {
 	g, w, b := G.RawMatrix(), W.RawMatrix(), s.B.RawMatrix()
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
+	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
 	n := float64(w.Cols)
 	for i := 0; i < w.Rows; i++ {
 		gr, br := g.Data[i*g.Stride:i*g.Stride+g.Cols], b.Data[i*b.Stride:i*b.Stride+b.Cols]

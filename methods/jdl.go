@@ -6,14 +6,14 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 func init() {
@@ -278,13 +278,13 @@ func (j *jdlGrad) Do(c int) {
 	rows := [2][2]int{{0, k}, {k, kk}}
 	G := s.G.RawMatrix()
 	for i, r := range rows {
-		out := kernels.View(j.g, r[0], r[1], s0, s1)
+		out := blas.View(j.g, r[0], r[1], s0, s1)
 		for q, a := range atoms {
 			beta := 1.0
 			if q == 0 {
 				beta = -1 // g = G·W − B
 			}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, kernels.View(G, atoms[i][0], atoms[i][1], a[0], a[1]), kernels.View(j.w, rows[q][0], rows[q][1], s0, s1), beta, out)
+			blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, blas.View(G, atoms[i][0], atoms[i][1], a[0], a[1]), blas.View(j.w, rows[q][0], rows[q][1], s0, s1), beta, out)
 		}
 	}
 	if s.l2 == 0 {
@@ -341,7 +341,7 @@ func (s *jdlTrain) stepX(ctx context.Context) error {
 	s.B.Reset()
 	s.B.ReuseAs(kk, N)
 	s.codeBlocks(func(a0, a1, r0, r1, s0, s1 int) {
-		gemmView(blas.Trans, blas.NoTrans, 1, s.D, 0, d, a0, a1, s.Y, 0, d, s0, s1, 0, &s.B, r0, r1, s0, s1)
+		gemmView(gblas.Trans, gblas.NoTrans, 1, s.D, 0, d, a0, a1, s.Y, 0, d, s0, s1, 0, &s.B, r0, r1, s0, s1)
 	})
 	_, L := s.pi.MaxEig(&s.G)
 	L += 2 * s.l2
@@ -383,12 +383,12 @@ func (s *jdlTrain) stepD() {
 		if a0 == k0 {
 			return // the shared rows, over all samples below
 		}
-		gemmView(blas.NoTrans, blas.Trans, 1, s.Y, 0, d, s0, s1, s.X, 0, k, s0, s1, 0, &s.E, 0, d, a0, a1)
-		gemmView(blas.NoTrans, blas.Trans, 1, s.X, 0, k, s0, s1, s.X, 0, k, s0, s1, 0, &s.F, a0, a1, a0, a1)
-		gemmView(blas.NoTrans, blas.Trans, 1, s.X, 0, k, s0, s1, s.X, k, kk, s0, s1, 0, &s.F, a0, a1, k0, k1)
+		gemmView(gblas.NoTrans, gblas.Trans, 1, s.Y, 0, d, s0, s1, s.X, 0, k, s0, s1, 0, &s.E, 0, d, a0, a1)
+		gemmView(gblas.NoTrans, gblas.Trans, 1, s.X, 0, k, s0, s1, s.X, 0, k, s0, s1, 0, &s.F, a0, a1, a0, a1)
+		gemmView(gblas.NoTrans, gblas.Trans, 1, s.X, 0, k, s0, s1, s.X, k, kk, s0, s1, 0, &s.F, a0, a1, k0, k1)
 	})
-	gemmView(blas.NoTrans, blas.Trans, 1, s.Y, 0, d, 0, N, s.X, k, kk, 0, N, 0, &s.E, 0, d, k0, k1)
-	gemmView(blas.NoTrans, blas.Trans, 1, s.X, k, kk, 0, N, s.X, k, kk, 0, N, 0, &s.F, k0, k1, k0, k1)
+	gemmView(gblas.NoTrans, gblas.Trans, 1, s.Y, 0, d, 0, N, s.X, k, kk, 0, N, 0, &s.E, 0, d, k0, k1)
+	gemmView(gblas.NoTrans, gblas.Trans, 1, s.X, k, kk, 0, N, s.X, k, kk, 0, N, 0, &s.F, k0, k1, k0, k1)
 	f := s.F.RawMatrix() // the lower triangle from the upper: ODL takes F as symmetric
 	for i := 0; i < K; i++ {
 		for j := i + 1; j < K; j++ {
@@ -399,8 +399,8 @@ func (s *jdlTrain) stepD() {
 }
 
 // gemmView sets dst[r0:r1, c0:c1] = α·op(A[ar0:ar1, ac0:ac1])·op(B[br0:br1, bc0:bc1]) + β·dst[r0:r1, c0:c1].
-func gemmView(tA, tB blas.Transpose, alpha float64, a *mat.Dense, ar0, ar1, ac0, ac1 int, b *mat.Dense, br0, br1, bc0, bc1 int, beta float64, dst *mat.Dense, r0, r1, c0, c1 int) {
-	blas64.Gemm(tA, tB, alpha, kernels.View(a.RawMatrix(), ar0, ar1, ac0, ac1), kernels.View(b.RawMatrix(), br0, br1, bc0, bc1), beta, kernels.View(dst.RawMatrix(), r0, r1, c0, c1))
+func gemmView(tA, tB gblas.Transpose, alpha float64, a *mat.Dense, ar0, ar1, ac0, ac1 int, b *mat.Dense, br0, br1, bc0, bc1 int, beta float64, dst *mat.Dense, r0, r1, c0, c1 int) {
+	blas64.Gemm(tA, tB, alpha, blas.View(a.RawMatrix(), ar0, ar1, ac0, ac1), blas.View(b.RawMatrix(), br0, br1, bc0, bc1), beta, blas.View(dst.RawMatrix(), r0, r1, c0, c1))
 }
 
 // cost returns J with the terms "fidelity", "sparsity" and "fisher".
@@ -409,7 +409,7 @@ func (s *jdlTrain) cost() lrsdl.Cost {
 	R := &s.R // Y − D̄X̃ from the code blocks
 	R.CloneFrom(s.Y)
 	s.codeBlocks(func(a0, a1, r0, r1, s0, s1 int) {
-		gemmView(blas.NoTrans, blas.NoTrans, -1, s.D, 0, d, a0, a1, s.X, r0, r1, s0, s1, 1, R, 0, d, s0, s1)
+		gemmView(gblas.NoTrans, gblas.NoTrans, -1, s.D, 0, d, a0, a1, s.X, r0, r1, s0, s1, 1, R, 0, d, s0, s1)
 	})
 	X := s.full()
 	terms := []lrsdl.Term{

@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 func init() {
@@ -479,7 +479,7 @@ func lcRows(ms []*mat.Dense) []int {
 
 // lcCostWork holds lcCost's workspaces, reused while their sizes hold.
 type lcCostWork struct {
-	ws *kernels.SparseWorkspace
+	ws *blas.SparseWorkspace
 	r  mat.Dense
 }
 
@@ -496,9 +496,9 @@ func (w *lcCostWork) cost(Ys, G, X *mat.Dense, rows []int, names []string) lrsdl
 	m, _ := G.Dims()
 	K, n := X.Dims()
 	if w.ws == nil {
-		w.ws = kernels.NewSparseWorkspace(K, n)
+		w.ws = blas.NewSparseWorkspace(K, n)
 	} else if k, c := w.ws.Dims(); k != K || c != n {
-		w.ws = kernels.NewSparseWorkspace(K, n)
+		w.ws = blas.NewSparseWorkspace(K, n)
 	}
 	R := reuse(&w.r, m, n)
 	w.ws.Mul(R.RawMatrix(), G.RawMatrix(), X.RawMatrix())

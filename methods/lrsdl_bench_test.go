@@ -9,16 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/cputime"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // benchTrain returns a training state of C classes with n samples, k atoms
@@ -125,10 +125,10 @@ func BenchmarkDgemm_1000x1000x2000(b *testing.B) {
 	for i := range B.RawMatrix().Data {
 		B.RawMatrix().Data[i] = float64(i%5) - 2
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix()) // warm-up
+	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix()) // warm-up
 	defer cpuMetric(b)()
 	for i := 0; i < b.N; i++ {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix())
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A.RawMatrix(), B.RawMatrix(), 0, C.RawMatrix())
 	}
 	b.ReportMetric(2*1000*1000*2000*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
@@ -185,11 +185,11 @@ func BenchmarkTwoCores(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+	defer blas.SetOpenBLASThreads(blas.SetOpenBLASThreads(0))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	use := func(procs int) {
 		runtime.GOMAXPROCS(procs)
-		lrsdl.SetOpenBLASThreads(procs)
+		blas.SetOpenBLASThreads(procs)
 	}
 	var spent [3]time.Duration // by procs
 	fit := func(first int) *mat.Dense {
@@ -229,12 +229,12 @@ func TestTwoCoresSameModel(t *testing.T) {
 		t.Skip("trains at AR-gender size")
 	}
 	Y, labels, _ := lrsdlSynth(2, 350, 300, 21)
-	defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
+	defer blas.SetOpenBLASThreads(blas.SetOpenBLASThreads(0))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	var dicts []*mat.Dense
 	for _, procs := range []int{1, 2} {
 		runtime.GOMAXPROCS(procs)
-		lrsdl.SetOpenBLASThreads(procs)
+		blas.SetOpenBLASThreads(procs)
 		m := &LRSDL{Options: LRSDLOptions{K0: 10, FDDLOptions: FDDLOptions{K: 20, Iters: 3, Tol: Off}}}
 		if err := m.Fit(context.Background(), Y, labels); err != nil {
 			t.Fatal(err)
@@ -633,7 +633,7 @@ func BenchmarkLRSDLInit_ARGender(b *testing.B) {
 // goroutines' time over twice the one's: 0.5 when the cores share nothing,
 // and the least two/one of BenchmarkTwoCores for work made of such
 // products. The shapes are those of AR gender training (K̄=50, d=300,
-// N=700) and 700³; "ProxStep" runs FISTA's step (kernels.ProxStep) on
+// N=700) and 700³; "ProxStep" runs FISTA's step (blas.ProxStep) on
 // m×n codes of each goroutine's own, a pass over memory that stays in a
 // core's cache (one class of AR gender, 50×350, and the whole 50×700);
 // "scalar" is a dependent chain of multiply-adds on one value (no vector
@@ -645,13 +645,13 @@ func BenchmarkTwoCoresCeiling(b *testing.B) {
 	for _, s := range []struct {
 		name    string
 		m, k, n int
-		prox    bool // FISTA's step (kernels.ProxStep) on m×n codes instead of a product
+		prox    bool // FISTA's step (blas.ProxStep) on m×n codes instead of a product
 	}{{"Gemm50x50x700", 50, 50, 700, false}, {"Gemm50x300x700", 50, 300, 700, false}, {"Gemm700x700x700", 700, 700, 700, false},
 		{"ProxStep50x350", 50, 1, 350, true}, {"ProxStep50x700", 50, 1, 700, true}, {"scalar", 0, 0, 0, false}} {
 		b.Run(s.name, func(b *testing.B) {
 			// Restored by each sub-benchmark: testing reports one that
 			// leaves GOMAXPROCS changed.
-			defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(1))
+			defer blas.SetOpenBLASThreads(blas.SetOpenBLASThreads(1))
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 			rng := rand.New(rand.NewPCG(1, 1))
 			gen := func(r, c int) blas64.General {
@@ -684,7 +684,7 @@ func BenchmarkTwoCoresCeiling(b *testing.B) {
 					work[w] = func() {
 						parallel.Job(func() {
 							for range reps {
-								d, _, _ := kernels.ProxStep(z.Data, x.Data, g.Data, s.m, s.n, 1e-3, thr, 0.5)
+								d, _, _ := blas.ProxStep(z.Data, x.Data, g.Data, s.m, s.n, 1e-3, thr, 0.5)
 								sink[w] += d
 							}
 						})
@@ -694,7 +694,7 @@ func BenchmarkTwoCoresCeiling(b *testing.B) {
 				a, x, c := gen(s.m, s.k), gen(s.k, s.n), gen(s.m, s.n)
 				work[w] = func() {
 					for range reps {
-						blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, c)
+						blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, a, x, 0, c)
 					}
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 )
 
 // lrsdlSynth returns n samples per class of C classes in dimension d: each
@@ -284,7 +285,7 @@ func TestLRSDLBadInput(t *testing.T) {
 
 // TestLRSDLBackends checks that both BLAS backends train the same model.
 func TestLRSDLBackends(t *testing.T) {
-	impls := lrsdl.Implementations()
+	impls := blas.Implementations()
 	if len(impls) < 2 {
 		t.Skip("only one BLAS backend in this build")
 	}

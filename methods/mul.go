@@ -3,30 +3,30 @@ package methods
 import (
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl/kernels"
+	"github.com/lrsdl/lrsdl/blas"
 )
 
 // mulDense sets dst = a·b, as dst.Mul(a, b), for a and b each a *mat.Dense
-// or its transpose (Dense.T()), by kernels.Gemm: products of at least
+// or its transpose (Dense.T()), by blas.Gemm: products of at least
 // parallel.MinWork multiply-adds are shared between the cores in fixed
 // chunks, so the result does not depend on the number of cores. An empty
 // dst is sized; otherwise it must be len(a's rows)×len(b's columns) and
 // must not overlap a or b. An untransposed a of at least thinMinElems
 // elements times an untransposed b of at most thinMaxCols columns goes
-// through kernels.MulThin instead, which streams a once.
+// through blas.MulThin instead, which streams a once.
 func mulDense(dst *mat.Dense, a, b mat.Matrix) {
 	ta, ra := rawOf(a)
 	tb, rb := rawOf(b)
 	m, k := ra.Rows, ra.Cols
-	if ta == blas.Trans {
+	if ta == gblas.Trans {
 		m, k = k, m
 	}
 	kb, n := rb.Rows, rb.Cols
-	if tb == blas.Trans {
+	if tb == gblas.Trans {
 		kb, n = n, kb
 	}
 	if k != kb {
@@ -37,20 +37,20 @@ func mulDense(dst *mat.Dense, a, b mat.Matrix) {
 	} else if r, c := dst.Dims(); r != m || c != n {
 		panic(mat.ErrShape)
 	}
-	if ta == blas.NoTrans && tb == blas.NoTrans && n <= thinMaxCols && m*k >= thinMinElems {
+	if ta == gblas.NoTrans && tb == gblas.NoTrans && n <= thinMaxCols && m*k >= thinMinElems {
 		w := thinWork.Get().(*[]float64)
 		if len(*w) < k*n {
 			*w = make([]float64, k*n)
 		}
-		kernels.MulThin(dst.RawMatrix(), ra, rb, *w)
+		blas.MulThin(dst.RawMatrix(), ra, rb, *w)
 		thinWork.Put(w)
 		return
 	}
-	kernels.Gemm(ta, tb, 1, ra, rb, 0, dst.RawMatrix())
+	blas.Gemm(ta, tb, 1, ra, rb, 0, dst.RawMatrix())
 }
 
 // thinMaxCols and thinMinElems bound the products mulDense computes by
-// kernels.MulThin: a out of the L2 cache (4 MB) and b of few columns. With
+// blas.MulThin: a out of the L2 cache (4 MB) and b of few columns. With
 // OpenBLAS on one core (cd kernels && GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1
 // go test -tags openblas -run '^$' -bench MulThin -benchtime 500x .),
 // d×d times d×k at d = 1024 took 0.64–0.67× Gemm's time at k = 10 and
@@ -65,13 +65,13 @@ var thinWork = sync.Pool{New: func() any { return new([]float64) }}
 
 // rawOf returns the storage of a *mat.Dense or of the *mat.Dense a
 // transposes, and whether it is transposed.
-func rawOf(a mat.Matrix) (blas.Transpose, blas64.General) {
+func rawOf(a mat.Matrix) (gblas.Transpose, blas64.General) {
 	switch a := a.(type) {
 	case *mat.Dense:
-		return blas.NoTrans, a.RawMatrix()
+		return gblas.NoTrans, a.RawMatrix()
 	case mat.Transpose:
 		if d, ok := a.Matrix.(*mat.Dense); ok {
-			return blas.Trans, d.RawMatrix()
+			return gblas.Trans, d.RawMatrix()
 		}
 	}
 	panic("methods: mulDense operand is neither a *mat.Dense nor its transpose")

@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/internal/testutil"
 )
@@ -134,7 +134,7 @@ func TestDLSIWorkReused(t *testing.T) {
 
 // TestMulDenseExact checks that AᵀB by mulDense, shared between the cores
 // in chunks, has the bits of the whole product in one BLAS call
-// (lrsdl.GemmThreadsMin raised), on every backend, for inner dimensions
+// (blas.GemmThreadsMin raised), on every backend, for inner dimensions
 // above OpenBLAS's and gonum's block sizes. OpenBLAS's AVX-512 kernels
 // round an element by where it falls in the product's tiles (530×130×203
 // differs in its last bits with Cooperlake's); with them the chunked
@@ -142,7 +142,7 @@ func TestDLSIWorkReused(t *testing.T) {
 func TestMulDenseExact(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	testutil.Backends(t, func(t *testing.T) {
-		exact := !strings.HasSuffix(t.Name(), "/openblas") || !avx512Kernels(lrsdl.BackendDetail())
+		exact := !strings.HasSuffix(t.Name(), "/openblas") || !avx512Kernels(blas.BackendDetail())
 		rng := rand.New(rand.NewPCG(45, 46))
 		for _, sz := range [][3]int{{530, 130, 203}, {1037, 425, 120}, {300, 64, 1020}} {
 			d, K, N := sz[0], sz[1], sz[2]
@@ -152,8 +152,8 @@ func TestMulDenseExact(t *testing.T) {
 			A, B := testutil.RandDense(rng, d, K), testutil.RandDense(rng, d, N)
 			var want mat.Dense
 			func() {
-				defer func(v int) { lrsdl.GemmThreadsMin = v }(lrsdl.GemmThreadsMin)
-				lrsdl.GemmThreadsMin = math.MaxInt
+				defer func(v int) { blas.GemmThreadsMin = v }(blas.GemmThreadsMin)
+				blas.GemmThreadsMin = math.MaxInt
 				want.Mul(A.T(), B)
 			}()
 			for _, got := range []*mat.Dense{{}, mat.NewDense(K, N, nil)} {

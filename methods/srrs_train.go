@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
-	"github.com/lrsdl/lrsdl/kernels"
 )
 
 // srrsTrain is one SRRS run in the coordinates of the SVD of X.
@@ -50,7 +50,7 @@ func (s *srrsTrain) means(a *mat.Dense) (*mat.Dense, []float64) {
 	r, N := a.Dims()
 	C := s.sp.Blocks()
 	mc := mat.NewDense(r, C, nil)
-	kernels.BlockMeans(mc.RawMatrix(), a.RawMatrix(), s.sp)
+	blas.BlockMeans(mc.RawMatrix(), a.RawMatrix(), s.sp)
 	m := make([]float64, r)
 	for i := range m {
 		for c := 0; c < C; c++ {

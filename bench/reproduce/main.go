@@ -27,8 +27,8 @@ import (
 	"time"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/eval"
-	"github.com/lrsdl/lrsdl/internal/backend"
 	"github.com/lrsdl/lrsdl/internal/cputime"
 	"github.com/lrsdl/lrsdl/internal/provenance"
 	"github.com/lrsdl/lrsdl/methods"
@@ -62,7 +62,7 @@ type run struct {
 }
 
 func main() {
-	backend.Setup()
+	blas.Setup()
 	quickFlag := flag.Bool("quick", false, "reduced run (few splits and iterations, no cross-validation) for CI")
 	out := flag.String("out", "bench/results", "output `directory`")
 	dataDir := flag.String("data", "testdata", "`directory` of argender.mat, flower17-split1.mat and coil100-32x32.mat")

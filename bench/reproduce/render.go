@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/internal/cputime"
 	"github.com/lrsdl/lrsdl/internal/provenance"
 )
@@ -33,7 +34,7 @@ func (r *run) write() error {
 	}
 	fmt.Fprintf(&b, "| date (UTC) | %s |\n", r.start.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "| machine | %s, %d CPUs, %s/%s |\n", provenance.CPUModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintf(&b, "| backend | `%s` (lrsdl.Backend()): %s |\n", lrsdl.Backend(), lrsdl.BackendDetail())
+	fmt.Fprintf(&b, "| backend | `%s` (lrsdl.Backend()): %s |\n", lrsdl.Backend(), blas.BackendDetail())
 	fmt.Fprintf(&b, "| GOMAXPROCS | %d |\n", runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&b, "| Go | %s |\n", runtime.Version())
 	fmt.Fprintf(&b, "| commit | `%s` |\n", r.commit)

@@ -31,8 +31,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/eval"
-	"github.com/lrsdl/lrsdl/internal/backend"
 	"github.com/lrsdl/lrsdl/methods"
 )
 
@@ -43,7 +43,7 @@ var (
 )
 
 func main() {
-	backend.Setup()
+	blas.Setup()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

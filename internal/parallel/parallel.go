@@ -90,7 +90,7 @@ var (
 // one, and For's caller for the helpers' chunks, yielding the processor
 // between checks, before sleeping: a Fisher X step's FISTA iterations
 // call For several times per 100 µs, and a wake-up costs tens of µs. At
-// AR gender's gradient product (kernels.BenchmarkGemm_M50K50N700, 4
+// AR gender's gradient product (blas.BenchmarkGemm_M50K50N700, 4
 // chunks), that took two cores from 57–62 to 33–45 µs (70–75 on one).
 const spin = 50 * time.Microsecond
 
@@ -118,7 +118,7 @@ func next() *batch {
 
 // MinWork is the work (multiply-adds, or ElemWork per element of a pass
 // over memory) from which callers split a product into chunks for For
-// (kernels.Gemm, whose chunks round differently from the whole product, so
+// (blas.Gemm, whose chunks round differently from the whole product, so
 // it fixes those bits) or start goroutines of their own: about a tenth of
 // a millisecond on one core. At 1<<16 the scaling study's small E-FDDL
 // iterations (C = 10 to 100, d = 300) ran 1.1–1.5× slower on two cores
@@ -248,7 +248,7 @@ func (f FreeList[T]) Put(t *T) {
 }
 
 // Chunks returns the size and count of the chunks that a side of n rows or
-// columns of a level-3 product splits into (kernels.Gemm, lrsdl.Level3),
+// columns of a level-3 product splits into (blas.Gemm, blas.Level3),
 // from n alone: at most 4 chunks of a multiple of 8 rows, at least 32 each
 // (the last may be shorter), or one chunk of n when n < 64. Each chunk of
 // a product packs the other operand again: the hundred 300×700×700

@@ -11,17 +11,16 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/internal/backend"
+	"github.com/lrsdl/lrsdl/blas"
 )
 
 // Backends runs f as a subtest once per BLAS implementation linked into the
-// test binary (lrsdl.Implementations, by name) and restores the current
+// test binary (blas.Implementations, by name) and restores the current
 // implementation afterwards.
 func Backends(t *testing.T, f func(t *testing.T)) {
 	orig := blas64.Implementation()
 	defer blas64.Use(orig)
-	impls := lrsdl.Implementations()
+	impls := blas.Implementations()
 	names := make([]string, 0, len(impls))
 	for n := range impls {
 		names = append(names, n)
@@ -71,9 +70,9 @@ func CentralDiff(f func() float64, M *mat.Dense, i, j int, h float64) float64 {
 }
 
 // Main is the TestMain of the project's test binaries: it sets up the
-// binary's BLAS as its programs do (backend.Setup: OpenBLAS in the openblas
+// binary's BLAS as its programs do (blas.Setup: OpenBLAS in the openblas
 // build, with the kernels that suit the CPU), then runs the tests.
 func Main(m *testing.M) {
-	backend.Setup()
+	blas.Setup()
 	os.Exit(m.Run())
 }

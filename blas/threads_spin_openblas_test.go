@@ -1,13 +1,13 @@
 //go:build openblas && cgo && unix
 
-package lrsdl
+package blas
 
 import (
 	"math/rand/v2"
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 
 	"github.com/lrsdl/lrsdl/internal/cputime"
 )
@@ -27,7 +27,7 @@ func TestThreadsSleep(t *testing.T) {
 	}
 	got := make([]float64, n*n)
 	for call := 0; call < 2; call++ {
-		Level3{}.Dgemm(blas.NoTrans, blas.Trans, n, n, n, 1, a, n, a, n, 0, got, n)
+		Level3{}.Dgemm(gblas.NoTrans, gblas.Trans, n, n, n, 1, a, n, a, n, 0, got, n)
 		time.Sleep(20 * time.Millisecond)
 		c0 := cputime.Process()
 		time.Sleep(60 * time.Millisecond)

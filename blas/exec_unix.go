@@ -1,6 +1,6 @@
 //go:build unix
 
-package backend
+package blas
 
 import "syscall"
 

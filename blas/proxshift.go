@@ -1,4 +1,4 @@
-package kernels
+package blas
 
 // ProxSums accumulates the sums ProxStep returns over calls of
 // ProxRangeShift; its zero value is empty.

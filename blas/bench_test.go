@@ -1,4 +1,4 @@
-package kernels
+package blas
 
 import (
 	"fmt"
@@ -9,14 +9,14 @@ import (
 
 	"github.com/lrsdl/lrsdl/internal/cputime"
 	"github.com/lrsdl/lrsdl/internal/parallel"
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // Run briefly, e.g.
 //
-//	go test -run '^$' -bench . -benchtime 3x ./kernels/
-//	go test -tags openblas -run '^$' -bench . -benchtime 3x ./kernels/
+//	go test -run '^$' -bench . -benchtime 3x ./blas/
+//	go test -tags openblas -run '^$' -bench . -benchtime 3x ./blas/
 //
 // GFLOP/s counts the flops of the dense product each kernel replaces
 // (2mkn), so kernel and Dgemm rates of one shape compare as times do;
@@ -39,26 +39,26 @@ func startCPU(b *testing.B) func() {
 	}
 }
 
-func benchGemm(b *testing.B, tA blas.Transpose, m, k, n int) {
+func benchGemm(b *testing.B, tA gblas.Transpose, m, k, n int) {
 	benchGemmWith(b, blas64.Gemm, tA, m, k, n)
 }
 
 // BenchmarkGemm_M50K50N700 is this package's Gemm at the shape of LRSDL-X's
 // gradient product on AR gender (K̄ = 50, N = 700: 4 chunks of columns
 // shared between the cores); run it at -cpu 1,2.
-func BenchmarkGemm_M50K50N700(b *testing.B) { benchGemmWith(b, Gemm, blas.NoTrans, 50, 50, 700) }
+func BenchmarkGemm_M50K50N700(b *testing.B) { benchGemmWith(b, Gemm, gblas.NoTrans, 50, 50, 700) }
 
-func benchGemmWith(b *testing.B, gemm func(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General), tA blas.Transpose, m, k, n int) {
+func benchGemmWith(b *testing.B, gemm func(tA, tB gblas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General), tA gblas.Transpose, m, k, n int) {
 	rnd := rand.New(rand.NewPCG(1, 1))
 	ar, ac := m, k
-	if tA == blas.Trans {
+	if tA == gblas.Trans {
 		ar, ac = k, m
 	}
 	a, x, dst := randGeneral(rnd, ar, ac, 0), randGeneral(rnd, k, n, 0), randGeneral(rnd, m, n, 0)
-	gemm(tA, blas.NoTrans, 1, a, x, 0, dst) // warm-up: -benchtime 1x times one call
+	gemm(tA, gblas.NoTrans, 1, a, x, 0, dst) // warm-up: -benchtime 1x times one call
 	defer startCPU(b)()
 	for range b.N {
-		gemm(tA, blas.NoTrans, 1, a, x, 0, dst)
+		gemm(tA, gblas.NoTrans, 1, a, x, 0, dst)
 	}
 	reportGFLOPS(b, "GFLOP/s", 2*float64(m)*float64(k)*float64(n))
 }
@@ -88,8 +88,8 @@ func benchMulM(b *testing.B, K, N, k int) {
 func BenchmarkMulM_K1000N2000(b *testing.B) { benchMulM(b, 1000, 2000, 10) }
 func BenchmarkMulM_K700N700(b *testing.B)   { benchMulM(b, 700, 700, 35) }
 
-func BenchmarkDgemm_K1000K1000N2000(b *testing.B) { benchGemm(b, blas.NoTrans, 1000, 1000, 2000) }
-func BenchmarkDgemm_K700K700N700(b *testing.B)    { benchGemm(b, blas.NoTrans, 700, 700, 700) }
+func BenchmarkDgemm_K1000K1000N2000(b *testing.B) { benchGemm(b, gblas.NoTrans, 1000, 1000, 2000) }
+func BenchmarkDgemm_K700K700N700(b *testing.B)    { benchGemm(b, gblas.NoTrans, 700, 700, 700) }
 
 // DᵀY, dense Y: AtB against the same Gemm.
 func BenchmarkAtB_d500K1000N2000(b *testing.B) {
@@ -102,7 +102,7 @@ func BenchmarkAtB_d500K1000N2000(b *testing.B) {
 	reportGFLOPS(b, "GFLOP/s", 2*500*1000*2000)
 }
 
-func BenchmarkDgemmAtB_d500K1000N2000(b *testing.B) { benchGemm(b, blas.Trans, 1000, 500, 2000) }
+func BenchmarkDgemmAtB_d500K1000N2000(b *testing.B) { benchGemm(b, gblas.Trans, 1000, 500, 2000) }
 
 // DᵀY on the Flower17 shape: d=10000 features at 0.8 % density, K=680, N=1020.
 func benchSparseAtB(b *testing.B, csr bool) {
@@ -125,7 +125,7 @@ func benchSparseAtB(b *testing.B, csr bool) {
 
 func BenchmarkSparseAtB_d10000K680N1020(b *testing.B)    { benchSparseAtB(b, false) }
 func BenchmarkSparseAtBCSR_d10000K680N1020(b *testing.B) { benchSparseAtB(b, true) }
-func BenchmarkDgemmAtB_d10000K680N1020(b *testing.B)     { benchGemm(b, blas.Trans, 680, 10000, 1020) }
+func BenchmarkDgemmAtB_d10000K680N1020(b *testing.B)     { benchGemm(b, gblas.Trans, 680, 10000, 1020) }
 
 // A·X with X at several densities, through SparseWorkspace's compressed copy
 // (the sparse path is forced, Aᵀ made once), against
@@ -175,7 +175,7 @@ func benchSparseRowsMul(b *testing.B, m, K int) {
 			defer startCPU(b)()
 			for range b.N {
 				if pct == 100 {
-					Gemm(blas.NoTrans, blas.NoTrans, 1, a, g, 0, dst)
+					Gemm(gblas.NoTrans, gblas.NoTrans, 1, a, g, 0, dst)
 					continue
 				}
 				rowsMul(dst, a, g, NonZeros(a))
@@ -240,12 +240,12 @@ func BenchmarkProxTwoCores_K50N700(b *testing.B) {
 					runtime.GOMAXPROCS(procs)
 					for range rounds {
 						if v == "serial" || v == "serial-spin" {
-							blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, H, W, 0, G)
+							blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, H, W, 0, G)
 							if v == "serial-spin" {
 								parallelFor(2, &spin, parallel.MinWork)
 							}
 						} else {
-							Gemm(blas.NoTrans, blas.NoTrans, 1, H, W, 0, G)
+							Gemm(gblas.NoTrans, gblas.NoTrans, 1, H, W, 0, G)
 						}
 						t := time.Now()
 						if v == "shared" {
@@ -308,7 +308,7 @@ func benchMulThin(b *testing.B, thin bool, m, n, k int) {
 		if thin {
 			MulThin(c, a, x, w)
 		} else {
-			Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, c)
+			Gemm(gblas.NoTrans, gblas.NoTrans, 1, a, x, 0, c)
 		}
 	}
 	stop()

@@ -1,6 +1,6 @@
 //go:build openblas
 
-package lrsdl
+package blas
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
@@ -19,7 +19,7 @@ import (
 type level3Call struct {
 	name string
 	work int // multiply-adds, as the routine's doc counts them
-	run  func(impl blas.Float64Level3) []float64
+	run  func(impl gblas.Float64Level3) []float64
 }
 
 // level3Calls returns calls of every routine in each of its forms (side,
@@ -48,19 +48,19 @@ func level3Calls() []level3Call {
 		return s
 	}
 	var calls []level3Call
-	tr := []blas.Transpose{blas.NoTrans, blas.Trans}
+	tr := []gblas.Transpose{gblas.NoTrans, gblas.Trans}
 	for _, tA := range tr {
 		for _, tB := range tr {
 			for _, sz := range [][2]int{{m, n}, {n, m}} {
 				mm, nn := sz[0], sz[1]
 				la, lb := k, nn // op(A) is mm×k, op(B) k×nn
-				if tA == blas.Trans {
+				if tA == gblas.Trans {
 					la = mm
 				}
-				if tB == blas.Trans {
+				if tB == gblas.Trans {
 					lb = k
 				}
-				calls = append(calls, level3Call{fmt.Sprintf("Dgemm %c%c %dx%d", tA, tB, mm, nn), mm * nn * k, func(impl blas.Float64Level3) []float64 {
+				calls = append(calls, level3Call{fmt.Sprintf("Dgemm %c%c %dx%d", tA, tB, mm, nn), mm * nn * k, func(impl gblas.Float64Level3) []float64 {
 					c := fill(3, mm*nn)
 					impl.Dgemm(tA, tB, mm, nn, k, 0.7, fill(4, mm*k), la, fill(5, k*nn), lb, 0.3, c, nn)
 					return c
@@ -68,25 +68,25 @@ func level3Calls() []level3Call {
 			}
 		}
 	}
-	for _, s := range []blas.Side{blas.Left, blas.Right} {
-		for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
+	for _, s := range []gblas.Side{gblas.Left, gblas.Right} {
+		for _, ul := range []gblas.Uplo{gblas.Upper, gblas.Lower} {
 			r := m
-			if s == blas.Right {
+			if s == gblas.Right {
 				r = n
 			}
-			calls = append(calls, level3Call{fmt.Sprintf("Dsymm %c%c", s, ul), m * n * r, func(impl blas.Float64Level3) []float64 {
+			calls = append(calls, level3Call{fmt.Sprintf("Dsymm %c%c", s, ul), m * n * r, func(impl gblas.Float64Level3) []float64 {
 				c := fill(3, m*n)
 				impl.Dsymm(s, ul, m, n, 0.7, fill(4, r*r), r, fill(5, m*n), n, 0.3, c, n)
 				return c
 			}})
 			for _, tA := range tr {
-				for _, d := range []blas.Diag{blas.NonUnit, blas.Unit} {
-					calls = append(calls, level3Call{fmt.Sprintf("Dtrmm %c%c%c%c", s, ul, tA, d), m * n * r / 2, func(impl blas.Float64Level3) []float64 {
+				for _, d := range []gblas.Diag{gblas.NonUnit, gblas.Unit} {
+					calls = append(calls, level3Call{fmt.Sprintf("Dtrmm %c%c%c%c", s, ul, tA, d), m * n * r / 2, func(impl gblas.Float64Level3) []float64 {
 						b := fill(5, m*n)
 						impl.Dtrmm(s, ul, tA, d, m, n, 0.7, tri(r), r, b, n)
 						return b
 					}})
-					calls = append(calls, level3Call{fmt.Sprintf("Dtrsm %c%c%c%c", s, ul, tA, d), m * n * r / 2, func(impl blas.Float64Level3) []float64 {
+					calls = append(calls, level3Call{fmt.Sprintf("Dtrsm %c%c%c%c", s, ul, tA, d), m * n * r / 2, func(impl gblas.Float64Level3) []float64 {
 						b := fill(5, m*n)
 						impl.Dtrsm(s, ul, tA, d, m, n, 0.7, tri(r), r, b, n)
 						return b
@@ -95,18 +95,18 @@ func level3Calls() []level3Call {
 			}
 		}
 	}
-	for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
+	for _, ul := range []gblas.Uplo{gblas.Upper, gblas.Lower} {
 		for _, t := range tr {
 			ld := k
-			if t == blas.Trans {
+			if t == gblas.Trans {
 				ld = m
 			}
-			calls = append(calls, level3Call{fmt.Sprintf("Dsyrk %c%c", ul, t), m * m * k / 2, func(impl blas.Float64Level3) []float64 {
+			calls = append(calls, level3Call{fmt.Sprintf("Dsyrk %c%c", ul, t), m * m * k / 2, func(impl gblas.Float64Level3) []float64 {
 				c := fill(3, m*m)
 				impl.Dsyrk(ul, t, m, k, 0.7, fill(4, m*k), ld, 0.3, c, m)
 				return c
 			}})
-			calls = append(calls, level3Call{fmt.Sprintf("Dsyr2k %c%c", ul, t), m * m * k, func(impl blas.Float64Level3) []float64 {
+			calls = append(calls, level3Call{fmt.Sprintf("Dsyr2k %c%c", ul, t), m * m * k, func(impl gblas.Float64Level3) []float64 {
 				c := fill(3, m*m)
 				impl.Dsyr2k(ul, t, m, k, 0.7, fill(4, m*k), ld, fill(5, m*k), ld, 0.3, c, m)
 				return c

@@ -1,6 +1,6 @@
 //go:build amd64 && !noasm
 
-package kernels
+package blas
 
 // hasVec reports whether the vector kernels (proxVec, axpy4Vec, axpy1Vec,
 // countVec) may run: the CPU has AVX and the operating system saves the

@@ -1,5 +1,5 @@
 //go:build !unix
 
-package backend
+package blas
 
 func exec(string, []string, []string) {}

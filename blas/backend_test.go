@@ -1,4 +1,4 @@
-package lrsdl
+package blas
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -36,7 +36,7 @@ func TestImplementationsAgree(t *testing.T) {
 	for _, name := range names {
 		blas64.Use(Implementations()[name])
 		c := blas64.General{Rows: m, Cols: n, Stride: n, Data: make([]float64, m*n)}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c)
+		blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, a, b, 0, c)
 		for i := 0; i < m; i++ {
 			for j := 0; j < n; j++ {
 				var s float64
@@ -79,9 +79,9 @@ func TestImplementationsIgnoreAlignment(t *testing.T) {
 				copy(am, a)
 				y := make([]float64, k)
 				A := blas64.General{Rows: k, Cols: n, Stride: n, Data: am}
-				blas64.Gemv(blas.NoTrans, 1, A, blas64.Vector{N: n, Data: x, Inc: 1}, 0, blas64.Vector{N: k, Data: y, Inc: 1})
+				blas64.Gemv(gblas.NoTrans, 1, A, blas64.Vector{N: n, Data: x, Inc: 1}, 0, blas64.Vector{N: k, Data: y, Inc: 1})
 				c := make([]float64, k)
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, A, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: x}, 0, blas64.General{Rows: k, Cols: 1, Stride: 1, Data: c})
+				blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, A, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: x}, 0, blas64.General{Rows: k, Cols: 1, Stride: 1, Data: c})
 				got := append(append(y, c...), blas64.Dot(blas64.Vector{N: n, Data: x, Inc: 1}, blas64.Vector{N: n, Data: x, Inc: 1}))
 				if off == 0 {
 					ref = got

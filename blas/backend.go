@@ -1,6 +1,53 @@
-package lrsdl
+package blas
 
-import "strings"
+import (
+	"errors"
+	"strings"
+
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// Backend returns the name of the BLAS that gonum's blas64 uses now:
+// "openblas" after UseOpenBLAS, "gonum" for gonum's pure-Go BLAS (the
+// default), and "other" for any implementation a program installed itself.
+func Backend() string {
+	switch blas64.Implementation().(type) {
+	case gonum.Implementation:
+		return "gonum"
+	case OpenBLAS:
+		return "openblas"
+	}
+	return "other"
+}
+
+// OpenBLASLinked reports whether this binary was built with -tags openblas.
+func OpenBLASLinked() bool { return openBLASLinked }
+
+// UseOpenBLAS makes gonum's blas64 — and so every method of this library —
+// compute with OpenBLAS (level 3; see OpenBLAS). Importing the library never
+// changes the BLAS a program uses; a program that wants OpenBLAS calls this
+// once at start-up. It returns an error, leaving blas64 as it was, when the
+// binary was built without -tags openblas.
+func UseOpenBLAS() error {
+	if !openBLASLinked {
+		return errors.New("blas: OpenBLAS is not linked: build with -tags openblas (cgo and libopenblas-dev)")
+	}
+	blas64.Use(openBLAS)
+	return nil
+}
+
+// Implementations returns the BLAS implementations linked into this binary
+// by name: always "gonum", and "openblas" in the openblas build. Tests use it
+// with blas64.Use to check that the backends agree.
+func Implementations() map[string]gblas.Float64 {
+	m := map[string]gblas.Float64{"gonum": gonum.Implementation{}}
+	if openBLASLinked {
+		m["openblas"] = openBLAS
+	}
+	return m
+}
 
 // BackendDetail describes the linked BLAS: for OpenBLAS its build
 // configuration, the kernel set ("core") it chose for this CPU and its

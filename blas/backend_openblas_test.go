@@ -1,6 +1,6 @@
 //go:build openblas
 
-package lrsdl
+package blas
 
 import (
 	"testing"
@@ -12,8 +12,8 @@ import (
 func TestBackendIsOpenBLAS(t *testing.T) {
 	orig := blas64.Implementation()
 	defer blas64.Use(orig)
-	if Backend() != "gonum" {
-		t.Errorf("Backend() = %q before UseOpenBLAS: importing the library changed the BLAS", Backend())
+	if atImport != "gonum" {
+		t.Errorf("Backend() = %q before UseOpenBLAS: importing the library changed the BLAS", atImport)
 	}
 	if !OpenBLASLinked() {
 		t.Error("OpenBLASLinked() = false in the openblas build")

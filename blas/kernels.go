@@ -1,4 +1,4 @@
-package kernels
+package blas
 
 import "gonum.org/v1/gonum/blas/blas64"
 

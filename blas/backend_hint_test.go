@@ -1,4 +1,4 @@
-package lrsdl
+package blas
 
 import "testing"
 

@@ -1,10 +1,10 @@
-package kernels
+package blas
 
 import (
 	"sync/atomic"
 
 	"github.com/james-bowman/sparse"
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -247,7 +247,7 @@ func (w *SparseWorkspace) mul(dst, a, at, x blas64.General) bool {
 		return true
 	}
 	if K > 0 && !w.compress(x, int(DensityCrossover()*float64(K)*float64(N))) {
-		Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
+		Gemm(gblas.NoTrans, gblas.NoTrans, 1, a, x, 0, dst)
 		return false
 	}
 	if at.Data == nil {
@@ -285,7 +285,7 @@ func (w *SparseWorkspace) MulT(dst, a, b blas64.General) (sparse bool) {
 		}
 		x := blas64.General{Rows: N, Cols: K, Stride: K, Data: w.bt[:N*K]}
 		transpose(x.Data, b)
-		Gemm(blas.NoTrans, blas.NoTrans, 1, a, x, 0, dst)
+		Gemm(gblas.NoTrans, gblas.NoTrans, 1, a, x, 0, dst)
 		return false
 	}
 	w.mulCompressed(dst, w.transposeA(a))
@@ -671,7 +671,7 @@ func SparseRowsMul(dst, a, b blas64.General) (sparse bool) {
 			return true
 		}
 	}
-	Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, dst)
+	Gemm(gblas.NoTrans, gblas.NoTrans, 1, a, b, 0, dst)
 	return false
 }
 

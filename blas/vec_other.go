@@ -1,6 +1,6 @@
 //go:build !amd64 || noasm
 
-package kernels
+package blas
 
 var hasVec, hasFMA = false, false
 

@@ -1,6 +1,6 @@
 //go:build openblas && !cgo
 
-package lrsdl
+package blas
 
 // The openblas build links OpenBLAS through cgo. Building it with
 // CGO_ENABLED=0 would silently give the pure-Go BLAS, so it fails here.

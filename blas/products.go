@@ -1,10 +1,9 @@
-package kernels
+package blas
 
 import (
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/internal/parallel"
 )
 
@@ -44,7 +43,7 @@ func MulM(dst, a, x blas64.General, p []int) {
 		copy(m.Data[i*K:(i+1)*K], a.Data[i*a.Stride:i*a.Stride+K])
 	}
 	DoubleDiagBlocks(m, p, p)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, m, x, 0, dst)
+	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, m, x, 0, dst)
 	mBufs.Put(buf)
 }
 
@@ -64,7 +63,7 @@ func AtB(dst, a, b blas64.General) {
 		zero(dst)
 		return
 	}
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, a, b, 0, dst)
+	blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, a, b, 0, dst)
 }
 
 // View returns the submatrix a[r0:r1, c0:c1], sharing a's storage; it
@@ -91,17 +90,17 @@ func zero(a blas64.General) {
 // the shapes, so the result is the same whatever GOMAXPROCS is, though it
 // need not round as the unsplit product. Products of fewer than
 // parallel.MinWork multiply-adds are one call, and so are those of at
-// least lrsdl.GemmThreadsMin, which the BLAS splits itself (lrsdl.Level3
+// least GemmThreadsMin, which the BLAS splits itself (Level3
 // by rows if c is square, gonum's by blocks).
-func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+func Gemm(tA, tB gblas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	m, n := c.Rows, c.Cols
 	k := a.Cols
-	if tA == blas.Trans {
+	if tA == gblas.Trans {
 		k = a.Rows
 	}
 	work := m * n * k
 	side := max(m, n)
-	if work < parallel.MinWork || work >= lrsdl.GemmThreadsMin || m == 0 || n == 0 || k == 0 {
+	if work < parallel.MinWork || work >= GemmThreadsMin || m == 0 || n == 0 || k == 0 {
 		blas64.Gemm(tA, tB, alpha, a, b, beta, c)
 		return
 	}
@@ -117,7 +116,7 @@ func Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float6
 }
 
 type gemmJob struct {
-	tA, tB      blas.Transpose
+	tA, tB      gblas.Transpose
 	alpha, beta float64
 	a, b, c     blas64.General
 	k, size     int
@@ -130,7 +129,7 @@ func (j *gemmJob) Do(ch int) {
 	a, b, c := j.a, j.b, j.c
 	if j.rows {
 		lo, hi := ch*j.size, min((ch+1)*j.size, c.Rows)
-		if j.tA == blas.Trans {
+		if j.tA == gblas.Trans {
 			a = View(a, 0, j.k, lo, hi)
 		} else {
 			a = View(a, lo, hi, 0, j.k)
@@ -138,7 +137,7 @@ func (j *gemmJob) Do(ch int) {
 		c = View(c, lo, hi, 0, c.Cols)
 	} else {
 		lo, hi := ch*j.size, min((ch+1)*j.size, c.Cols)
-		if j.tB == blas.Trans {
+		if j.tB == gblas.Trans {
 			b = View(b, lo, hi, 0, j.k)
 		} else {
 			b = View(b, 0, j.k, lo, hi)

@@ -1,6 +1,6 @@
 //go:build !openblas
 
-package lrsdl
+package blas
 
 import (
 	"testing"

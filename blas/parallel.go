@@ -1,4 +1,4 @@
-package kernels
+package blas
 
 import "github.com/lrsdl/lrsdl/internal/parallel"
 

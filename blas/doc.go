@@ -1,4 +1,5 @@
-// Package kernels holds the hand-written kernels of lrsdl: operations on raw
+// Package blas is the BLAS layer of lrsdl: the choice of backend
+// (UseOpenBLAS, Setup, Backend) and the hand-written kernels, operations on raw
 // row-major storage (gonum's blas64.General) that run in place on
 // preallocated buffers and never allocate once warm.
 //
@@ -26,10 +27,11 @@
 // AVX and FMA, its loops fusing through math.FMA.
 //
 // Dense products go through gonum's blas64, so they run on whichever BLAS
-// the program installed with blas64.Use (see lrsdl.UseOpenBLAS). Gemm, the sparse kernels, the
+// the program installed with blas64.Use (UseOpenBLAS installs OpenBLAS in a build with -tags openblas;
+// gonum's pure-Go BLAS is the default). Gemm, the sparse kernels, the
 // compression of SparseWorkspace and ProxStep split large inputs over all
 // cores in fixed chunks, on the worker pool of internal/parallel: every
 // output element is computed by the same operations whatever GOMAXPROCS
 // is, so results do not depend on it. Programmer errors (mismatched
 // shapes) panic with a fixed message.
-package kernels
+package blas

@@ -1,9 +1,6 @@
-package kernels
+package blas
 
 import (
-	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/internal/testutil"
-
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"gonum.org/v1/gonum/blas"
+	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
@@ -144,7 +141,7 @@ func TestDoubleDiagBlocks(t *testing.T) {
 }
 
 func TestMulM(t *testing.T) {
-	testutil.Backends(t, func(t *testing.T) {
+	backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(7, 8))
 		for _, sh := range [][3]int{{1, 1, 1}, {1, 3, 1}, {5, 4, 2}, {12, 9, 4}, {40, 33, 7}, {70, 130, 10}} {
 			K, N, C := sh[0], sh[1], sh[2]
@@ -156,14 +153,14 @@ func TestMulM(t *testing.T) {
 			DoubleDiagBlocks(m, p, p)
 			checkClose(t, "MulM", dst, naiveMul(m, x, false), 1e-13)
 			gemm := randGeneral(rnd, K, N, pad)
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, m, x, 0, gemm)
+			blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, m, x, 0, gemm)
 			checkIdentical(t, "MulM vs DoubleDiagBlocks+Gemm", dst.Data, gemm.Data)
 		}
 	})
 }
 
 func TestAtBAndSparseAtB(t *testing.T) {
-	testutil.Backends(t, func(t *testing.T) {
+	backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(9, 10))
 		for _, sh := range [][3]int{{1, 1, 1}, {3, 1, 4}, {7, 5, 9}, {50, 30, 40}, {200, 68, 102}} {
 			d, K, N := sh[0], sh[1], sh[2]
@@ -184,7 +181,7 @@ func TestAtBAndSparseAtB(t *testing.T) {
 }
 
 func TestSparseWorkspaceMul(t *testing.T) {
-	testutil.Backends(t, func(t *testing.T) {
+	backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(11, 12))
 		for _, sh := range [][3]int{{1, 1, 1}, {3, 4, 1}, {9, 6, 11}, {70, 50, 90}, {33, 200, 150}} {
 			m, K, N := sh[0], sh[1], sh[2]
@@ -207,7 +204,7 @@ func TestSparseWorkspaceMul(t *testing.T) {
 // against the naive one on both, and its sparse path bit for bit against
 // the formula summed in order, unfused, on one core and on four.
 func TestSparseRowsMul(t *testing.T) {
-	testutil.Backends(t, func(t *testing.T) {
+	backends(t, func(t *testing.T) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 		rnd := rand.New(rand.NewPCG(19, 20))
 		for _, sh := range [][3]int{{1, 1, 1}, {3, 4, 1}, {9, 6, 11}, {70, 50, 90}, {5, 3, 128}, {70, 50, 130}, {150, 200, 140}} {
@@ -294,7 +291,7 @@ func TestGOMAXPROCSIndependent(t *testing.T) {
 // what the BLAS's own Gemm calls allocate (gonum's parallel Dgemm starts
 // goroutines; OpenBLAS allocates nothing).
 func TestAllocs(t *testing.T) {
-	testutil.Backends(t, func(t *testing.T) {
+	backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(15, 16))
 		K, N, d := 120, 600, 200 // large enough for both cores
 		z, w, g := randSlice(rnd, K*N), randSlice(rnd, K*N), randSlice(rnd, K*N)
@@ -311,8 +308,8 @@ func TestAllocs(t *testing.T) {
 		at := randGeneral(rnd, K, K, 0) // K×K at 1 %: SparseRowsMul's sparse path, split over cores
 		sparsify(rnd, at, 0.01)
 		thinB, thinC, thinW := randGeneral(rnd, N, 16, 0), randGeneral(rnd, K, 16, 0), make([]float64, N*16)
-		gemm := func(tA blas.Transpose, a, b, c blas64.General, beta float64) {
-			blas64.Gemm(tA, blas.NoTrans, 1, a, b, beta, c)
+		gemm := func(tA gblas.Transpose, a, b, c blas64.General, beta float64) {
+			blas64.Gemm(tA, gblas.NoTrans, 1, a, b, beta, c)
 		}
 		for _, k := range []struct {
 			name    string
@@ -328,9 +325,9 @@ func TestAllocs(t *testing.T) {
 			{"SparseRowsMul", func() { SparseRowsMul(dst, at, x) }, nil},
 			{"NonZeros", func() { NonZeros(x) }, nil},
 			{"MulThin", func() { MulThin(thinC, x, thinB, thinW) }, nil},
-			{"MulM", func() { MulM(dst, a, x, p) }, func() { gemm(blas.NoTrans, a, x, dst, 0) }},
-			{"AtB", func() { AtB(dst, D, Y) }, func() { gemm(blas.Trans, D, Y, dst, 0) }},
-			{"DenseMul", func() { ws.Mul(dst, a, x) }, func() { gemm(blas.NoTrans, a, x, dst, 0) }},
+			{"MulM", func() { MulM(dst, a, x, p) }, func() { gemm(gblas.NoTrans, a, x, dst, 0) }},
+			{"AtB", func() { AtB(dst, D, Y) }, func() { gemm(gblas.Trans, D, Y, dst, 0) }},
+			{"DenseMul", func() { ws.Mul(dst, a, x) }, func() { gemm(gblas.NoTrans, a, x, dst, 0) }},
 		} {
 			var allowed float64
 			if k.gemm != nil {
@@ -357,7 +354,7 @@ func TestBackendParity(t *testing.T) {
 	xs := cloneGeneral(x)
 	sparsify(rnd, xs, 0.02)
 	results := map[string][]blas64.General{}
-	testutil.Backends(t, func(t *testing.T) {
+	backends(t, func(t *testing.T) {
 		var out []blas64.General
 		for _, f := range []func(dst blas64.General){
 			func(dst blas64.General) { MulM(dst, a, x, p) },
@@ -390,7 +387,7 @@ func TestBackendParity(t *testing.T) {
 // TestEmpty checks that zero-sized operands are accepted and nothing is
 // written.
 func TestEmpty(t *testing.T) {
-	testutil.Backends(t, func(t *testing.T) {
+	backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(19, 20))
 		for _, sh := range [][3]int{{0, 0, 0}, {0, 3, 2}, {3, 0, 2}, {2, 3, 0}} {
 			m, K, N := sh[0], sh[1], sh[2]
@@ -421,7 +418,7 @@ func TestEmpty(t *testing.T) {
 }
 
 // TestShapePanics checks that mismatched shapes panic with the fixed
-// messages of package blas.
+// messages of package gblas.
 func TestShapePanics(t *testing.T) {
 	g := func(r, c int) blas64.General {
 		return blas64.General{Rows: r, Cols: c, Stride: max(c, 1), Data: make([]float64, r*max(c, 1))}
@@ -609,19 +606,19 @@ func TestAddCombination(t *testing.T) {
 // shapes split by rows, by columns and not at all, with padded strides
 // (padding untouched), and that GOMAXPROCS=1 and 4 give the same bits.
 func TestGemm(t *testing.T) {
-	testutil.Backends(t, func(t *testing.T) {
+	backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(15, 16))
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 		for _, sh := range [][3]int{{50, 700, 50}, {300, 40, 700}, {70, 90, 30}, {130, 65, 20}, {5, 6, 7}} {
 			m, n, k := sh[0], sh[1], sh[2]
-			for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
-				for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			for _, tA := range []gblas.Transpose{gblas.NoTrans, gblas.Trans} {
+				for _, tB := range []gblas.Transpose{gblas.NoTrans, gblas.Trans} {
 					a := randGeneral(rnd, m, k, pad)
-					if tA == blas.Trans {
+					if tA == gblas.Trans {
 						a = randGeneral(rnd, k, m, pad)
 					}
 					b := randGeneral(rnd, k, n, pad)
-					if tB == blas.Trans {
+					if tB == gblas.Trans {
 						b = randGeneral(rnd, n, k, pad)
 					}
 					c0 := randGeneral(rnd, m, n, pad)
@@ -631,12 +628,12 @@ func TestGemm(t *testing.T) {
 							var s float64
 							for l := 0; l < k; l++ {
 								var av, bv float64
-								if tA == blas.Trans {
+								if tA == gblas.Trans {
 									av = at(a, l, i)
 								} else {
 									av = at(a, i, l)
 								}
-								if tB == blas.Trans {
+								if tB == gblas.Trans {
 									bv = at(b, j, l)
 								} else {
 									bv = at(b, l, j)
@@ -664,7 +661,7 @@ func TestGemm(t *testing.T) {
 // formed explicitly, bit for bit, on the sparse and the dense path, on
 // shapes large enough to be split between the cores, at GOMAXPROCS 1 and 4.
 func TestSparseWorkspaceMulT(t *testing.T) {
-	testutil.Backends(t, func(t *testing.T) {
+	backends(t, func(t *testing.T) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 		rnd := rand.New(rand.NewPCG(17, 18))
 		for _, sh := range [][3]int{{3, 5, 4}, {40, 70, 90}, {300, 1100, 1000}} {
@@ -700,7 +697,7 @@ func TestSparseWorkspaceMulT(t *testing.T) {
 // rows) is Mul bit for bit on both paths, and that it reads at, not a, on
 // the sparse one.
 func TestSparseWorkspaceMulAT(t *testing.T) {
-	testutil.Backends(t, func(t *testing.T) {
+	backends(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(19, 20))
 		for _, sh := range [][3]int{{1, 1, 1}, {9, 6, 11}, {70, 50, 90}} {
 			m, K, N := sh[0], sh[1], sh[2]
@@ -781,28 +778,28 @@ func TestSparseWorkspaceLimit(t *testing.T) {
 	}
 }
 
-// TestGemmLarge checks Gemm on products of at least lrsdl.GemmThreadsMin
+// TestGemmLarge checks Gemm on products of at least GemmThreadsMin
 // multiply-adds (lowered for the test), which the BLAS splits itself: the
 // result is right and has the same bits at GOMAXPROCS 1 and 4 and with
 // SetOpenBLASThreads 1 and 2.
 func TestGemmLarge(t *testing.T) {
-	testutil.Backends(t, func(t *testing.T) {
+	backends(t, func(t *testing.T) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-		defer lrsdl.SetOpenBLASThreads(lrsdl.SetOpenBLASThreads(0))
-		defer func(v int) { lrsdl.GemmThreadsMin = v }(lrsdl.GemmThreadsMin)
+		defer SetOpenBLASThreads(SetOpenBLASThreads(0))
+		defer func(v int) { GemmThreadsMin = v }(GemmThreadsMin)
 		rnd := rand.New(rand.NewPCG(21, 22))
 		for _, sh := range [][3]int{{77, 1234, 55}, {300, 300, 40}} {
 			m, n, k := sh[0], sh[1], sh[2]
-			lrsdl.GemmThreadsMin = m * n * k
+			GemmThreadsMin = m * n * k
 			a, b := randGeneral(rnd, m, k, pad), randGeneral(rnd, k, n, pad)
 			c0 := randGeneral(rnd, m, n, pad)
 			want := naiveMul(a, b, false)
 			var first []float64
 			for _, c := range [][2]int{{1, 1}, {4, 1}, {4, 2}, {1, 2}} {
 				runtime.GOMAXPROCS(c[0])
-				lrsdl.SetOpenBLASThreads(c[1])
+				SetOpenBLASThreads(c[1])
 				got := cloneGeneral(c0)
-				Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, got)
+				Gemm(gblas.NoTrans, gblas.NoTrans, 1, a, b, 0, got)
 				checkClose(t, "Gemm above GemmThreadsMin", got, want, 1e-12)
 				if first == nil {
 					first = got.Data

@@ -1,9 +1,0 @@
-package kernels
-
-import (
-	"testing"
-
-	"github.com/lrsdl/lrsdl/internal/testutil"
-)
-
-func TestMain(m *testing.M) { testutil.Main(m) }
