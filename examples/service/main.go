@@ -1,0 +1,116 @@
+// Command service uses lrsdl as a user's service would, through its public
+// API only: it trains on samples held as rows, saves the model, loads it in
+// a fresh process, classifies, and hands the sparse codes to another model
+// as features.
+//
+//	cd examples && go run ./service
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/methods"
+)
+
+func main() {
+	log.SetFlags(0)
+	if len(os.Args) == 3 && os.Args[1] == "predict" {
+		predict(os.Args[2])
+		return
+	}
+	dir, err := os.MkdirTemp("", "lrsdl-service")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	model := filepath.Join(dir, "faces.model")
+	train(model)
+
+	// Classify in a fresh process, as a service started later would.
+	self, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	cmd := exec.Command(self, "predict", model)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// rows returns samples of 4 classes as the rows of a matrix, the layout
+// most data arrives in, with labels 100..103: the first 30 of each class
+// for training, or the other 20 for testing.
+func rows(test bool) (*mat.Dense, []int) {
+	const classes, train, per = 4, 30, 50
+	Y, labels := data.FaceLike(classes, 50, per, 1) // one sample per column
+	var X []float64
+	var out []int
+	for j, l := range labels {
+		if (j%per >= train) == test {
+			X = append(X, mat.Col(nil, j, Y)...)
+			out = append(out, l+100)
+		}
+	}
+	return mat.NewDense(len(out), 50, X), out
+}
+
+func train(path string) {
+	X, labels := rows(false)
+	Y := data.NormalizeColumns(X.T()) // samples as columns, unit ℓ2 norm
+	m := &methods.LRSDL{}
+	if err := m.Fit(context.Background(), Y, labels); err != nil {
+		log.Fatal(err)
+	}
+	if err := data.WriteClassifier(path, m, data.ModelInfo{Normalize: true}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("trained %s on %d samples in %d iterations\n", m.Name(), len(labels), m.FitInfo().Iters)
+}
+
+func predict(path string) {
+	c, info, err := data.ReadClassifier(path, methods.New)
+	if err != nil {
+		log.Fatal(err)
+	}
+	X, labels := rows(true)
+	var Y mat.Matrix = X.T()
+	if info.Normalize {
+		Y = data.NormalizeColumns(Y)
+	}
+	pred, err := c.Predict(Y)
+	if err != nil {
+		log.Fatal(err)
+	}
+	right := 0
+	for i := range pred {
+		if pred[i] == labels[i] {
+			right++
+		}
+	}
+	fmt.Printf("loaded %s in a fresh process: %d of %d test samples right\n", c.Name(), right, len(pred))
+
+	// The codes as features for another model: one column per sample.
+	lr, ok := c.(*methods.LRSDL)
+	if !ok {
+		log.Fatalf("model is %s, not LRSDL", c.Name())
+	}
+	codes, shared, err := lr.Transform(Y)
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, n := codes.Dims()
+	r0, _ := shared.Dims()
+	fmt.Printf("codes: %d class-dictionary rows and %d shared rows for each of %d samples\n", r, r0, n)
+	if right*10 < 9*len(pred) {
+		log.Fatalf("accuracy %d/%d is below 90%%", right, len(pred))
+	}
+}
