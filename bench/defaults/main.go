@@ -4,7 +4,7 @@
 // and their mean. The methods' defaults are chosen from this table — the
 // point with the best mean — so they are chosen on training data only:
 //
-//	go run -tags openblas ./bench/defaults -out bench/defaults.md
+//	go run -tags openblas ./bench/defaults -out bench/studies/defaults/defaults.md
 //
 // Training parts: AR gender's Y_train (folds grouped by person), Oxford
 // Flower's Y_train (split 1), half of every digit class, and 10 random views
@@ -42,7 +42,7 @@ type dataset struct {
 func main() {
 	blas.Setup()
 	dir := flag.String("data", "testdata", "`directory` of the data sets")
-	out := flag.String("out", "bench/defaults.md", "output `file`")
+	out := flag.String("out", "bench/studies/defaults/defaults.md", "output `file`")
 	meths := flag.String("methods", "", "comma-separated methods (default: all with a grid)")
 	gridFlag := flag.String("grid", "", "the `grid` of every method instead of its own, e.g. 'k={20,40} lambda1={0.001,0.01}'")
 	sets := flag.String("datasets", "argender,flower17-split1,digits8x8,coil100-32x32", "comma-separated data sets")
