@@ -58,8 +58,7 @@ func BackendDetail() string { return backendDetail() }
 // variable that would make OpenBLAS use this CPU's vector units, or "" when
 // it already does (and in the pure-Go build). An OpenBLAS older than the CPU
 // does not recognise it and falls back to generic SSE kernels, several times
-// slower (Dgemm 1000×1000×2000 at 21 against 103 GFLOP/s on a Xeon with
-// AVX-512 and OpenBLAS 0.3.21). OpenBLAS reads the variable when the
+// slower (BenchmarkDgemm_K1000K1000N2000; see bench/NOTES.md). OpenBLAS reads the variable when the
 // program starts, so it must be set in the environment of the process;
 // the lrsdl command and the bench programs restart themselves with it.
 func OpenBLASCoreHint() string { return openBLASCoreHint() }
@@ -67,9 +66,8 @@ func OpenBLASCoreHint() string { return openBLASCoreHint() }
 // coreHint returns the OPENBLAS_CORETYPE for a CPU with AVX-512 (SkylakeX)
 // or AVX2 (Haswell) on which OpenBLAS chose the older kernel set core, or "".
 // On an AVX-512 CPU, Zen (AVX2 kernels, which an OpenBLAS that does not
-// know an AVX-512 AMD CPU may choose) counts as older: on the AMD EPYC of
-// bench/results at a6dd6cd it runs Dgemm 1.6× slower than SkylakeX (75
-// against 47 ms at 1000×1000×2000, one thread).
+// know an AVX-512 AMD CPU may choose) counts as older: its Dgemm is slower
+// than SkylakeX's (BenchmarkDgemm_K1000K1000N2000; see bench/NOTES.md).
 func coreHint(core string, avx512, avx2 bool) string {
 	switch strings.ToLower(core) {
 	case "prescott", "core2", "penryn", "dunnington", "nehalem", "atom", "sandybridge",

@@ -142,16 +142,11 @@ func (j *atbJob) rowsCSR(lo, hi int) {
 
 // Density crossovers for SparseWorkspace.Mul: A·X goes through the
 // compressed copy of X when the fraction of non-zeros of X is at most the
-// value for the BLAS in use, and through Gemm otherwise; the value is also
-// about the cost of a sparse multiply-add relative to Gemm's. On an AMD
-// EPYC with AVX-512, one thread (OPENBLAS_NUM_THREADS=1 go test -tags
-// openblas -bench 'SparseX_K1000N2000|Dgemm_K1000K1000N2000' -cpu 1, with
-// OPENBLAS_CORETYPE=Haswell): the sparse path takes 16, 26 and 48 ms at 5,
-// 10 and 20 % non-zeros, Dgemm 74 ms (47 ms with SkylakeX kernels) and
-// gonum's several times more, so on gonum the sparse path is never slower.
-// In BenchmarkLRSDLX_C100n20k10k0_10d500 (package methods, both cores)
-// codes 10 % dense took 18 ms at 0.15 against 46 ms with this constant at
-// its former 0.05.
+// value for the BLAS in use, and through Gemm otherwise; the value is
+// about the cost of a sparse multiply-add relative to Gemm's. gonum's Gemm
+// is slower than the sparse path at any density, hence 1. Chosen by
+// BenchmarkSparseX_K1000N2000 against BenchmarkDgemm_K1000K1000N2000 and
+// by BenchmarkLRSDLX_C100n20k10k0_10d500 (package methods); see bench/NOTES.md.
 const (
 	DensityCrossoverGonum    = 1
 	DensityCrossoverOpenBLAS = 0.15
@@ -369,9 +364,10 @@ func (w *SparseWorkspace) fill(x blas64.General, n, limit int, j *compressJob) {
 	parallelFor(count, j, elemWork*w.rows*w.cols)
 }
 
-// compressMinCols is the narrowest chunk of columns of compress: at 32,
-// counting the non-zeros of a 700×700 X by short row pieces made E-FDDL's
-// iteration at C=100 on one core 1.10 times main's (row-wise) count.
+// compressMinCols is the narrowest chunk of columns of compress: narrower
+// chunks count the non-zeros by short row pieces, which costs more than
+// the sharing gains. Chosen by timing E-FDDL's iteration at C = 100 on one
+// core (the scaling study's E-FDDL); see bench/NOTES.md.
 const compressMinCols = 128
 
 // countBatch is the number of rows a chunk of compress counts between
@@ -689,10 +685,7 @@ const rowsMulRows = 8
 
 // rowsMulMinCols is the fewest columns of B for SparseRowsMul's sparse
 // path: on shorter rows each non-zero's axpy costs more than its share of
-// a Gemm. COPAR-X's product at AR gender's K = 90 took 0.31 ms at 10 %
-// non-zeros against Gemm's 0.22 ms, at K = 200 0.99 ms at 15 % against
-// 1.1 ms, at COIL-100's K = 1010 30 against 50 ms at 15 %
-// (BenchmarkSparseRowsMul_*, one OpenBLAS thread, AMD EPYC Zen 3).
+// a Gemm. Chosen by BenchmarkSparseRowsMul_*; see bench/NOTES.md.
 const rowsMulMinCols = 128
 
 type rowsMulJob struct{ dst, a, b blas64.General }

@@ -14,7 +14,7 @@ import (
 
 // TestThreadsSleep checks that nothing spins on the other cores a few
 // milliseconds after a large level-3 call: threaded, OpenBLAS's threads
-// would spin for about 0.1 s (its OPENBLAS_THREAD_TIMEOUT).
+// would spin for a while (its OPENBLAS_THREAD_TIMEOUT).
 func TestThreadsSleep(t *testing.T) {
 	defer SetOpenBLASThreads(SetOpenBLASThreads(2))
 	const n = 330

@@ -527,9 +527,9 @@ func twoCores(results map[string]map[string]result, order []string) string {
 
 // slowMargin is the margin beyond which twoCores counts a benchmark slower
 // on two cores in every run: code that runs on one goroutine either way
-// reads up to 1.5 % slower at GOMAXPROCS 2 in some benchmarks
-// (UpdateDict_d1024k10 and the sparse path of SparseRowsMul_M500K90, run
-// in turn at 1e85158), while a plain loop outside the library does not.
+// reads slightly slower at GOMAXPROCS 2 in some benchmarks
+// (UpdateDict_d1024k10, SparseRowsMul_M500K90), while a plain loop outside
+// the library does not. Chosen from those; see bench/NOTES.md.
 const slowMargin = 0.02
 
 // runs returns r's runs, or its one time when it has none recorded.

@@ -178,10 +178,9 @@ const (
 
 // Sizes whose timed iterations (2 to ScaleIters) take less than minTimed
 // on two cores are trained for more iterations, as many as make minTimed
-// and at most maxTimedIters, on both cores and on one: at C = 20, d = 300
-// two iterations of 15 ms timed five times gave pairs (two cores, one) of
-// 14/12, 21/19, 25/18, 17/24 and 21/19 ms, more spread than the ratio
-// they were to measure.
+// and at most maxTimedIters, on both cores and on one: two short
+// iterations timed once spread more than the ratio they are to measure
+// (the scaling study at C = 20, d = 300; see bench/NOTES.md).
 const (
 	minTimed      = 300 * time.Millisecond
 	maxTimedIters = 30
@@ -231,9 +230,9 @@ func timedIters(perIter time.Duration, iters int) int {
 // iteration after the first is timed once on each; it returns the mean
 // time per iteration on two cores and on one, or zeros if a fit failed.
 // Both fits compute the same iterates (the results do not depend on
-// GOMAXPROCS), and a disturbance of the machine falls on both counts:
-// separate fits on two cores and on one, timed one after the other, read
-// 10 to 16 ms per iteration for the same size (LRSDL, C = 20, d = 10⁴).
+// GOMAXPROCS), and a disturbance of the machine falls on both counts,
+// where separate fits timed one after the other spread more than the
+// effect measured (see bench/NOTES.md).
 func (r *run) timeAlternating(m *scaleMethod, C, d, iters int) (two, one time.Duration) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	var sum [3]time.Duration

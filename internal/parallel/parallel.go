@@ -1,5 +1,6 @@
 // Package parallel shares fixed chunks of work between the cores: one pool
-// of helper goroutines serves the kernels of package kernels. Chunk boundaries are chosen
+// of helper goroutines serves the kernels of package blas and the solvers
+// of packages core and methods. Chunk boundaries are chosen
 // by the callers from the shapes alone, never from the number of workers,
 // so every result is computed by the same operations whatever GOMAXPROCS is.
 package parallel
@@ -89,9 +90,9 @@ var (
 // spin is how long a helper waits for a batch on offer after finishing
 // one, and For's caller for the helpers' chunks, yielding the processor
 // between checks, before sleeping: a Fisher X step's FISTA iterations
-// call For several times per 100 µs, and a wake-up costs tens of µs. At
-// AR gender's gradient product (blas.BenchmarkGemm_M50K50N700, 4
-// chunks), that took two cores from 57–62 to 33–45 µs (70–75 on one).
+// call For in quick succession, and waking a sleeping helper costs more
+// than a short spin. Chosen by blas.BenchmarkGemm_M50K50N700; see
+// bench/NOTES.md.
 const spin = 50 * time.Microsecond
 
 func helper() {
@@ -119,37 +120,28 @@ func next() *batch {
 // MinWork is the work (multiply-adds, or ElemWork per element of a pass
 // over memory) from which callers split a product into chunks for For
 // (blas.Gemm, whose chunks round differently from the whole product, so
-// it fixes those bits) or start goroutines of their own: about a tenth of
-// a millisecond on one core. At 1<<16 the scaling study's small E-FDDL
-// iterations (C = 10 to 100, d = 300) ran 1.1–1.5× slower on two cores
-// than on one, when each hand-off woke a sleeping helper.
+// it fixes those bits) or start goroutines of their own: below it a
+// hand-off costs more than it saves. Chosen by the scaling study's E-FDDL
+// (BenchmarkScaleTwoCores); see bench/NOTES.md.
 const MinWork = 1 << 20
 
 // ElemWork is the work of one element of a pass over memory (the FISTA
 // prox step, counting and storing non-zeros, the Fisher X step's per-class
-// pass), in multiply-adds: each reads and writes several arrays, about a
-// nanosecond. Counted as 1, the passes over E-FDDL's 700×700 codes at
-// C = 100, d = 300 stayed on one core; at 4 they are shared, and
-// BenchmarkScaleTwoCores/E-FDDL/C=100/d=300's two/one fell from 0.93 to
-// 0.82 (medians of three alternated runs; LRSDL's, 0.78–0.86, did not
-// move).
+// pass), in multiply-adds: each reads and writes several arrays. Chosen by
+// BenchmarkScaleTwoCores/E-FDDL/C=100/d=300; see bench/NOTES.md.
 const ElemWork = 4
 
 // forMin is the least work For shares with helpers. A helper spins for
 // its next batch and the caller for the helpers' chunks (spin), so that
-// back-to-back calls hand off in about a microsecond instead of a
-// wake-up: BenchmarkTwoCores (package methods, LRSDL on AR gender) read
-// two/one 1.02 (sleeping helpers, MinWork; 3 runs), 0.95–1.00 (spinning,
-// MinWork; 3), 0.86–1.00, median 0.86 (spinning, MinWork/8; 9) and
-// 0.86–1.10 (spinning, MinWork/32; 3), alternated in one sitting.
+// back-to-back calls hand off without a wake-up. Chosen by
+// BenchmarkTwoCores (package methods); see bench/NOTES.md.
 const forMin = MinWork / 8
 
 // For runs t.Do(c) for c in [0, n), on the calling goroutine and, if work
 // is at least forMin, on whichever helper goroutines are idle: below
 // MinWork only on one still spinning after its last batch, since waking a
-// sleeping one costs the caller more than it saves (BenchmarkTwoCores
-// two/one 0.79–0.92, median 0.82, against 0.83–0.92, median 0.86, waking
-// one; 8 alternated runs). It returns when every chunk is done. It does
+// sleeping one costs the caller more than it saves (BenchmarkTwoCores;
+// see bench/NOTES.md). It returns when every chunk is done. It does
 // not allocate once warm.
 func For(n int, t Task, work int) {
 	procs := Procs()
@@ -251,10 +243,9 @@ func (f FreeList[T]) Put(t *T) {
 // columns of a level-3 product splits into (blas.Gemm, blas.Level3),
 // from n alone: at most 4 chunks of a multiple of 8 rows, at least 32 each
 // (the last may be shorter), or one chunk of n when n < 64. Each chunk of
-// a product packs the other operand again: the hundred 300×700×700
-// products of BenchmarkFDDLUpdateD_Original (package methods, openblas
-// build) took 951, 951 ms with most = 8 and 879, 834 ms with 4 (and
-// 790–801 ms at commit c2cf719, which threaded them in OpenBLAS).
+// a product packs the other operand again, so fewer chunks cost less; at
+// most 4 was chosen by BenchmarkFDDLUpdateD_Original (package methods);
+// see bench/NOTES.md.
 func Chunks(n int) (size, count int) {
 	const least, most = 32, 4
 	if n < 2*least {
