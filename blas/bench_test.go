@@ -84,14 +84,16 @@ func benchMulM(b *testing.B, K, N, k int) {
 	reportGFLOPS(b, "GFLOP/s", 2*float64(K)*float64(K)*float64(N))
 }
 
-// M(DᵀD)X with 100 classes of 10 atoms, and with 20 classes of 35 atoms.
+// BenchmarkMulM_K1000N2000 and BenchmarkMulM_K700N700 time M(DᵀD)X with 100
+// classes of 10 atoms, and with 20 classes of 35 atoms.
 func BenchmarkMulM_K1000N2000(b *testing.B) { benchMulM(b, 1000, 2000, 10) }
 func BenchmarkMulM_K700N700(b *testing.B)   { benchMulM(b, 700, 700, 35) }
 
 func BenchmarkDgemm_K1000K1000N2000(b *testing.B) { benchGemm(b, gblas.NoTrans, 1000, 1000, 2000) }
 func BenchmarkDgemm_K700K700N700(b *testing.B)    { benchGemm(b, gblas.NoTrans, 700, 700, 700) }
 
-// DᵀY, dense Y: AtB against the same Gemm.
+// BenchmarkAtB_d500K1000N2000 times DᵀY for dense Y: AtB against the same
+// Gemm (BenchmarkDgemmAtB_d500K1000N2000).
 func BenchmarkAtB_d500K1000N2000(b *testing.B) {
 	rnd := rand.New(rand.NewPCG(1, 1))
 	D, Y, dst := randGeneral(rnd, 500, 1000, 0), randGeneral(rnd, 500, 2000, 0), randGeneral(rnd, 1000, 2000, 0)
@@ -104,7 +106,8 @@ func BenchmarkAtB_d500K1000N2000(b *testing.B) {
 
 func BenchmarkDgemmAtB_d500K1000N2000(b *testing.B) { benchGemm(b, gblas.Trans, 1000, 500, 2000) }
 
-// DᵀY on the Flower17 shape: d=10000 features at 0.8 % density, K=680, N=1020.
+// benchSparseAtB times DᵀY on the Flower17 shape: d=10000 features at
+// 0.8 % density, K=680, N=1020.
 func benchSparseAtB(b *testing.B, csr bool) {
 	const d, K, N, density = 10000, 680, 1020, 0.008
 	rnd := rand.New(rand.NewPCG(1, 1))
@@ -127,9 +130,9 @@ func BenchmarkSparseAtB_d10000K680N1020(b *testing.B)    { benchSparseAtB(b, fal
 func BenchmarkSparseAtBCSR_d10000K680N1020(b *testing.B) { benchSparseAtB(b, true) }
 func BenchmarkDgemmAtB_d10000K680N1020(b *testing.B)     { benchGemm(b, gblas.Trans, 680, 10000, 1020) }
 
-// A·X with X at several densities, through SparseWorkspace's compressed copy
-// (the sparse path is forced, Aᵀ made once), against
-// BenchmarkDgemm_K1000K1000N2000.
+// BenchmarkSparseX_K1000N2000 times A·X with X at several densities,
+// through SparseWorkspace's compressed copy (the sparse path is forced, Aᵀ
+// made once), against BenchmarkDgemm_K1000K1000N2000.
 func BenchmarkSparseX_K1000N2000(b *testing.B) {
 	const K, N = 1000, 2000
 	for _, pct := range []float64{1, 2, 5, 10, 20, 40} {
@@ -153,10 +156,10 @@ func BenchmarkSparseX_K1000N2000(b *testing.B) {
 	}
 }
 
-// SparseRowsMul's sparse path (forced, with its count of non-zeros) and
-// Gemm on A·G for an m×K A at several densities and a K×K G: COPAR-X's
-// FISTA product on COIL-100 (m=1000 samples, K=1010 atoms) and on AR
-// gender (m=500, K=90).
+// BenchmarkSparseRowsMul_M1000K1010 and _M500K90 time SparseRowsMul's
+// sparse path (forced, with its count of non-zeros) and Gemm on A·G for an
+// m×K A at several densities and a K×K G: COPAR-X's FISTA product on
+// COIL-100 (m=1000 samples, K=1010 atoms) and on AR gender (m=500, K=90).
 func BenchmarkSparseRowsMul_M1000K1010(b *testing.B) { benchSparseRowsMul(b, 1000, 1010) }
 func BenchmarkSparseRowsMul_M500K90(b *testing.B)    { benchSparseRowsMul(b, 500, 90) }
 func BenchmarkSparseRowsMul_M1020K350(b *testing.B)  { benchSparseRowsMul(b, 1020, 350) }

@@ -144,7 +144,7 @@ func checkIdentical(t *testing.T, what string, got, want []float64) {
 	}
 }
 
-// partitions returns random partitions of n into c blocks, some empty.
+// randPartition returns random partitions of n into c blocks, some empty.
 func randPartition(rnd *rand.Rand, n, c int) []int {
 	p := make([]int, c+1)
 	for i := 1; i < c; i++ {

@@ -553,7 +553,7 @@ var spmmJobs = make(freeList[spmmJob], 8)
 
 const spmmCols = 16 // columns of dst per chunk
 
-// do computes columns [c·spmmCols, (c+1)·spmmCols) of dst, four non-zeros
+// Do computes columns [c·spmmCols, (c+1)·spmmCols) of dst, four non-zeros
 // of a column per pass.
 func (j *spmmJob) Do(c int) {
 	w, m, ld := j.w, j.m, j.dst.Stride

@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// The formulas reproduce the paper's printed numbers to the printed
-// precision, except E-DLSI-D, whose printed number follows a typo.
+// TestComplexityPaperNumbers checks that the formulas reproduce the paper's
+// printed numbers to the printed precision, except E-DLSI-D, whose printed
+// number follows a typo.
 func TestComplexityPaperNumbers(t *testing.T) {
 	s := PaperSizes()
 	for _, tab := range [][]Complexity{Table1(), Table2()} {
@@ -27,8 +28,9 @@ func TestComplexityPaperNumbers(t *testing.T) {
 	}
 }
 
-// E-DLSI-D: the table's formula with (qk + k) gives the printed 2.52e10;
-// the text's (qk + d) gives 3.75e10, which the table's E-DLSI total uses.
+// TestEDLSIDTypo checks E-DLSI-D: the table's formula with (qk + k) gives
+// the printed 2.52e10; the text's (qk + d) gives 3.75e10, which the
+// table's E-DLSI total uses.
 func TestEDLSIDTypo(t *testing.T) {
 	s := PaperSizes()
 	typo := s.C*s.D*s.D*s.D + s.C*s.Q*s.D*s.K*(s.Q*s.K+s.K)
@@ -45,8 +47,9 @@ func TestEDLSIDTypo(t *testing.T) {
 	}
 }
 
-// Table 2's simplified totals equal the sums of their parts from Table 1
-// and the text, at sizes where nothing cancels.
+// TestComplexityTotalsAreSums checks that Table 2's simplified totals equal
+// the sums of their parts from Table 1 and the text, at sizes where
+// nothing cancels.
 func TestComplexityTotalsAreSums(t *testing.T) {
 	for _, s := range []Sizes{PaperSizes(), {C: 3, N: 7, K: 5, Q: 11, D: 13, Q2: 2}, {C: 1, N: 1, K: 1, Q: 1, D: 1, Q2: 1}} {
 		t2 := map[string]float64{}

@@ -98,7 +98,7 @@ func TestSavePNG(t *testing.T) {
 	}
 }
 
-// Error bars change the picture.
+// TestLinesErrorBars checks that error bars change the picture.
 func TestLinesErrorBars(t *testing.T) {
 	draw := func(err []float64) []uint8 {
 		p, e := Lines("", "x", "y", Series{Name: "a", X: []float64{0, 1, 2}, Y: []float64{1, 2, 1}, Err: err})

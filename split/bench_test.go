@@ -8,8 +8,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Subset copies the training columns of a fold; d=500, N=2000, half the
-// columns taken.
+// BenchmarkSubset times Subset copying the training columns of a fold;
+// d=500, N=2000, half the columns taken.
 func BenchmarkSubset(b *testing.B) {
 	const d, n = 500, 2000
 	rng := rand.New(rand.NewPCG(1, 1))

@@ -8,8 +8,8 @@ import (
 )
 
 // parseSteal returns the steal time of the "cpu" line that opens the text
-// of /proc/stat, whose eighth number counts USER_HZ ticks of 10 ms, or 0
-// if there is none.
+// of /proc/stat, whose eighth number counts USER_HZ ticks (hundredths of a
+// second), or 0 if there is none.
 func parseSteal(stat []byte) time.Duration {
 	line, _, _ := bytes.Cut(stat, []byte("\n"))
 	f := bytes.Fields(line)

@@ -6,7 +6,8 @@ import (
 )
 
 // TestParseSteal checks parseSteal on lines of /proc/stat: the eighth
-// number of the "cpu" line, in ticks of 10 ms, and 0 for anything else.
+// number of the "cpu" line, in ticks of a hundredth of a second, and 0 for
+// anything else.
 func TestParseSteal(t *testing.T) {
 	for _, c := range []struct {
 		stat string
