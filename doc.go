@@ -1,7 +1,7 @@
 // Package lrsdl holds the contract of a library for discriminative
 // dictionary learning: SRC, ODL, LC-KSVD1 and LC-KSVD2, DLSI, COPAR, FDDL,
-// D2L2R2, JDL, JDL*, DLRD, SRRS and LRSDL (Vu & Monga, "Fast Low-rank Shared Dictionary Learning for Image
-// Classification", IEEE TIP 2017).
+// D2L2R2, JDL, JDL*, DLRD, SRRS and LRSDL (Vu & Monga, "Fast Low-rank
+// Shared Dictionary Learning for Image Classification", IEEE TIP 2017).
 //
 // Samples are the columns of a d×N matrix Y. A classifier is trained with
 // Fit(ctx, Y, labels) and labels new samples with Predict. The methods live in

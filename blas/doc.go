@@ -1,7 +1,21 @@
 // Package blas is the BLAS layer of lrsdl: the choice of backend
 // (UseOpenBLAS, Setup, Backend) and the hand-written kernels, operations on raw
 // row-major storage (gonum's blas64.General) that run in place on
-// preallocated buffers and never allocate once warm.
+// preallocated buffers and never allocate once warm. They serve the 13
+// methods of package methods (SRC, ODL, LC-KSVD1, LC-KSVD2, DLSI, COPAR,
+// FDDL, D2L2R2, JDL, JDL*, DLRD, SRRS, LRSDL) and the solvers of package
+// core.
+//
+// Backend: a binary built with -tags openblas links OpenBLAS, and
+// UseOpenBLAS installs it in gonum's blas64 for level 3 (Level3), keeping
+// gonum's levels 1 and 2, whose rounding does not depend on memory
+// alignment (OpenBLAS). OpenBLAS always runs on one thread: a level-3 call
+// of at least GemmThreadsMin multiply-adds is split into fixed chunks, each
+// a one-thread call, that the cores share, because threaded OpenBLAS rounds
+// differently with its thread count and its threads spin on the other cores
+// after every call. An OpenBLAS older than the CPU may pick slow generic
+// kernels; OpenBLASCoreHint names the OPENBLAS_CORETYPE that fits, and
+// Setup (for the project's programs and tests) restarts the program with it.
 //
 //   - MulM: M(A)·X, A with its diagonal blocks doubled, formed once per
 //     call in a pooled buffer (when M(A) is reused, form it once with

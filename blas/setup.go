@@ -7,8 +7,9 @@ const CoreTypeEnv = "OPENBLAS_CORETYPE"
 
 // Setup is how the project's programs and test binaries choose their BLAS:
 // OpenBLAS when the binary links it, with the kernel set that suits the CPU,
-// gonum's pure-Go BLAS otherwise. It restarts the program as Restart does, then installs OpenBLAS when
-// the binary links it (UseOpenBLAS). It returns Backend().
+// gonum's pure-Go BLAS otherwise. It restarts the program as Restart does,
+// then installs OpenBLAS when the binary links it (UseOpenBLAS). It returns
+// Backend().
 func Setup() string {
 	Restart()
 	_ = UseOpenBLAS() // an error only means OpenBLAS is not linked: keep gonum
