@@ -17,6 +17,8 @@
 // kernels; OpenBLASCoreHint names the OPENBLAS_CORETYPE that fits, and
 // Setup (for the project's programs and tests) restarts the program with it.
 //
+// Kernels:
+//
 //   - MulM: M(A)·X, A with its diagonal blocks doubled, formed once per
 //     call in a pooled buffer (when M(A) is reused, form it once with
 //     DoubleDiagBlocks and call Gemm).
