@@ -3,8 +3,8 @@ package blas
 import "gonum.org/v1/gonum/blas/blas64"
 
 const (
-	errShape = "kernels: dimension mismatch"
-	errPart  = "kernels: bad partition"
+	errShape = "blas: dimension mismatch"
+	errPart  = "blas: bad partition"
 )
 
 // proxMinElems is the smallest chunk of ProxStep, in elements.
