@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/atomicfile"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -66,7 +67,7 @@ func WriteModel(path string, s *lrsdl.State) error {
 // content goes to a temporary file in the same directory, which is synced
 // and renamed over path. On error, path is left as it was.
 func WriteModelInfo(path string, s *lrsdl.State, info ModelInfo) error {
-	return writeAtomic(path, func(w io.Writer) error { return EncodeModelInfo(w, s, info) })
+	return atomicfile.Write(path, func(w io.Writer) error { return EncodeModelInfo(w, s, info) })
 }
 
 // ReadModel is ReadModelInfo without the ModelInfo.

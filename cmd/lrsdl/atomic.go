@@ -1,83 +1,64 @@
 package main
 
 import (
-	"bufio"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
+
+	"github.com/lrsdl/lrsdl/internal/atomicfile"
 )
 
-// outFile is an output file written atomically: the content goes to a
-// temporary file beside it, created when the command starts so that an
-// unwritable path is reported before any long work, and renamed over the
-// path only when complete. Nothing is left behind on failure.
+// outputDoc says, for -h, how an output file is written.
+const outputDoc = "; written whole or not at all (a temporary file renamed into place, keeping an existing file's mode), " +
+	"a symlink's target is written, a device or FIFO is written in place, an input of the command is refused"
+
+// outFile is an output file of the command, given by a flag.
 type outFile struct {
 	flag, path string
-	tmp        *os.File
+	f          *atomicfile.File
 }
 
-// createOut prepares path, given by the command's flag, for writing.
-func createOut(flag, path string) (*outFile, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("-%s %s: is a directory", flag, path)
+// createOut prepares path, given by the command's flag, for writing, so
+// that an unwritable path is reported before any long work. A path that is
+// one of the command's inputs, named by their flags, is refused. Stale
+// temporary files of path are removed and reported on rep.
+func createOut(rep *reporter, flag, path string, inputs ...string) (*outFile, error) {
+	if st, err := os.Stat(path); err == nil {
+		for i := 0; i+1 < len(inputs); i += 2 {
+			if in, err := os.Stat(inputs[i+1]); err == nil && os.SameFile(st, in) {
+				return nil, usagef("-%s %s: is the input %s %s; refusing to overwrite it", flag, path, inputs[i], inputs[i+1])
+			}
+		}
 	}
-	dir, base := filepath.Dir(path), filepath.Base(path)
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("-%s %s: directory %s does not exist", flag, path, dir)
-	case errors.Is(err, fs.ErrPermission):
-		return nil, fmt.Errorf("-%s %s: no permission to write in %s", flag, path, dir)
-	case err != nil:
+	f, err := atomicfile.Create(path)
+	if err != nil {
 		return nil, fmt.Errorf("-%s %s: %v", flag, path, err)
 	}
-	return &outFile{flag: flag, path: path, tmp: tmp}, nil
+	for _, s := range f.Stale {
+		rep.event("removed %s, a temporary file left by an interrupted run", s)
+	}
+	return &outFile{flag: flag, path: path, f: f}, nil
 }
 
-// commit writes the content made by write and renames the file into place.
+// commit writes the content made by write and puts the file in place.
 func (o *outFile) commit(write func(io.Writer) error) error {
-	bw := bufio.NewWriterSize(o.tmp, 1<<16)
-	err := write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = o.tmp.Sync()
-	}
-	if cerr := o.tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		// CreateTemp makes the file private; give it the usual permissions.
-		err = os.Chmod(o.tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(o.tmp.Name(), o.path)
-	}
-	if err != nil {
-		os.Remove(o.tmp.Name())
+	if err := o.f.Commit(write); err != nil {
 		return fmt.Errorf("-%s %s: %v", o.flag, o.path, err)
 	}
-	o.tmp = nil
 	return nil
 }
 
-// abort removes the temporary file unless committed; it may be deferred.
+// abort discards the file unless committed; it may be deferred.
 func (o *outFile) abort() {
-	if o != nil && o.tmp != nil {
-		o.tmp.Close()
-		os.Remove(o.tmp.Name())
-		o.tmp = nil
+	if o != nil {
+		o.f.Abort()
 	}
 }
 
 // writeCSV writes rows to the file path atomically.
-func writeCSV(path string, rows [][]string) error {
-	o, err := createOut("out", path)
+func writeCSV(rep *reporter, path string, rows [][]string) error {
+	o, err := createOut(rep, "out", path)
 	if err != nil {
 		return err
 	}

@@ -147,7 +147,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	if err := report.SavePNG(base+".png", [][]*plot.Plot{{pl}}, 640, 480); err != nil {
 		return err
 	}
-	if err := writeCSV(base+".csv", rows); err != nil {
+	if err := writeCSV(e.rep, base+".csv", rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "\nwrote %s.png and %s.csv (cost after every iteration)\n", base, base)

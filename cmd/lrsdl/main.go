@@ -12,7 +12,9 @@
 // Samples are scaled to unit ℓ2 norm unless -normalize=false; the model
 // file records the choice and predict applies it. Progress goes to stderr
 // (-q: none, -v: every iteration). Exit status: 0 on success, 1 on
-// failure, 2 on a usage error; errors are one line.
+// failure, 2 on a usage error; errors are one line. SIGINT, SIGTERM or
+// SIGHUP stops the work cleanly (exit 1) and a second one at once (exit
+// 128+signal); neither leaves a temporary file behind.
 package main
 
 import (
@@ -33,6 +35,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/internal/atomicfile"
 	"github.com/lrsdl/lrsdl/methods"
 )
 
@@ -44,10 +47,23 @@ var (
 
 func main() {
 	blas.Setup()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		// The first signal stops the work cleanly; a second one stops
+		// the process at once, removing its temporary files.
+		s := <-sigs
+		cancel(fmt.Errorf("%w by %s", context.Canceled, map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}[s]))
+		s = <-sigs
+		atomicfile.RemoveTemps()
+		code := 1
+		if n, ok := s.(syscall.Signal); ok {
+			code = 128 + int(n)
+		}
+		os.Exit(code)
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // usageError marks errors that exit with status 2.
@@ -134,7 +150,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 			fmt.Fprintf(stderr, "lrsdl %s: %s (see 'lrsdl %s -h')\n", c.name, errorText(err), c.name)
 			return 2
 		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-			fmt.Fprintf(stderr, "lrsdl %s: interrupted, stopped cleanly; nothing was written\n", c.name)
+			fmt.Fprintf(stderr, "lrsdl %s: %v, stopped cleanly; nothing was written\n", c.name, interrupted(ctx))
 			return 1
 		default:
 			fmt.Fprintf(stderr, "lrsdl %s: %s\n", c.name, errorText(err))
@@ -147,6 +163,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	fmt.Fprintf(stderr, "lrsdl: unknown command %q: want one of %s (see 'lrsdl -h')\n", args[0], strings.Join(names, ", "))
 	return 2
+}
+
+// interrupted says why ctx was cancelled, e.g. "interrupted by SIGTERM".
+func interrupted(ctx context.Context) string {
+	return "interrupted" + strings.TrimPrefix(context.Cause(ctx).Error(), context.Canceled.Error())
 }
 
 // errorText is err's message in the command's words: an option out of

@@ -32,7 +32,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	df.register(fs, true, false, true)
 	e.progressFlags(fs)
 	model := fs.String("model", "", "model `file` written by 'lrsdl train'")
-	out := fs.String("o", "", "write one predicted label per sample to this `file`: .json, or else CSV (sample, predicted[, label]); - for stdout")
+	out := fs.String("o", "", "write one predicted label per sample to this `file`: .json, or else CSV (sample, predicted[, label]); - for stdout"+outputDoc)
 	which := fs.String("set", "test", "samples to classify: `test` (the test set of a train/test file, else all samples) or train")
 	if err := parse(e, fs, args); err != nil {
 		return err
@@ -48,7 +48,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	var of *outFile
 	if *out != "" && *out != "-" {
 		var err error
-		if of, err = createOut("o", *out); err != nil {
+		if of, err = createOut(e.rep, "o", *out, "-model", *model, "-data", df.path); err != nil {
 			return err
 		}
 		defer of.abort()

@@ -42,7 +42,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	e.progressFlags(fs)
 	method := fs.String("method", "", "method `name` (see 'lrsdl methods')")
 	perClass := fs.Int("train-per-class", 0, "train on `N` samples per class drawn at random (0: all training samples)")
-	out := fs.String("o", "", "model `file` to write")
+	out := fs.String("o", "", "model `file` to write"+outputDoc)
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := parse(e, fs, args); err != nil {
 		return err
@@ -62,7 +62,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if _, ok := c.(lrsdl.Persistent); !ok {
 		return fmt.Errorf("method %s cannot be saved to a model file", c.Name())
 	}
-	of, err := createOut("o", *out)
+	of, err := createOut(e.rep, "o", *out, "-data", df.path)
 	if err != nil {
 		return err
 	}
