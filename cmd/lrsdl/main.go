@@ -50,20 +50,26 @@ func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		// The first signal stops the work cleanly; a second one stops
-		// the process at once, removing its temporary files.
-		s := <-sigs
-		cancel(fmt.Errorf("%w by %s", context.Canceled, map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}[s]))
-		s = <-sigs
-		atomicfile.RemoveTemps()
-		code := 1
-		if n, ok := s.(syscall.Signal); ok {
-			code = 128 + int(n)
-		}
-		os.Exit(code)
-	}()
+	go onSignals(sigs, cancel, os.Exit)
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// signalNames names the signals that stop the command.
+var signalNames = map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
+
+// onSignals cancels the work at the first signal from sigs, so that it
+// stops cleanly; at a second one it removes the temporary files and calls
+// exit with 128+signal.
+func onSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, exit func(int)) {
+	s := <-sigs
+	cancel(fmt.Errorf("%w by %s", context.Canceled, signalNames[s]))
+	s = <-sigs
+	atomicfile.RemoveTemps()
+	code := 1
+	if n, ok := s.(syscall.Signal); ok {
+		code = 128 + int(n)
+	}
+	exit(code)
 }
 
 // usageError marks errors that exit with status 2.
