@@ -29,7 +29,8 @@ type arrays interface {
 type arrayInfo struct {
 	name       string
 	rows, cols int
-	ok         bool // a real numeric 2-D array
+	ok         bool   // a real numeric 2-D array
+	why        string // why not, when not ok
 }
 
 // matArrays are the variables of a MAT-file.
@@ -38,7 +39,7 @@ type matArrays struct{ f *matfile.File }
 func (m matArrays) infos() []arrayInfo {
 	var s []arrayInfo
 	for _, v := range m.f.Vars() {
-		s = append(s, arrayInfo{v.Name, v.Rows, v.Cols, v.Supported})
+		s = append(s, arrayInfo{v.Name, v.Rows, v.Cols, v.Supported, v.Unsupported})
 	}
 	return s
 }
@@ -84,16 +85,17 @@ func side(name string) int {
 
 var sideNames = [...]string{"", "training", "test"}
 
-// labelName reports whether a variable name reads like a label vector.
-func labelName(name string) bool {
+// labelName reports whether a variable name reads like a label vector;
+// strongly if it cannot be read otherwise (label, gnd, …, but not y).
+func labelName(name string) (named, strongly bool) {
 	n := strings.ToLower(name)
 	for _, w := range []string{"label", "gnd", "class", "target", "lbl"} {
 		if strings.Contains(n, w) {
-			return true
+			return true, true
 		}
 	}
 	n = strings.NewReplacer("train", "", "test", "", "_", "").Replace(n)
-	return slices.Contains([]string{"y", "ls", "trls", "ttls", "tels", "cls"}, n)
+	return slices.Contains([]string{"y", "ls", "trls", "ttls", "tels", "cls"}, n), false
 }
 
 // detector chooses the variables of a file of arrays.
@@ -128,6 +130,51 @@ func (d *detector) matrices(sd int) []string {
 		}
 	}
 	return s
+}
+
+// skipped says why each array of the file is not a data matrix.
+func (d *detector) skipped() string {
+	var s []string
+	for _, v := range d.a.infos() {
+		switch {
+		case !v.ok && v.why != "":
+			s = append(s, v.why)
+		case !v.ok:
+			s = append(s, fmt.Sprintf("%q cannot be read as a real 2-D array", v.name))
+		default:
+			s = append(s, fmt.Sprintf("%q is a %d×%d vector", v.name, v.rows, v.cols))
+		}
+	}
+	return strings.Join(s, "; ")
+}
+
+// vectorData returns the vector that holds samples of dimension 1 in a
+// file without a data matrix: among the real vectors of more than one
+// entry that have the length of another vector (of the label vector l if
+// given), the only one, or the only one not named strongly like labels,
+// or the only one not named like labels at all.
+func (d *detector) vectorData(l string) (string, bool) {
+	var c []string
+	for _, v := range d.a.infos() {
+		if !v.ok || v.rows != 1 && v.cols != 1 || v.rows*v.cols < 2 || v.name == l {
+			continue
+		}
+		for _, w := range d.a.infos() {
+			if w.name != v.name && w.ok && (w.rows == 1 || w.cols == 1) && w.rows*w.cols == v.rows*v.cols && (l == "" || w.name == l) {
+				c = append(c, v.name)
+				break
+			}
+		}
+	}
+	for _, strong := range []bool{true, false} {
+		if len(c) > 1 {
+			c = slices.DeleteFunc(c, func(n string) bool { named, strongly := labelName(n); return strongly || !strong && named })
+		}
+	}
+	if len(c) != 1 {
+		return "", false
+	}
+	return c[0], true
 }
 
 // matches reports whether l has as many entries as a dimension of y.
@@ -165,8 +212,8 @@ func datasetFrom(a arrays, name string, opts *LoadOptions) (*Dataset, error) {
 	if !pair && !whole {
 		if len(d.matrices(trainSide)) == 1 && len(d.matrices(testSide)) == 1 {
 			pair = true
-		} else if len(d.matrices(noSide)) == 0 {
-			return nil, fmt.Errorf("no numeric data matrix found (variables: %s)", strings.Join(d.names, ", "))
+		} else if _, ok := d.vectorData(""); len(d.matrices(noSide)) == 0 && (!ok || opts.NoLabels) {
+			return nil, fmt.Errorf("no numeric data matrix found: %s", d.skipped())
 		}
 	}
 	ds := &Dataset{Name: name}
@@ -246,6 +293,13 @@ func (d *detector) whole(opts *LoadOptions) (y, l string, err error) {
 		if l != "" {
 			c = slices.DeleteFunc(c, func(y string) bool { return y == l || !d.matches(y, l) })
 		}
+		if v, ok := d.vectorData(l); len(c) == 0 && ok && !opts.NoLabels {
+			d.notef("samples of dimension 1 in the vector %q (the file has no data matrix)", v)
+			c = []string{v}
+		}
+		if len(c) == 0 {
+			return "", "", optionErrorf("YVar", "no data matrix found: %s", d.skipped())
+		}
 		if len(c) != 1 {
 			what := "no train/test pair"
 			if l != "" {
@@ -289,7 +343,8 @@ func (d *detector) label(y, given string, sd int, option string) (string, error)
 			continue
 		}
 		ids, values := classIDs(l)
-		cs = append(cs, cand{v.name, ids, labelName(v.name), values})
+		named, _ := labelName(v.name)
+		cs = append(cs, cand{v.name, ids, named, values})
 	}
 	if sd != noSide {
 		// Prefer the vectors named like the side.
@@ -394,7 +449,7 @@ func loadSet(a arrays, yName, lName string, asRows *bool, opts *LoadOptions) (sp
 	case lName == "":
 		byRows = a.rowsFirst()
 	case cols == n && rows == n:
-		byRows = a.rowsFirst()
+		return split.Set{}, false, optionErrorf("SamplesAsRows", "variable %q is %d×%d and label variable %q has %d labels: its samples could be its rows or its columns", yName, rows, cols, lName, n)
 	case cols == n:
 	case rows == n:
 		byRows = true

@@ -36,6 +36,12 @@ func TestReadClassifier(t *testing.T) {
 		t.Errorf("%s %+v: %v, %v", c.Name(), info, got, err)
 	}
 	s, _ := m.State()
+	s.Options = []byte(strings.Replace(string(s.Options), "{", `{"lamda1":0.5,"zeta":1,`, 1))
+	data.WriteModel(path, s)
+	if _, _, err := data.ReadClassifier(path, methods.New); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `unknown options "lamda1", "zeta" of method FDDL`) {
+		t.Errorf("unknown options: %v", err)
+	}
+	s, _ = m.State()
 	s.Method = "NOPE"
 	data.WriteModel(path, s)
 	if _, _, err := data.ReadClassifier(path, methods.New); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "NOPE") {

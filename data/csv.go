@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bufio"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -59,7 +60,9 @@ func (c *capReader) Read(p []byte) (int, error) {
 
 // ReadCSV reads a data set from CSV text with one sample per line: the
 // features, then the integer label (no label with opts.NoLabels). A first
-// line that is not all numbers is skipped as a header. Every line must have
+// line with no number in any field is skipped as a header (and noted); a
+// field that is not a number anywhere else is an error, on the first line
+// too. A UTF-8 byte-order mark is skipped. Every line must have
 // the same number of fields. A last field that is not an integer is an
 // *OptionError for NoLabels, naming the line and column. The options used
 // are NoLabels, Features, Normalize and SparseDensity; the
@@ -68,7 +71,11 @@ func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 	if opts == nil {
 		opts = &LoadOptions{}
 	}
-	cr := csv.NewReader(r)
+	br := bufio.NewReader(r)
+	if bom, _ := br.Peek(3); string(bom) == "\uFEFF" {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
 	cr.Comment = '#'
@@ -76,7 +83,8 @@ func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 		feats  []float64 // row-major N×d
 		labels []int
 		d      = -1
-		n      int // samples
+		n      int    // samples
+		header string // note on a skipped header
 	)
 	for {
 		rec, err := cr.Read()
@@ -99,8 +107,9 @@ func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 				}
 				d--
 			}
-			if !allNumbers(rec) {
-				continue // header
+			if noNumbers(rec) {
+				header = fmt.Sprintf("line %d skipped as a header: %s", line, strings.Join(rec, ","))
+				continue
 			}
 		}
 		for k, field := range rec[:d] {
@@ -150,12 +159,16 @@ func ReadCSV(r io.Reader, opts *LoadOptions) (*Dataset, error) {
 		ym = normalizeInPlace(ym)
 	}
 	ds := &Dataset{Train: split.Set{Y: ym, Labels: labels}}
+	if header != "" {
+		ds.Notes = append(ds.Notes, header)
+	}
 	return ds, ds.finish("")
 }
 
-func allNumbers(rec []string) bool {
+// noNumbers reports whether no field of rec is a number.
+func noNumbers(rec []string) bool {
 	for _, f := range rec {
-		if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err == nil {
 			return false
 		}
 	}

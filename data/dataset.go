@@ -44,9 +44,10 @@ type LoadOptions struct {
 
 	// SamplesAsRows forces the orientation of data matrices: true for one
 	// sample per row, false for one per column. When nil, the orientation
-	// is detected from which dimension matches the number of labels; when
-	// both do or there are no labels, MAT-files have samples as columns
-	// and NumPy files as rows.
+	// is detected from which dimension matches the number of labels (a
+	// square matrix with labels is an *OptionError asking for it); when
+	// there are no labels, MAT-files have samples as columns and NumPy
+	// files as rows.
 	SamplesAsRows *bool
 
 	// Features, if positive, is the number of features a sample must have

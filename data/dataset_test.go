@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -180,6 +181,20 @@ func TestReadCSV(t *testing.T) {
 	if !mat.EqualApprox(ds.Train.Y, want, 1e-15) {
 		t.Errorf("Y = %v", mat.Formatted(ds.Train.Y))
 	}
+	ds, err = ReadCSV(strings.NewReader("\uFEFF1,2,0\n3,4,1\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Train.Len() != 2 || len(ds.Notes) != 0 {
+		t.Errorf("a file with a byte-order mark: %d samples, notes %q; want 2 samples", ds.Train.Len(), ds.Notes)
+	}
+	ds, err = ReadCSV(strings.NewReader("\uFEFFa,b,label\n3,4,1\n1,2,0\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Train.Len() != 2 || len(ds.Notes) != 1 || !strings.Contains(ds.Notes[0], "line 1 skipped as a header: a,b,label") {
+		t.Errorf("a header after a byte-order mark: %d samples, notes %q", ds.Train.Len(), ds.Notes)
+	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write([]byte("1,2,3\n"))
@@ -197,6 +212,10 @@ func TestReadCSV(t *testing.T) {
 		{"1,NaN,3\n", `"NaN" is not a finite number`},
 		{"1,2,3\n4,5,1.5\n", `line 2, column 3: "1.5" is not an integer label`},
 		{"1,2,\"3\n", "csv:"},
+		// A typo on the first line is not a header.
+		{"1.0,2.0,abc,4,1\n1,2,3,4,0\n", `line 1, field 3: "abc" is not a finite number`},
+		{"1,2,3,4,one\n1,2,3,4,0\n", `line 1, column 5: "one" is not an integer label`},
+		{"x,2,label\n1,2,3\n", `line 1, field 1: "x"`},
 	} {
 		_, err := ReadCSV(strings.NewReader(c.in), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -258,16 +277,32 @@ func TestLoadWholeLayout(t *testing.T) {
 		}
 	}
 
-	// Square data: columns by default, rows when forced.
+	// Square data with labels: the orientation must be given.
 	sq := mat.NewDense(2, 2, []float64{1, 2, 3, 4})
 	path := writeMATFile(t, map[string]*mat.Dense{"X": sq, "l": mat.NewDense(1, 2, []float64{1, 2})})
 	for _, c := range []struct {
 		force *bool
 		want  mat.Matrix
-	}{{nil, sq}, {&fls, sq}, {&tru, sq.T()}} {
+	}{{&fls, sq}, {&tru, sq.T()}} {
 		ds, err := Load(path, LoadOptions{SamplesAsRows: c.force})
 		if err != nil || !mat.Equal(ds.Train.Y, c.want) {
-			t.Errorf("square, force %v: %v %v", c.force, err, ds)
+			t.Errorf("square, force %v: %v %v", *c.force, err, ds)
+		}
+	}
+	var oe *OptionError
+	if _, err := Load(path, LoadOptions{}); !errors.As(err, &oe) || oe.Option != "SamplesAsRows" || !strings.Contains(err.Error(), "could be its rows or its columns") {
+		t.Errorf("square, not forced: %v, want an OptionError for SamplesAsRows", err)
+	}
+
+	// Samples of dimension 1, in a row or a column.
+	for _, y := range []*mat.Dense{mat.NewDense(1, 4, []float64{1, 2, 3, 4}), mat.NewDense(4, 1, []float64{1, 2, 3, 4})} {
+		ds, err := Load(writeMATFile(t, map[string]*mat.Dense{"Y": y, "gnd": labels}), LoadOptions{})
+		if err != nil {
+			t.Errorf("d = 1: %v", err)
+			continue
+		}
+		if d, n := ds.Train.Y.Dims(); d != 1 || n != 4 || !slices.Equal(ds.Train.Labels, wantLabels) {
+			t.Errorf("d = 1: Y is %d×%d, labels %v", d, n, ds.Train.Labels)
 		}
 	}
 
@@ -277,7 +312,7 @@ func TestLoadWholeLayout(t *testing.T) {
 		opts LoadOptions
 		want string
 	}{
-		{"no data", map[string]*mat.Dense{"l": labels}, LoadOptions{}, "no numeric data matrix"},
+		{"no data", map[string]*mat.Dense{"l": labels}, LoadOptions{}, `no numeric data matrix found: "l" is a 1×4 vector`},
 		{"two data", map[string]*mat.Dense{"A": cols, "B": cols, "l": labels}, LoadOptions{}, "want one data matrix with no train/test pair, found 2 (A, B) (set LoadOptions.YVar)"},
 		{"no label", map[string]*mat.Dense{"X": cols, "l": mat.NewDense(1, 4, []float64{1, 2.5, 3, 4})}, LoadOptions{}, `no integer label vector with 3 or 4 entries for "X" (the file has: X, l); name one, or set NoLabels`},
 		{"two labels", map[string]*mat.Dense{"X": cols, "l": labels, "m": labels}, LoadOptions{}, `several integer vectors could label "X": "l" (3 values 3..7, not consecutive from 0 or 1, each at least 1 times), "m"`},
@@ -288,7 +323,7 @@ func TestLoadWholeLayout(t *testing.T) {
 		{"missing var", map[string]*mat.Dense{"X": cols, "l": labels}, LoadOptions{YVar: "Q"}, `no variable "Q"`},
 		{"both layouts", map[string]*mat.Dense{"X": cols}, LoadOptions{YVar: "X", YTrainVar: "X"}, "both layouts"},
 		{"partial split", map[string]*mat.Dense{"X": cols}, LoadOptions{YTrainVar: "X"}, "want one test data matrix, found 0 () (set LoadOptions.YTestVar)"},
-		{"NaN", map[string]*mat.Dense{"X": mat.NewDense(2, 2, []float64{1, 2, math.NaN(), 4}), "l": mat.NewDense(1, 2, []float64{1, 2})}, LoadOptions{}, `"X": element (1, 0) is not finite`},
+		{"NaN", map[string]*mat.Dense{"X": mat.NewDense(2, 3, []float64{1, 2, 3, math.NaN(), 5, 6}), "l": mat.NewDense(1, 3, []float64{1, 2, 1})}, LoadOptions{}, `"X": element (1, 0) is not finite`},
 	} {
 		path := writeMATFile(t, c.ms)
 		_, err := Load(path, c.opts)

@@ -301,3 +301,30 @@ func TestLoadNPY(t *testing.T) {
 		t.Errorf("NaN: %v", err)
 	}
 }
+
+// fakeArrays lists arrays for the detector; it cannot read them.
+type fakeArrays struct {
+	arrays
+	list []arrayInfo
+}
+
+func (f fakeArrays) infos() []arrayInfo { return f.list }
+
+// Every array that is not a data matrix is named with the reason.
+func TestNoDataMatrix(t *testing.T) {
+	a := fakeArrays{list: []arrayInfo{
+		{name: "Y", rows: 4, cols: 4, why: `variable "Y" is complex; only real arrays are supported`},
+		{name: "Z", rows: 2, cols: 3, why: `variable "Z" has 3 dimensions (2×3×4); only 2-D arrays are supported`},
+		{name: "S", rows: 4, cols: 4},
+		{name: "gnd", rows: 1, cols: 4, ok: true},
+	}}
+	_, err := datasetFrom(a, "x", &LoadOptions{})
+	for _, want := range []string{"no numeric data matrix found: ", `"Y" is complex`, `"Z" has 3 dimensions`, `"S" cannot be read`, `"gnd" is a 1×4 vector`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v, want %q", err, want)
+		}
+	}
+	if _, err := datasetFrom(a, "x", &LoadOptions{LabelVar: "gnd"}); err == nil || !strings.Contains(err.Error(), `no data matrix found: variable "Y" is complex`) {
+		t.Errorf("with the labels named: %v", err)
+	}
+}

@@ -286,7 +286,11 @@ func equalBits(a, b *mat.Dense) bool {
 // The info round-trips; version 1 files, which have none, still load;
 // non-finite values are refused when writing and when reading.
 func TestModelInfo(t *testing.T) {
+	// The extreme values of "D" are no dictionary of a model trained on
+	// unit-norm samples (see TestModelScale): name it otherwise.
 	s := testState()
+	s.Names[0], s.Matrices["X"] = "X", s.Matrices["D"]
+	delete(s.Matrices, "D")
 	path := filepath.Join(t.TempDir(), "m")
 	if err := WriteModelInfo(path, s, ModelInfo{Normalize: true}); err != nil {
 		t.Fatal(err)
@@ -329,5 +333,52 @@ func TestModelInfo(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("encoding %v: %v", v, err)
 		}
+	}
+}
+
+// A model file whose matrices training does not produce is refused, with
+// the matrix named; a model trained on data not normalised is checked
+// only for an all-zero dictionary.
+func TestModelScale(t *testing.T) {
+	good := func() *lrsdl.State {
+		return &lrsdl.State{Method: "FDDL", Classes: []int{0, 1}, Names: []string{"Dbar", "Mc", "part"},
+			Matrices: map[string]*mat.Dense{
+				"Dbar": mat.NewDense(2, 2, []float64{0.6, 1, 0.8, 0}),
+				"Mc":   mat.NewDense(2, 2, []float64{0.1, 0, 0, 0.1}),
+				"part": mat.NewDense(1, 3, []float64{0, 1, 2e9}),
+			}}
+	}
+	decode := func(s *lrsdl.State, normalize bool) error {
+		var buf bytes.Buffer
+		if err := EncodeModelInfo(&buf, s, ModelInfo{Normalize: normalize}); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := DecodeModelInfo(&buf)
+		return err
+	}
+	if err := decode(good(), true); err != nil {
+		t.Errorf("a good model: %v", err)
+	}
+	for _, c := range []struct {
+		name      string
+		edit      func(s *lrsdl.State)
+		normalize bool
+		want      string
+	}{
+		{"scaled means", func(s *lrsdl.State) { s.Matrices["Mc"].Scale(1e150, s.Matrices["Mc"]) }, true, `matrix "Mc" holds 1e+149 at row 1, column 1`},
+		{"scaled atoms", func(s *lrsdl.State) { s.Matrices["Dbar"].Scale(1e150, s.Matrices["Dbar"]) }, true, `atom 1 of dictionary "Dbar" has norm 1e+150`},
+		{"zero atoms", func(s *lrsdl.State) { s.Matrices["Dbar"].Zero() }, true, `dictionary "Dbar" is all zero`},
+		{"zero atoms, not normalised", func(s *lrsdl.State) { s.Matrices["Dbar"].Zero() }, false, `dictionary "Dbar" is all zero`},
+	} {
+		s := good()
+		c.edit(s)
+		if err := decode(s, c.normalize); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	s := good()
+	s.Matrices["Mc"].Scale(1e150, s.Matrices["Mc"])
+	if err := decode(s, false); err != nil {
+		t.Errorf("large means of a model not normalised: %v", err)
 	}
 }

@@ -233,6 +233,8 @@ func (a *npzArrays) infos() []arrayInfo {
 		if m := a.m[n].m; m != nil {
 			v.rows, v.cols = m.Dims()
 			v.ok = true
+		} else if a.m[n].err != nil {
+			v.why = fmt.Sprintf("array %q: %v", n, a.m[n].err)
 		}
 		s = append(s, v)
 	}

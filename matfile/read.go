@@ -119,8 +119,10 @@ type VarInfo struct {
 	Dims       []int
 	Complex    bool
 	// Supported reports whether Dense can read the variable: a real
-	// numeric or logical array with two dimensions.
-	Supported bool
+	// numeric or logical array with two dimensions. Unsupported says why
+	// not, when not.
+	Supported   bool
+	Unsupported string
 }
 
 // matVar is one parsed top-level variable.
@@ -516,8 +518,7 @@ func dimString(dims []int) string {
 func (f *File) Vars() []VarInfo {
 	vs := make([]VarInfo, len(f.vars))
 	for i, v := range f.vars {
-		vs[i] = v.info
-		vs[i].Dims = append([]int(nil), v.info.Dims...)
+		vs[i], _ = f.Var(v.info.Name)
 	}
 	return vs
 }
@@ -530,6 +531,9 @@ func (f *File) Var(name string) (VarInfo, bool) {
 	}
 	info := v.info
 	info.Dims = append([]int(nil), v.info.Dims...)
+	if v.unsupported != nil {
+		info.Unsupported = v.unsupported.Error()
+	}
 	return info, true
 }
 

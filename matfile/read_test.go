@@ -306,8 +306,8 @@ func TestReadMATUnsupported(t *testing.T) {
 		"a3d":      "has 3 dimensions (2×3×4)",
 	} {
 		info, ok := f.Var(name)
-		if !ok || info.Supported {
-			t.Errorf("%s: %+v", name, info)
+		if !ok || info.Supported || !strings.Contains(info.Unsupported, want) {
+			t.Errorf("%s: %+v, want Unsupported saying %q", name, info, want)
 		}
 		if _, err := f.Dense(name); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), name) {
 			t.Errorf("Dense(%s): %v, want %q", name, err, want)

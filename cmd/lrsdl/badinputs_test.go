@@ -19,7 +19,11 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/matfile"
 )
 
 // checksums match the hexadecimal checksums of corrupt-file errors, which
@@ -58,6 +62,17 @@ func badFixtures(t *testing.T) map[string]string {
 	write("ragged.csv", "1,2,0\n3,4,5,1\n")
 	write("onecls.csv", "1,2,7\n3,4,7\n5,6,7\n")
 	write("zeros.csv", "0,0,1\n0,0,2\n0,0,1\n0,0,2\n")
+	for name, ms := range map[string]map[string]*mat.Dense{
+		"square": {"X": mat.NewDense(4, 4, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7}), "gnd": mat.NewDense(1, 4, []float64{1, 2, 1, 2})},
+		"nodata": {"gnd": mat.NewDense(1, 4, []float64{1, 2, 1, 2})},
+	} {
+		f["{"+name+"}"] = filepath.Join(dir, name+".mat")
+		if err := matfile.Write(f["{"+name+"}"], nil, ms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("typo.csv", "1.0,2.0,abc,4,1\n1,2,3,4,0\n")
+	write("wordlabel.csv", "1,2,3,4,one\n1,2,3,4,0\n")
 	// Other names of {two}, and outputs that are not regular files; a
 	// placeholder left empty skips its cases on systems without it.
 	f["{link}"], f["{hard}"] = filepath.Join(dir, "link.csv"), filepath.Join(dir, "hard.csv")
@@ -93,6 +108,7 @@ func badFixtures(t *testing.T) map[string]string {
 	}
 	const mark = 12345.678
 	name := st.Names[0]
+	was := st.Matrices[name].At(0, 0)
 	st.Matrices[name].Set(0, 0, mark)
 	var buf bytes.Buffer
 	if err := data.EncodeModelInfo(&buf, st, info); err != nil {
@@ -106,6 +122,27 @@ func badFixtures(t *testing.T) map[string]string {
 		at := bytes.Index(b, binary.LittleEndian.AppendUint64(nil, math.Float64bits(mark)))
 		binary.LittleEndian.PutUint64(b[at:], math.Float64bits(c.v))
 		write(c.name+".model", string(reseal(b)))
+	}
+	st.Matrices[name].Set(0, 0, was)
+	// Checksum-valid models that training does not produce.
+	for _, c := range []struct {
+		name string
+		edit func(st *lrsdl.State)
+	}{
+		{"bigmeans", func(st *lrsdl.State) { st.Matrices["Mc"].Scale(1e150, st.Matrices["Mc"]) }},
+		{"bigatoms", func(st *lrsdl.State) { st.Matrices["Dbar"].Scale(1e150, st.Matrices["Dbar"]) }},
+		{"zeroatoms", func(st *lrsdl.State) { st.Matrices["Dbar"].Zero() }},
+		{"badopt", func(st *lrsdl.State) {
+			st.Options = []byte(strings.Replace(string(st.Options), "{", `{"lamda1":0.5,`, 1))
+		}},
+	} {
+		st, info, _ := data.ReadModelInfo(model)
+		c.edit(st)
+		p := filepath.Join(dir, c.name+".model")
+		if err := data.WriteModelInfo(p, st, info); err != nil {
+			t.Fatal(err)
+		}
+		f["{"+c.name+"}"] = p
 	}
 	st.Method = "NOPE"
 	p := filepath.Join(dir, "nomethod.model")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"text/tabwriter"
 
 	"github.com/lrsdl/lrsdl/report"
@@ -20,15 +21,26 @@ func runComplexity(ctx context.Context, e *env, args []string) error {
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
-	for _, v := range []float64{s.C, s.N, s.K, s.Q, s.D, s.Q2} {
-		if v < 0 {
-			return usagef("sizes must not be negative")
+	for _, v := range []struct {
+		flag string
+		v    float64
+	}{{"C", s.C}, {"n", s.N}, {"k", s.K}, {"q", s.Q}, {"d", s.D}, {"q2", s.Q2}} {
+		if !(v.v >= 0) || math.IsInf(v.v, 1) {
+			return usagef("-%s %g: want a finite size ≥ 0", v.flag, v.v)
+		}
+	}
+	tabs := [][]report.Complexity{report.Table1(), report.Table2()}
+	for _, tab := range tabs {
+		for _, r := range tab {
+			if ops := r.Ops(s); math.IsInf(ops, 0) || math.IsNaN(ops) {
+				return usagef("sizes too large: the count of %s (%s) overflows", r.Method, r.Formula)
+			}
 		}
 	}
 	paper := s == report.PaperSizes()
 	fmt.Fprintf(e.stdout, "Multiplications per iteration at C=%g n=%g k=%g q=%g d=%g q2=%g\n", s.C, s.N, s.K, s.Q, s.D, s.Q2)
 	var notes []string
-	for i, tab := range [][]report.Complexity{report.Table1(), report.Table2()} {
+	for i, tab := range tabs {
 		title := []string{"Table 1: efficient algorithms and their original versions", "Table 2: dictionary learning methods"}[i]
 		fmt.Fprintf(e.stdout, "\n%s\n", title)
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
