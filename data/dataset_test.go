@@ -414,6 +414,15 @@ func TestNormalizeAndStore(t *testing.T) {
 	if n := NormalizeColumns(d.T()); !mat.EqualApprox(n, mat.NewDense(3, 3, []float64{1, 1, 0, 0, 0, 0, 0, 0, 1}), 1e-15) {
 		t.Errorf("general matrix: %v", mat.Formatted(n))
 	}
+	// Columns whose sum of squares overflows or underflows.
+	ext := mat.NewDense(2, 4, []float64{3e300, 3e-310, 0, 1e-200, 4e300, 0, 0, 1e-200})
+	wantExt := mat.NewDense(2, 4, []float64{0.6, 1, 0, math.Sqrt(0.5), 0.8, 0, 0, math.Sqrt(0.5)})
+	if n := NormalizeColumns(ext); !mat.EqualApprox(n, wantExt, 1e-15) {
+		t.Errorf("extreme dense: %v", mat.Formatted(n))
+	}
+	if n := NormalizeColumns(toCSC(ext)); !mat.EqualApprox(n, wantExt, 1e-15) {
+		t.Errorf("extreme sparse: %v", mat.Formatted(n))
+	}
 	if got := Density(d); got != 3.0/9 {
 		t.Errorf("Density = %v", got)
 	}

@@ -150,6 +150,10 @@ func NormalizeDense(m *mat.Dense) {
 	}
 	for j, s := range norms {
 		norms[j] = invNorm(s)
+		if !plain(s) {
+			rescale(raw.Data[j:], raw.Rows, raw.Stride)
+			norms[j] = 1
+		}
 	}
 	for i := 0; i < raw.Rows; i++ {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
@@ -169,10 +173,41 @@ func NormalizeCSC(m *sparse.CSC) {
 		for _, v := range col {
 			s += v * v
 		}
+		if !plain(s) {
+			rescale(col, len(col), 1)
+			continue
+		}
 		f := invNorm(s)
 		for k := range col {
 			col[k] *= f
 		}
+	}
+}
+
+// plain reports whether a column whose sum of squares is s can be
+// scaled by invNorm(s): s neither overflowed nor lost precision to
+// underflow (nor is zero, which may hide subnormal entries).
+func plain(s float64) bool { return s >= 0x1p-900 && s <= 0x1p900 }
+
+// rescale scales x[0], x[inc], …, x[(n-1)inc] in place to unit ℓ2 norm,
+// dividing by the largest magnitude first so that the sum of squares
+// neither overflows nor underflows. A zero vector is left zero.
+func rescale(x []float64, n, inc int) {
+	var m float64
+	for k := range n {
+		m = max(m, math.Abs(x[k*inc]))
+	}
+	if m == 0 {
+		return
+	}
+	var s float64
+	for k := range n {
+		v := x[k*inc] / m
+		s += v * v
+	}
+	f := math.Sqrt(s)
+	for k := range n {
+		x[k*inc] = x[k*inc] / m / f
 	}
 }
 
