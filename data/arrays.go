@@ -469,6 +469,10 @@ func loadSet(a arrays, yName, lName string, asRows *bool, opts *LoadOptions) (sp
 	}
 	var y mat.Matrix
 	if float64(nz) < opts.sparseDensity()*float64(rows)*float64(cols) {
+		// Values and row indices, twice when transposed.
+		if err := opts.checkMemory(fmt.Sprintf("variable %q (%d×%d, %d non-zero)", yName, rows, cols, nz), 4*float64(nz)+2*float64(cols+rows)); err != nil {
+			return split.Set{}, false, err
+		}
 		s, err := a.csc(yName)
 		if err != nil {
 			return split.Set{}, false, err
@@ -478,6 +482,10 @@ func loadSet(a arrays, yName, lName string, asRows *bool, opts *LoadOptions) (sp
 		}
 		y = s
 	} else {
+		// The matrix, twice when transposed.
+		if err := opts.checkMemory(fmt.Sprintf("variable %q (%d×%d)", yName, rows, cols), 2*float64(rows)*float64(cols)); err != nil {
+			return split.Set{}, false, err
+		}
 		d, err := a.dense(yName)
 		if err != nil {
 			return split.Set{}, false, err

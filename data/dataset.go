@@ -68,6 +68,20 @@ type LoadOptions struct {
 	// (MAT-file variables, .npz members). Zero means
 	// matfile.DefaultMaxInflated.
 	MaxInflated int64
+
+	// MaxMemory, if positive, limits the memory in bytes that decoding a
+	// data matrix to float64 values may take: a larger one is an error
+	// before it is decoded. Zero means no limit.
+	MaxMemory int64
+}
+
+// checkMemory returns an error if floats float64 values of what exceed
+// the limit of MaxMemory.
+func (o *LoadOptions) checkMemory(what string, floats float64) error {
+	if need := 8 * floats; o.MaxMemory > 0 && need > float64(o.MaxMemory) {
+		return fmt.Errorf("%s needs %.4g MB as float64 values, above the memory limit of %.4g MB (LoadOptions.MaxMemory)", what, need/1e6, float64(o.MaxMemory)/1e6)
+	}
+	return nil
 }
 
 func (o *LoadOptions) sparseDensity() float64 {
@@ -145,7 +159,7 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 		ds, err = datasetFromMAT(f, base[:len(base)-4], &opts)
 	case strings.HasSuffix(lower, ".npz"):
 		var a *npzArrays
-		if a, err = openNPZ(path, opts.maxInflated()); err == nil {
+		if a, err = openNPZ(path, &opts); err == nil {
 			ds, err = datasetFrom(a, base[:len(base)-4], &opts)
 		}
 	case strings.HasSuffix(lower, ".npy"):

@@ -160,7 +160,7 @@ func FuzzReadNPY(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		m, err := parseNPY(in)
+		m, err := parseNPY(in, nil)
 		if err != nil {
 			return
 		}
@@ -190,7 +190,7 @@ func FuzzLoadNPZ(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		a, err := readNPZ(in, 1<<20)
+		a, err := readNPZ(in, &LoadOptions{MaxInflated: 1 << 20})
 		if err != nil {
 			return
 		}

@@ -247,6 +247,26 @@ func TestLoadNPY(t *testing.T) {
 	if err != nil || !mat.Equal(ds.Train.Y, x.T()) || ds.Train.Labels != nil {
 		t.Fatalf("npy: %v %v", err, ds)
 	}
+	// 8 values need 128 bytes as float64 with a copy, 192 with the file's.
+	if _, err := Load(filepath.Join(dir, "x.npy"), LoadOptions{NoLabels: true, MaxMemory: 191}); err == nil || !strings.Contains(err.Error(), "shape [4 2] needs") {
+		t.Errorf("npy above MaxMemory: %v", err)
+	}
+	if _, err := Load(filepath.Join(dir, "x.npy"), LoadOptions{NoLabels: true, MaxMemory: 192}); err != nil {
+		t.Errorf("npy at MaxMemory: %v", err)
+	}
+	mf := writeMATFile(t, map[string]*mat.Dense{"X": x, "gnd": mat.NewDense(1, 4, []float64{1, 2, 1, 2})})
+	if _, err := Load(mf, LoadOptions{MaxMemory: 127}); err == nil || !strings.Contains(err.Error(), `variable "X" (4×2) needs`) || !strings.Contains(err.Error(), "MaxMemory") {
+		t.Errorf("MAT-file above MaxMemory: %v", err)
+	}
+	if _, err := Load(mf, LoadOptions{MaxMemory: 128}); err != nil {
+		t.Errorf("MAT-file at MaxMemory: %v", err)
+	}
+	neg := []byte("\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (-3, 2), }")
+	neg = append(neg, bytes.Repeat([]byte(" "), 10+117-len(neg))...)
+	neg = append(neg, '\n')
+	if _, err := parseNPY(neg, nil); err == nil || !strings.Contains(err.Error(), "negative dimension") {
+		t.Errorf("negative shape: %v", err)
+	}
 
 	path := filepath.Join(dir, "d.npz")
 	err = npz.Write(path, map[string]any{

@@ -25,8 +25,9 @@ type npArray struct {
 // parseNPY reads the NumPy array file b with npyio. Only real numeric and
 // boolean arrays of at most two dimensions convert; others give an error.
 // The header and the data size are checked against len(b) before npyio
-// reads them, so a header cannot make it allocate more than the file holds.
-func parseNPY(b []byte) (m *mat.Dense, err error) {
+// reads them, so a header cannot make it allocate more than the file holds,
+// and against opts' memory limit, if opts is not nil.
+func parseNPY(b []byte, opts *LoadOptions) (m *mat.Dense, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			m, err = nil, fmt.Errorf("npy: malformed file (%v)", r)
@@ -69,8 +70,17 @@ func parseNPY(b []byte) (m *mat.Dense, err error) {
 		return nil, fmt.Errorf("npy: dtype %q: only real numeric and boolean arrays are supported", h.Type)
 	}
 	size := int(rt.Size())
-	if rows < 0 || cols < 0 || rows > 0 && cols > (len(b)-start)/size/rows {
+	switch {
+	case rows < 0 || cols < 0:
+		return nil, fmt.Errorf("npy: shape %v has a negative dimension", h.Shape)
+	case rows > 0 && cols > (len(b)-start)/size/rows:
 		return nil, fmt.Errorf("npy: shape %v of %s needs more than the %d data bytes of the file", h.Shape, h.Type, len(b)-start)
+	}
+	if opts != nil {
+		// The values, their copy in the file's type, and a transposed copy.
+		if err := opts.checkMemory(fmt.Sprintf("npy: shape %v", h.Shape), float64(rows)*float64(cols)*(2+float64(size)/8)); err != nil {
+			return nil, err
+		}
 	}
 	n := rows * cols
 	vals := make([]float64, n)
@@ -153,7 +163,7 @@ func loadNPY(path, name string, opts *LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := parseNPY(b)
+	m, err := parseNPY(b, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -172,19 +182,20 @@ type npzArrays struct {
 }
 
 // openNPZ reads the .npz archive at path, inflating at most limit bytes.
-func openNPZ(path string, limit int64) (*npzArrays, error) {
+func openNPZ(path string, opts *LoadOptions) (*npzArrays, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return readNPZ(b, limit)
+	return readNPZ(b, opts)
 }
 
 // readNPZ reads the .npz archive b (a zip file of .npy members). Members
 // that are not supported arrays are kept with the reason; the declared
-// size of every member is checked against limit, over the whole archive,
-// before it is read.
-func readNPZ(b []byte, limit int64) (*npzArrays, error) {
+// size of every member is checked against opts' MaxInflated, over the whole
+// archive, before it is read.
+func readNPZ(b []byte, opts *LoadOptions) (*npzArrays, error) {
+	limit := opts.maxInflated()
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		return nil, fmt.Errorf("npz: %w", err)
@@ -216,7 +227,7 @@ func readNPZ(b []byte, limit int64) (*npzArrays, error) {
 		if uint64(len(data)) != size {
 			return nil, fmt.Errorf("npz: array %q holds %d bytes, its header says %d", name, len(data), size)
 		}
-		m, err := parseNPY(data)
+		m, err := parseNPY(data, opts)
 		a.names = append(a.names, name)
 		a.m[name] = npArray{m: m, err: err}
 	}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -59,7 +60,7 @@ func normalizeNote(on bool) string {
 var optionFlags = map[string]string{
 	"YVar": "-y-var", "LabelVar": "-label-var", "YTrainVar": "-train-var", "YTestVar": "-test-var",
 	"LabelTrainVar": "-train-label-var", "LabelTestVar": "-test-label-var", "NoLabels": "-no-labels",
-	"SamplesAsRows": "-samples-as-rows", "Normalize": "-normalize",
+	"SamplesAsRows": "-samples-as-rows", "Normalize": "-normalize", "MaxMemory": "-max-memory",
 }
 
 // load reads the data set named by the flags; rep, if not nil, prints the
@@ -69,7 +70,8 @@ func (d *dataFlags) load(rep *reporter) (*data.Dataset, error) {
 		return nil, usagef("missing -data FILE")
 	}
 	opts := data.LoadOptions{YVar: d.yVar, LabelVar: d.labelVar, YTrainVar: d.trainVar, YTestVar: d.testVar,
-		LabelTrainVar: d.trainLabelVar, LabelTestVar: d.testLabelVar, NoLabels: d.noLabels, Normalize: d.normalize}
+		LabelTrainVar: d.trainLabelVar, LabelTestVar: d.testLabelVar, NoLabels: d.noLabels, Normalize: d.normalize,
+		MaxMemory: methods.MemoryLimit()}
 	d.fs.Visit(func(f *flag.Flag) {
 		if f.Name == "samples-as-rows" {
 			opts.SamplesAsRows = &d.asRows

@@ -32,12 +32,19 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	iters := fs.Int("iters", 0, "iterations of every method with an iters option (0: each method's default)")
 	seed := fs.Uint64("seed", 1, "random seed of the data and the methods")
 	only := fs.String("method", "", "comma-separated method `names` to run (default: all registered)")
+	memoryFlag(fs)
 	e.progressFlags(fs)
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	if *perClass < 1 || *testPerClass < 1 {
 		return usagef("-train-per-class and -test-per-class must be at least 1")
+	}
+	synth := data.SyntheticOptions{Classes: 4, Size: 20, PerClass: *perClass + *testPerClass, Seed: *seed}
+	// The data, its split and a normalised copy of each set.
+	need := 3 * 8 * float64(synth.Classes*synth.Size*synth.Size) * (float64(*perClass) + float64(*testPerClass))
+	if limit := float64(methods.MemoryLimit()); need > limit {
+		return usagef("-train-per-class %d -test-per-class %d: the synthetic data would need %.4g MB of memory, above the limit of %.4g MB (-max-memory)", *perClass, *testPerClass, need/1e6, limit/1e6)
 	}
 	if *out == "" {
 		dir, err := newDemoDir(".")
@@ -58,7 +65,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("no methods are registered in this build")
 	}
-	ds, pat, err := data.SyntheticSplit(data.SyntheticOptions{PerClass: *perClass + *testPerClass, Seed: *seed}, *perClass)
+	ds, pat, err := data.SyntheticSplit(synth, *perClass)
 	if err != nil {
 		return err
 	}

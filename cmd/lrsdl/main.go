@@ -263,14 +263,7 @@ func (m *methodFlags) register(fs *flag.FlagSet) {
 		}
 		return err
 	})
-	fs.Func("max-memory", "refuse to train when a method would need more than `SIZE` of memory, e.g. 4GB or 500MB (default: half the physical memory)", func(v string) error {
-		b, err := parseBytes(v)
-		if err != nil {
-			return err
-		}
-		methods.SetMemoryLimit(b)
-		return nil
-	})
+	memoryFlag(fs)
 	fs.Uint64Var(&m.seed, "seed", 1, "random seed of splits and of methods with a seed option")
 	fs.Func("iters", "`N` outer iterations of methods with an iters option (default: the method's own)", func(v string) error {
 		n, err := strconv.Atoi(v)
@@ -278,6 +271,18 @@ func (m *methodFlags) register(fs *flag.FlagSet) {
 			return fmt.Errorf("want an integer ≥ 1")
 		}
 		m.iters = n
+		return nil
+	})
+}
+
+// memoryFlag registers -max-memory, which sets methods.SetMemoryLimit.
+func memoryFlag(fs *flag.FlagSet) {
+	fs.Func("max-memory", "refuse to load data or train when it would need more than `SIZE` of memory, e.g. 4GB or 500MB (default: half the physical memory)", func(v string) error {
+		b, err := parseBytes(v)
+		if err != nil {
+			return err
+		}
+		methods.SetMemoryLimit(b)
 		return nil
 	})
 }
