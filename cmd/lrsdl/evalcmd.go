@@ -142,7 +142,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 				opts.Folds = 0
 			}
 		}
-		tr := newEvalTracker(e.rep, c.Name(), opts)
+		tr := newEvalTracker(e.rep, c.Name(), opts, newC)
 		opts.Progress = func(i int, r eval.Run) {
 			chosen := ""
 			if r.Params != nil {
@@ -202,14 +202,15 @@ func runEval(ctx context.Context, e *env, args []string) error {
 type evalTracker struct {
 	j      *job
 	splits int
+	newC   eval.NewFunc // makes the method, to read the iterations of a stage's options
 
 	mu     sync.Mutex
 	cands  map[int]int        // candidates of the first round, by split
 	finals []lrsdl.Classifier // the final fit of every split
 }
 
-func newEvalTracker(r *reporter, label string, opts eval.SplitOptions) *evalTracker {
-	t := &evalTracker{splits: max(opts.Splits, 1), cands: map[int]int{}}
+func newEvalTracker(r *reporter, label string, opts eval.SplitOptions, newC eval.NewFunc) *evalTracker {
+	t := &evalTracker{splits: max(opts.Splits, 1), cands: map[int]int{}, newC: newC}
 	t.j = r.job(label, t.splits)
 	if opts.Folds > 1 {
 		r.event("%s: %d splits, each choosing among %d grid points by %d-fold cross-validation", label, t.splits, len(opts.Grid.Points()), opts.Folds)
@@ -251,7 +252,17 @@ func (t *evalTracker) fit(c lrsdl.Classifier, s eval.Stage) {
 		t.finals = append(t.finals, c)
 	}
 	t.mu.Unlock()
-	setProgress(c, t.j.fitAt(where, iterations(c), from, width))
+	setProgress(c, t.j.fitAt(where, t.iterations(c, s), from, width))
+}
+
+// iterations returns the iterations a fit at stage s runs to: those of
+// the stage's options, which a fit resumed by successive halving reaches
+// though c was made with those of an earlier round.
+func (t *evalTracker) iterations(c lrsdl.Classifier, s eval.Stage) int {
+	if f, err := t.newC(); err == nil && eval.Configure(f, s.Params) == nil {
+		return iterations(f)
+	}
+	return iterations(c)
 }
 
 // gridDoc describes eval.DefaultGrids for -h.

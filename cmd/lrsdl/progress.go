@@ -105,6 +105,15 @@ func (r *reporter) status(start time.Time, line string, force bool) {
 	fmt.Fprintln(r.w, line)
 }
 
+// columns returns the width a status line may have: the terminal's less
+// one, or 0 (any) elsewhere.
+func (r *reporter) columns() int {
+	if !r.tty {
+		return 0
+	}
+	return r.width() - 1
+}
+
 // done erases the status line.
 func (r *reporter) done() {
 	if r == nil {
@@ -160,7 +169,7 @@ func (r *reporter) job(label string, fits int) *job {
 				case <-quit:
 					return
 				case <-t.C:
-					r.status(j.start, j.line(), false)
+					r.status(j.start, j.line(r.columns()), false)
 				}
 			}
 		}()
@@ -195,7 +204,7 @@ func (j *job) fitAt(where string, iters int, from, width float64) lrsdl.Progress
 	j.mu.Lock()
 	j.cur, j.last = f, lrsdl.Progress{}
 	j.mu.Unlock()
-	j.r.status(j.start, j.line(), false)
+	j.r.status(j.start, j.line(j.r.columns()), false)
 	return func(p lrsdl.Progress) {
 		j.mu.Lock()
 		j.cur, j.last = f, p
@@ -208,13 +217,15 @@ func (j *job) fitAt(where string, iters int, from, width float64) lrsdl.Progress
 			j.r.event("%s: %siter %d %s %.2fs", j.label, where, p.Iter, formatCost(p.Cost), p.Elapsed.Seconds())
 			return
 		}
-		j.r.status(j.start, j.line(), p.Stop != "" || p.Iter == f.iters)
+		j.r.status(j.start, j.line(j.r.columns()), p.Stop != "" || p.Iter == f.iters)
 	}
 }
 
-// line formats the status: label, percentage and bar, context, iteration,
-// cost, elapsed time and ETA.
-func (j *job) line() string {
+// line formats the status in at most n runes (any if n is 0): label,
+// percentage and bar, context, iteration, cost, elapsed time and ETA. A
+// line too long loses the cost, then the bar and the iteration, then the
+// end of the context; the elapsed time and ETA stay.
+func (j *job) line(n int) string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	frac := j.cur.from
@@ -222,25 +233,37 @@ func (j *job) line() string {
 		frac += j.cur.width * min(1, float64(j.last.Iter)/float64(j.cur.iters))
 	}
 	frac = min(1, frac)
-	var b strings.Builder
-	n := int(frac * barWidth)
-	fmt.Fprintf(&b, "%s %3.0f%% [%s%s]", j.label, 100*frac, strings.Repeat("=", n), strings.Repeat(" ", barWidth-n))
+	done := int(frac * barWidth)
+	head := fmt.Sprintf("%s %3.0f%%", j.label, 100*frac)
+	bar := fmt.Sprintf(" [%s%s]", strings.Repeat("=", done), strings.Repeat(" ", barWidth-done))
+	var where, iter, cost string
 	if j.cur.where != "" {
-		b.WriteString(" " + j.cur.where)
+		where = " " + j.cur.where
 	}
 	if j.last.Iter > 0 {
-		fmt.Fprintf(&b, " · iter %d", j.last.Iter)
+		iter = fmt.Sprintf(" · iter %d", j.last.Iter)
 		if j.cur.iters > 0 {
-			fmt.Fprintf(&b, "/%d", j.cur.iters)
+			iter += fmt.Sprintf("/%d", j.cur.iters)
 		}
-		fmt.Fprintf(&b, " · cost %.4g", j.last.Cost.Total)
+		cost = fmt.Sprintf(" · cost %.4g", j.last.Cost.Total)
 	}
 	el := j.r.now().Sub(j.start)
-	fmt.Fprintf(&b, " · %s", formatDuration(el))
+	tail := " · " + formatDuration(el)
 	if frac > 0 && frac < 1 {
-		fmt.Fprintf(&b, ", ETA %s", formatDuration(time.Duration(float64(el)*(1-frac)/frac)))
+		tail += ", ETA " + formatDuration(time.Duration(float64(el)*(1-frac)/frac))
 	}
-	return b.String()
+	for _, drop := range []*string{nil, &cost, &bar, &iter} {
+		if drop != nil {
+			*drop = ""
+		}
+		if line := head + bar + where + iter + cost + tail; n <= 0 || utf8.RuneCountInString(line) <= n {
+			return line
+		}
+	}
+	if room := n - utf8.RuneCountInString(head+tail); room > 1 {
+		return head + truncate(where, room) + tail
+	}
+	return truncate(head+tail, n)
 }
 
 // finish stops the job's refresh and erases its status line.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/eval"
 )
 
 // fakeClock is a settable clock for reporters.
@@ -55,12 +56,12 @@ func TestProgressTerminal(t *testing.T) {
 	if s := b.String(); !strings.Contains(s, " 50% [==========          ] split 2/2 · 11s, ETA 11s") {
 		t.Errorf("second fit %q", s)
 	}
-	// A long line is cut to the terminal's width.
+	// A long line fits the terminal's width and keeps the ETA.
 	it = j.fit(strings.Repeat("x", 200), 10)
 	clk.add(time.Second)
 	it(lrsdl.Progress{Iter: 1})
-	line := b.String()[strings.LastIndex(b.String(), "\r")+1:]
-	if n := len([]rune(strings.TrimSuffix(line, "\x1b[K"))); n != 99 {
+	line := strings.TrimSuffix(b.String()[strings.LastIndex(b.String(), "\r")+1:], "\x1b[K")
+	if n := len([]rune(line)); n != 99 || !strings.HasSuffix(line, "x… · 12s") || !strings.HasPrefix(line, "LRSDL 100% xxx") {
 		t.Errorf("line of %d runes on a 100-column terminal: %q", n, line)
 	}
 	b.Reset()
@@ -109,6 +110,56 @@ func TestFormatDuration(t *testing.T) {
 	} {
 		if got := formatDuration(d); got != want {
 			t.Errorf("%v: %q, want %q", d, got, want)
+		}
+	}
+}
+
+// On a narrow terminal the status drops the cost, then the bar and the
+// iteration, and keeps the elapsed time and the ETA.
+func TestProgressNarrow(t *testing.T) {
+	for _, c := range []struct {
+		cols int
+		want string
+	}{
+		{121, "LRSDL  25% [=====               ] split 1/5 · cv 3/9 k=40 lambda1=0.001 · fold 2/5 · iter 5/10 · cost 2.5 · 10s, ETA 30s"},
+		{120, "LRSDL  25% [=====               ] split 1/5 · cv 3/9 k=40 lambda1=0.001 · fold 2/5 · iter 5/10 · 10s, ETA 30s"},
+		{109, "LRSDL  25% split 1/5 · cv 3/9 k=40 lambda1=0.001 · fold 2/5 · iter 5/10 · 10s, ETA 30s"},
+		{86, "LRSDL  25% split 1/5 · cv 3/9 k=40 lambda1=0.001 · fold 2/5 · 10s, ETA 30s"},
+		{50, "LRSDL  25% split 1/5 · cv 3/9 k=4… · 10s, ETA 30s"},
+		{20, "LRSDL  25% · 10s, …"},
+	} {
+		r, b, clk := newTestReporter(true)
+		r.width = func() int { return c.cols }
+		j := r.job("LRSDL", 2)
+		it := j.fit("split 1/5 · cv 3/9 k=40 lambda1=0.001 · fold 2/5", 10)
+		clk.add(10 * time.Second)
+		it(lrsdl.Progress{Iter: 5, Cost: lrsdl.Cost{Total: 2.5}})
+		got := strings.TrimSuffix(strings.TrimPrefix(b.String(), "\r"), "\x1b[K")
+		if got != c.want || len([]rune(got)) >= c.cols {
+			t.Errorf("%d columns:\n%q, want\n%q", c.cols, got, c.want)
+		}
+	}
+}
+
+// Under successive halving a fit resumed from an earlier round counts to
+// the iterations of its own round, not to those its model was made with.
+func TestEvalTrackerIterations(t *testing.T) {
+	r, _, _ := newTestReporter(true)
+	newC := func() (lrsdl.Classifier, error) {
+		f := &fake{name: "FAKE"}
+		f.Options.Iters = 30
+		return f, nil
+	}
+	tr := newEvalTracker(r, "FAKE", eval.SplitOptions{Splits: 1, Folds: 2}, newC)
+	resumed := &fake{name: "FAKE"}
+	resumed.Options.Iters = 3 // made for the first round
+	for _, c := range []struct {
+		params eval.Params
+		want   int
+	}{{eval.Params{"iters": 10.0, "lambda": 0.1}, 10}, {eval.Params{"lambda": 0.1}, 30}} {
+		tr.fit(resumed, eval.Stage{Split: 1, Splits: 1, Fold: 1, Folds: 2, Cand: 1, Cands: 2, Round: 2, Rounds: 3, Params: c.params})
+		if got := tr.j.cur.iters; got != c.want {
+			t.Errorf("stage options %v: counts to %d iterations, want %d", c.params, got, c.want)
 		}
 	}
 }
