@@ -244,7 +244,9 @@ func TestBadInputs(t *testing.T) {
 		switch {
 		case code != wantCode:
 			t.Errorf("%s: exit %d, want %d; stderr %q", line, code, wantCode, e)
-		case !strings.Contains(msg, want):
+		case strings.HasSuffix(want, "$") && !strings.HasSuffix(msg, strings.TrimSuffix(want, "$")):
+			t.Errorf("%s: error %q does not end in %q", line, msg, strings.TrimSuffix(want, "$"))
+		case !strings.HasSuffix(want, "$") && !strings.Contains(msg, want):
 			t.Errorf("%s: error %q does not say %q", line, msg, want)
 		case !strings.HasSuffix(e, "\n") || !strings.HasPrefix(msg, "lrsdl") || slices.ContainsFunc(lines[:len(lines)-1], func(l string) bool { return strings.HasPrefix(l, "lrsdl") }):
 			t.Errorf("%s: the error is not one line: %q", line, e)

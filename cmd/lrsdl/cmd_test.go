@@ -201,6 +201,31 @@ func TestMethods(t *testing.T) {
 	if code, _, e := runCmd(t, "methods", "NOPE"); code != 2 || !strings.Contains(e, `unknown method "NOPE"`) {
 		t.Errorf("unknown method: exit %d, %q", code, e)
 	}
+	if code, o, e := runCmd(t, "methods", "-json", "FDDL"); code != 0 || strings.Count(o, "\n") != 1 || !strings.Contains(o, `"method":"FDDL"`) {
+		t.Errorf("methods -json FDDL: exit %d, %q %q", code, o, e)
+	}
+}
+
+// predict prints the confusion matrix of labelled data unless
+// -confusion=false, or -q without -confusion.
+func TestPredictConfusion(t *testing.T) {
+	csv := twoClassCSV(t, 10)
+	model := filepath.Join(t.TempDir(), "m")
+	if code, _, e := runCmd(t, "train", "-q", "-data", csv, "-method", "FDDL", "-iters", "2", "-o", model); code != 0 {
+		t.Fatalf("train: %s", e)
+	}
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{{nil, true}, {[]string{"-confusion=false"}, false}, {[]string{"-q"}, false}, {[]string{"-q", "-confusion"}, true}} {
+		code, o, e := runCmd(t, append([]string{"predict", "-model", model, "-data", csv}, c.args...)...)
+		if code != 0 || !strings.Contains(o, "accuracy") {
+			t.Fatalf("%v: exit %d: %s", c.args, code, e)
+		}
+		if got := strings.Contains(o, "confusion matrix"); got != c.want {
+			t.Errorf("%v: confusion matrix %v, want %v", c.args, got, c.want)
+		}
+	}
 }
 
 // train -json holds the resolved options, the iterations run, why

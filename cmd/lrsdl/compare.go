@@ -71,6 +71,8 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		return usagef("-iters %d: want at least 1", mf.iters)
 	case *perClass < 1 || *k < 1 || *classes < 2:
 		return usagef("need -n ≥ 1, -k ≥ 1, -C ≥ 2")
+	case *size < 8 && df.path == "":
+		return usagef("-size %d: want images of at least 8×8 pixels", *size)
 	}
 	if err := existingDir("-out", *out); err != nil {
 		return err

@@ -72,11 +72,9 @@ func (d *dataFlags) load(rep *reporter) (*data.Dataset, error) {
 	opts := data.LoadOptions{YVar: d.yVar, LabelVar: d.labelVar, YTrainVar: d.trainVar, YTestVar: d.testVar,
 		LabelTrainVar: d.trainLabelVar, LabelTestVar: d.testLabelVar, NoLabels: d.noLabels, Normalize: d.normalize,
 		MaxMemory: methods.MemoryLimit()}
-	d.fs.Visit(func(f *flag.Flag) {
-		if f.Name == "samples-as-rows" {
-			opts.SamplesAsRows = &d.asRows
-		}
-	})
+	if isSet(d.fs, "samples-as-rows") {
+		opts.SamplesAsRows = &d.asRows
+	}
 	ds, err := data.Load(d.path, opts)
 	if err != nil {
 		return nil, loadError{err}

@@ -15,6 +15,9 @@ import (
 type evalResult struct {
 	Method               string        `json:"method"`
 	Dataset              string        `json:"dataset"`
+	Samples              int           `json:"samples"`   // of the file's training set, before splitting
+	Dimension            int           `json:"dimension"` // d
+	Classes              int           `json:"classes"`   // C
 	Normalize            bool          `json:"normalize"`
 	Backend              string        `json:"backend"`
 	Splits               int           `json:"splits"`
@@ -41,6 +44,12 @@ type cvScore struct {
 	Accuracy float64     `json:"accuracy"`
 	Iters    int         `json:"iters,omitempty"`
 }
+
+// fewClasses is the most classes at which eval -cv without -group-size
+// warns that a subject's samples may fall in several folds: with few
+// classes (gender, digits) a class usually holds many subjects, with many
+// (faces, objects) each class is one.
+const fewClasses = 10
 
 func runEval(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "eval")
@@ -121,7 +130,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 				return usagef("-group-size %d makes %d subjects of class %d, fewer than the %d folds: every fold would miss the class in training", *groupSize, g, classes[c], *cv)
 			}
 		}
-	} else if *cv > 0 {
+	} else if *cv > 0 && len(ds.Classes) <= fewClasses {
 		e.rep.event("cross-validation folds are drawn sample by sample: if several samples come from one subject (e.g. images of one person), give -group-size N, or validation accuracy overstates")
 	}
 	if !*asJSON {
@@ -163,7 +172,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", c.Name(), df.path, err)
 		}
-		res := evalResult{Method: c.Name(), Dataset: ds.Name, Normalize: df.normalize, Backend: lrsdl.Backend(),
+		d, _ := train.Y.Dims()
+		res := evalResult{Method: c.Name(), Dataset: ds.Name, Samples: train.Len(), Dimension: d, Classes: len(ds.Classes),
+			Normalize: df.normalize, Backend: lrsdl.Backend(),
 			Splits: *splits, TrainPerClass: *perClass,
 			MeanAcc: s.MeanAcc, StdAcc: s.StdAcc, TrainSeconds: s.TrainSeconds, TestSecondsPerSample: s.TestSecondsPerSample,
 			Params: paramValues(c), TestSamples: s.Runs[0].NTest}

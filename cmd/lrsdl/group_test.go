@@ -63,3 +63,21 @@ func TestEvalGroupSize(t *testing.T) {
 		}
 	}
 }
+
+// Without -group-size, -cv warns that a subject's samples may fall in
+// several folds only when the classes are few.
+func TestEvalGroupWarning(t *testing.T) {
+	defer useFakes("FAKE")()
+	for _, c := range []struct {
+		path string
+		warn bool
+	}{{digits, true}, {"../../testdata/coil100-32x32.mat", false}} {
+		code, _, e := runCmd(t, "eval", "-data", c.path, "-method", "FAKE", "-train-per-class", "5", "-test-per-class", "2", "-cv", "2", "-grid", "lambda={0.1}")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.path, code, e)
+		}
+		if got := strings.Contains(e, "give -group-size N"); got != c.warn {
+			t.Errorf("%s: warning %v, want %v:\n%s", c.path, got, c.warn, e)
+		}
+	}
+}

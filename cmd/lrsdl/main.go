@@ -316,9 +316,13 @@ func (m *methodFlags) newClassifier(name string) eval.NewFunc {
 func runMethods(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "methods")
 	asJSON := fs.Bool("json", false, "print one JSON object per method with its options")
+	// The method's name may come before or after -json.
 	var name string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			name, args = a, append(args[:i:i], args[i+1:]...)
+			break
+		}
 	}
 	if err := parse(e, fs, args); err != nil {
 		return err

@@ -237,7 +237,8 @@ func TestEvalJSON(t *testing.T) {
 		res = append(res, r)
 	}
 	r := res[0]
-	if r.Method != "FAKE" || r.Dataset != "digits8x8" || r.Splits != 3 || r.TrainPerClass != 15 || !r.Normalize || r.Backend == "" {
+	if r.Method != "FAKE" || r.Dataset != "digits8x8" || r.Samples != 1797 || r.Dimension != 64 || r.Classes != 10 ||
+		r.Splits != 3 || r.TrainPerClass != 15 || !r.Normalize || r.Backend == "" {
 		t.Errorf("result %+v", r)
 	}
 	// Nearest class mean on digits is far above chance (10%).

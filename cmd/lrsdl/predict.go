@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -31,11 +32,17 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	var df dataFlags
 	df.register(fs, true, false, true)
 	e.progressFlags(fs)
+	fs.Lookup("q").Usage = "quiet: no progress on stderr and no confusion matrix, only results and errors"
+	fs.Lookup("v").Usage = "verbose: also how the data file's variables were chosen"
+	confusion := fs.Bool("confusion", true, "print the confusion matrix of labelled data (default false with -q)")
 	model := fs.String("model", "", "model `file` written by 'lrsdl train'")
 	out := fs.String("o", "", "write one predicted label per sample to this `file`: .json, or else CSV (sample, predicted[, label]); - for stdout"+outputDoc)
 	which := fs.String("set", "test", "samples to classify: `test` (the test set of a train/test file, else all samples) or train")
 	if err := parse(e, fs, args); err != nil {
 		return err
+	}
+	if e.rep.quiet && !isSet(fs, "confusion") {
+		*confusion = false
 	}
 	switch {
 	case *model == "":
@@ -94,7 +101,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	pred, err := predict(ctx, c, s.Y)
 	done()
 	if err != nil {
-		if !df.noLabels && strings.Contains(err.Error(), "dimension") {
+		if !df.noLabels && isCSV(df.path) && strings.Contains(err.Error(), "dimension") {
 			return fmt.Errorf("%s: %w (if its last column is a feature, not a label, give -no-labels)", df.path, err)
 		}
 		return fmt.Errorf("%s: %w", df.path, err)
@@ -130,7 +137,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	default:
 		fmt.Fprintf(report, "accuracy %.2f%% on the %s set\n", 100*eval.Accuracy(pred, s.Labels), set)
 	}
-	if labelled {
+	if labelled && *confusion {
 		fmt.Fprintf(report, "confusion matrix (rows: true label, columns: predicted):\n%s", eval.NewConfusion(s.Labels, pred))
 	}
 	if of != nil {
@@ -168,4 +175,18 @@ func writePredictions(w io.Writer, path string, p predictions) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// isSet reports whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// isCSV reports whether path names a CSV file, whose last column the
+// command reads as labels.
+func isCSV(path string) bool {
+	p := strings.ToLower(path)
+	return strings.HasSuffix(p, ".csv") || strings.HasSuffix(p, ".csv.gz")
 }
