@@ -249,3 +249,11 @@ func TestTrainJSON(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+// An option out of range for the data is a usage error before any output.
+func TestDataOptionRange(t *testing.T) {
+	code, o, e := runCmd(t, "eval", "-q", "-data", digits, "-method", "FDDL", "-train-per-class", "7", "-p", "k=50")
+	if code != 2 || o != "" || !strings.Contains(e, "-p k=50: k must be at most 7") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, no output and the range", code, o, e)
+	}
+}

@@ -133,10 +133,12 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	} else if *cv > 0 && len(ds.Classes) <= fewClasses {
 		e.rep.event("cross-validation folds are drawn sample by sample: if several samples come from one subject (e.g. images of one person), give -group-size N, or validation accuracy overstates")
 	}
-	if !*asJSON {
+	// The table's head comes with its first row, so that an option the
+	// data puts out of range (found at Fit) is an error before any output.
+	head := sync.OnceFunc(func() {
 		fmt.Fprintf(e.stdout, "%s; %s\n", df.path, normalizeNote(df.normalize))
 		fmt.Fprintf(e.stdout, "%-8s %10s %6s %9s %15s\n", "method", "accuracy %", "± std", "train s", "test ms/sample")
-	}
+	})
 	for _, n := range list {
 		newC := mf.newClassifier(strings.TrimSpace(n))
 		c, _ := newC()
@@ -203,6 +205,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			}
 			continue
 		}
+		head()
 		fmt.Fprintf(e.stdout, "%-8s %10.2f %6.2f %9.3g %15.3g\n", res.Method, 100*res.MeanAcc, 100*res.StdAcc, res.TrainSeconds, 1e3*res.TestSecondsPerSample)
 	}
 	return nil

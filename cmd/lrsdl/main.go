@@ -12,7 +12,8 @@
 // Samples are scaled to unit ℓ2 norm unless -normalize=false; the model
 // file records the choice and predict applies it. Progress goes to stderr
 // (-q: none, -v: every iteration). Exit status: 0 on success, 1 on
-// failure, 2 on a usage error; errors are one line. SIGINT, SIGTERM or
+// failure, 2 on a usage error (an option out of range included, also when
+// the data sets the range); errors are one line. SIGINT, SIGTERM or
 // SIGHUP stops the work cleanly (exit 1) and a second one at once (exit
 // 128+signal); neither leaves a temporary file behind.
 package main
@@ -146,13 +147,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		defer methods.SetMemoryLimit(0) // back to the default
 		err := c.run(ctx, e, args[1:])
 		e.rep.done()
-		var ue usageError
+		var (
+			ue usageError
+			oe *methods.OptionError
+		)
 		switch {
 		case err == nil:
 			return 0
 		case errors.Is(err, flag.ErrHelp):
 			return 0
-		case errors.As(err, &ue):
+		case errors.As(err, &ue) || errors.As(err, &oe):
+			// An option out of range is a usage error, also when the
+			// range depends on the data and Fit found it.
 			fmt.Fprintf(stderr, "lrsdl %s: %s (see 'lrsdl %s -h')\n", c.name, errorText(err), c.name)
 			return 2
 		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
@@ -249,13 +255,19 @@ func parse(e *env, fs *flag.FlagSet, args []string) error {
 // methodFlags are the flags that choose and configure methods.
 type methodFlags struct {
 	params eval.Params
+	typed  map[string]string // the values of -p as typed, by option
 	seed   uint64
 	iters  int
 }
 
 func (m *methodFlags) register(fs *flag.FlagSet) {
-	m.params = eval.Params{}
-	fs.Func("p", "method option `name=value`, e.g. -p lambda1=0.01 (repeatable; see 'lrsdl methods')", m.params.Set)
+	m.params, m.typed = eval.Params{}, map[string]string{}
+	fs.Func("p", "method option `name=value`, e.g. -p lambda1=0.01 (repeatable; see 'lrsdl methods')", func(kv string) error {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m.typed[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		return m.params.Set(kv)
+	})
 	fs.Func("params", "method options as `name=value,...`, e.g. 'lambda1=0.01,eta=0.1'", func(s string) error {
 		p, err := eval.ParseParams(s)
 		for k, v := range p {
@@ -307,6 +319,11 @@ func (m *methodFlags) newClassifier(name string) eval.NewFunc {
 			p[k] = v
 		}
 		if err := eval.Configure(c, p); err != nil {
+			// Name the value as typed, not as parsed (1e-999 is 0).
+			var oe *methods.OptionError
+			if errors.As(err, &oe) && m.typed[oe.Name] != "" {
+				oe.Value = m.typed[oe.Name]
+			}
 			return nil, usageError{err}
 		}
 		return c, nil
