@@ -107,6 +107,7 @@ type OptionError struct {
 	Msg    string
 }
 
+// Error returns the message and the field that resolves it.
 func (e *OptionError) Error() string { return e.Msg + " (set LoadOptions." + e.Option + ")" }
 
 func optionErrorf(option, format string, a ...any) error {
