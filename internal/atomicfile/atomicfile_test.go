@@ -19,18 +19,17 @@ func write(s string) func(io.Writer) error {
 	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
 }
 
-// names lists the names in dir.
+// names lists the names in dir, hidden ones included.
 func names(t *testing.T, dir string) string {
 	t.Helper()
-	ents, err := os.ReadDir(dir)
+	paths, err := filepath.Glob(filepath.Join(dir, "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ns []string
-	for _, e := range ents {
-		ns = append(ns, e.Name())
+	for i, p := range paths {
+		paths[i] = filepath.Base(p)
 	}
-	return strings.Join(ns, " ")
+	return strings.Join(paths, " ")
 }
 
 func content(t *testing.T, path string) string {
