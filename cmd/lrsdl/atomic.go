@@ -3,10 +3,14 @@ package main
 import (
 	"encoding/csv"
 	"fmt"
+	"image/png"
 	"io"
 	"os"
 
+	"gonum.org/v1/plot"
+
 	"github.com/lrsdl/lrsdl/internal/atomicfile"
+	"github.com/lrsdl/lrsdl/report"
 )
 
 // outputDoc says, for -h, how an output file is written.
@@ -54,6 +58,19 @@ func (o *outFile) abort() {
 	if o != nil {
 		o.f.Abort()
 	}
+}
+
+// writePNG draws plots, a grid of rows, into the PNG file path atomically.
+func writePNG(rep *reporter, path string, plots [][]*plot.Plot, width, height int) error {
+	img, err := report.Render(plots, width, height)
+	if err != nil {
+		return err
+	}
+	o, err := createOut(rep, "out", path)
+	if err != nil {
+		return err
+	}
+	return o.commit(func(w io.Writer) error { return png.Encode(w, img) })
 }
 
 // writeCSV writes rows to the file path atomically.

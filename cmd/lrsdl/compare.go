@@ -146,7 +146,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	base := filepath.Join(*out, "compare-"+strings.ToLower(*algo))
-	if err := report.SavePNG(base+".png", [][]*plot.Plot{{pl}}, 640, 480); err != nil {
+	if err := writePNG(e.rep, base+".png", [][]*plot.Plot{{pl}}, 640, 480); err != nil {
 		return err
 	}
 	if err := writeCSV(e.rep, base+".csv", rows); err != nil {

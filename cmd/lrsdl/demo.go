@@ -136,7 +136,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	path := filepath.Join(*out, "atoms.png")
-	if err := report.SavePNG(path, [][]*plot.Plot{row}, 200*len(row), 260); err != nil {
+	if err := writePNG(e.rep, path, [][]*plot.Plot{row}, 200*len(row), 260); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "\nwrote %s: atoms per class in rows, shared atoms last", path)

@@ -181,3 +181,28 @@ func TestRemoveTemps(t *testing.T) {
 		t.Errorf("left %s", got)
 	}
 }
+
+// Run as root, Write keeps an existing file's owner and group.
+func TestWriteKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a file away")
+	}
+	p := filepath.Join(t.TempDir(), "out")
+	if err := os.WriteFile(p, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	const nobody = 65534
+	if err := os.Chown(p, nobody, nobody); err != nil {
+		t.Skip(err)
+	}
+	if err := Write(p, write("new")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := st.Sys().(*syscall.Stat_t); s.Uid != nobody || s.Gid != nobody || st.Mode().Perm() != 0o640 {
+		t.Errorf("owner %d:%d mode %v, want %d:%d 0640", s.Uid, s.Gid, st.Mode().Perm(), nobody, nobody)
+	}
+}
