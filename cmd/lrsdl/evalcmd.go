@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 
@@ -219,12 +220,12 @@ type evalTracker struct {
 	newC   eval.NewFunc // makes the method, to read the iterations of a stage's options
 
 	mu     sync.Mutex
-	cands  map[int]int        // candidates of the first round, by split
+	cv     map[int]float64    // cross-validation's share of the work of a split, by split
 	finals []lrsdl.Classifier // the final fit of every split
 }
 
 func newEvalTracker(r *reporter, label string, opts eval.SplitOptions, newC eval.NewFunc) *evalTracker {
-	t := &evalTracker{splits: max(opts.Splits, 1), cands: map[int]int{}, newC: newC}
+	t := &evalTracker{splits: max(opts.Splits, 1), cv: map[int]float64{}, newC: newC}
 	t.j = r.job(label, t.splits)
 	if opts.Folds > 1 {
 		r.event("%s: %d splits, each choosing among %d grid points by %d-fold cross-validation", label, t.splits, len(opts.Grid.Points()), opts.Folds)
@@ -237,26 +238,24 @@ func (t *evalTracker) fit(c lrsdl.Classifier, s eval.Stage) {
 	where := fmt.Sprintf("split %d/%d", s.Split, s.Splits)
 	base, size := float64(s.Split-1)/float64(t.splits), 1/float64(t.splits)
 	from, width := base, size
+	iters := t.iterations(c, s)
 	t.mu.Lock()
 	if s.Fold > 0 {
-		if s.Round == 1 {
-			t.cands[s.Split] = s.Cands
+		if _, ok := t.cv[s.Split]; !ok && s.Round == 1 {
+			t.cv[s.Split] = t.cvShare(s, iters)
 		}
 		where += fmt.Sprintf(" · cv %d/%d %s", s.Cand, s.Cands, s.Params)
 		if s.Rounds > 1 {
 			where += fmt.Sprintf(" · round %d/%d", s.Round, s.Rounds)
 		}
 		where += fmt.Sprintf(" · fold %d/%d", s.Fold, s.Folds)
-		// Cross-validation is all but the final fit of the split; its
-		// rounds cost about the same (half the candidates, twice the
-		// iterations).
-		cv := float64(s.Folds*s.Cands) / float64(s.Folds*s.Cands+1)
+		cv := t.cv[s.Split]
 		per := cv / float64(s.Rounds*s.Cands*s.Folds)
 		from = base + size*(float64(s.Round-1)*cv/float64(s.Rounds)+per*float64((s.Cand-1)*s.Folds+s.Fold-1))
 		width = size * per
 	} else {
 		if s.Folds > 0 {
-			cv := float64(s.Folds*t.cands[s.Split]) / float64(s.Folds*t.cands[s.Split]+1)
+			cv := t.cv[s.Split]
 			from, width = base+size*cv, size*(1-cv)
 			where += " · final fit"
 			if len(s.Params) > 0 {
@@ -266,7 +265,25 @@ func (t *evalTracker) fit(c lrsdl.Classifier, s eval.Stage) {
 		t.finals = append(t.finals, c)
 	}
 	t.mu.Unlock()
-	setProgress(c, t.j.fitAt(where, t.iterations(c, s), from, width))
+	setProgress(c, t.j.fitAt(where, iters, from, width))
+}
+
+// cvShare returns the part of a split's work that its cross-validation
+// does, from the first round's stage s, whose fits run iters iterations.
+// The unit is the split's final fit: every iteration on all the training
+// samples. A fold's fit trains on (Folds−1)/Folds of them, and the rounds
+// of successive halving cost about the same (fewer candidates, more
+// iterations), each as the first round.
+func (t *evalTracker) cvShare(s eval.Stage, iters int) float64 {
+	units := float64(s.Rounds * s.Cands * (s.Folds - 1))
+	if s.Rounds > 1 {
+		full := maps.Clone(s.Params)
+		delete(full, "iters")
+		if f, err := t.newC(); err == nil && eval.Configure(f, full) == nil && iterations(f) > 0 && iters > 0 {
+			units *= float64(iters) / float64(iterations(f))
+		}
+	}
+	return units / (units + 1)
 }
 
 // iterations returns the iterations a fit at stage s runs to: those of

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -161,5 +162,25 @@ func TestEvalTrackerIterations(t *testing.T) {
 		if got := tr.j.cur.iters; got != c.want {
 			t.Errorf("stage options %v: counts to %d iterations, want %d", c.params, got, c.want)
 		}
+	}
+}
+
+// The final fit of a cross-validated split gets the share of the work its
+// iterations on all the training samples take: with 5 folds, 27
+// candidates in 3 rounds whose first runs 3 of 30 iterations, the
+// cross-validation does 3·27·4·0.1 = 32.4 final fits' worth.
+func TestEvalTrackerFinalShare(t *testing.T) {
+	r, _, _ := newTestReporter(true)
+	newC := func() (lrsdl.Classifier, error) {
+		f := &fake{name: "FAKE"}
+		f.Options.Iters = 30
+		return f, nil
+	}
+	tr := newEvalTracker(r, "FAKE", eval.SplitOptions{Splits: 1, Folds: 5}, newC)
+	c, _ := newC()
+	tr.fit(c, eval.Stage{Split: 1, Splits: 1, Fold: 1, Folds: 5, Cand: 1, Cands: 27, Round: 1, Rounds: 3, Params: eval.Params{"iters": 3.0, "lambda": 0.1}})
+	tr.fit(c, eval.Stage{Split: 1, Splits: 1, Folds: 5, Params: eval.Params{"lambda": 0.1}})
+	if want := 1 / 33.4; math.Abs(tr.j.cur.width-want) > 1e-12 || math.Abs(tr.j.cur.from+want-1) > 1e-12 {
+		t.Errorf("final fit does [%g, %g) of the work, want the last %g", tr.j.cur.from, tr.j.cur.from+tr.j.cur.width, want)
 	}
 }
