@@ -90,7 +90,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	var ds *data.Dataset
 	var err error
 	if df.path != "" {
-		if ds, err = df.load(e.rep); err == nil {
+		if ds, err = df.load(ctx, e.rep); err == nil {
 			ds.Train, err = split.Draw(ds.Train, *perClass, split.Rand(mf.seed))
 		}
 	} else {

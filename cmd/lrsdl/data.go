@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -64,8 +65,10 @@ var optionFlags = map[string]string{
 }
 
 // load reads the data set named by the flags; rep, if not nil, prints the
-// loader's notes on how it chose the variables when verbose.
-func (d *dataFlags) load(rep *reporter) (*data.Dataset, error) {
+// loader's notes on how it chose the variables when verbose. When ctx is
+// cancelled it returns at once, leaving the reading to end with the
+// process.
+func (d *dataFlags) load(ctx context.Context, rep *reporter) (*data.Dataset, error) {
 	if d.path == "" {
 		return nil, usagef("missing -data FILE")
 	}
@@ -75,9 +78,24 @@ func (d *dataFlags) load(rep *reporter) (*data.Dataset, error) {
 	if isSet(d.fs, "samples-as-rows") {
 		opts.SamplesAsRows = &d.asRows
 	}
-	ds, err := data.Load(d.path, opts)
-	if err != nil {
-		return nil, loadError{err}
+	type loaded struct {
+		ds  *data.Dataset
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		ds, err := data.Load(d.path, opts)
+		done <- loaded{ds, err}
+	}()
+	var ds *data.Dataset
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case l := <-done:
+		if l.err != nil {
+			return nil, loadError{l.err}
+		}
+		ds = l.ds
 	}
 	if rep != nil && rep.verbose {
 		for _, n := range ds.Notes {

@@ -110,7 +110,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	ds, err := df.load(e.rep)
+	ds, err := df.load(ctx, e.rep)
 	if err != nil {
 		return err
 	}

@@ -67,11 +67,11 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	// New samples are prepared as the training samples were.
 	df.normalize = info.Normalize
 	noLabelsFlag := df.noLabels
-	ds, err := df.load(e.rep)
+	ds, err := df.load(ctx, e.rep)
 	if err != nil && !df.noLabels && missingLabels(err) {
 		// New data need no labels.
 		df.noLabels = true
-		if ds, err = df.load(e.rep); err == nil {
+		if ds, err = df.load(ctx, e.rep); err == nil {
 			e.rep.event("%s has no labels: classifying unlabelled samples", df.path)
 		}
 	}

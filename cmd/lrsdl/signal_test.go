@@ -5,6 +5,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -146,5 +149,24 @@ func TestSecondSignal(t *testing.T) {
 	}
 	if tmp := temps(t, dir); len(tmp) > 0 {
 		t.Errorf("left %v", tmp)
+	}
+}
+
+// Loading stops waiting for the data when the context is cancelled: here
+// a FIFO that no one writes, on which reading would block for ever.
+func TestLoadCancelled(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "data.csv")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	df := dataFlags{path: fifo, fs: flag.NewFlagSet("x", flag.ContinueOnError)}
+	if _, err := df.load(ctx, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("load: %v, want context.Canceled", err)
+	}
+	// Let the abandoned reader finish.
+	if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+		w.Close()
 	}
 }

@@ -67,7 +67,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer of.abort()
-	ds, err := df.load(e.rep)
+	ds, err := df.load(ctx, e.rep)
 	if err != nil {
 		return err
 	}
