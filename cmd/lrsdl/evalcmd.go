@@ -121,6 +121,23 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if test.Y == nil && *perClass == 0 {
 		return usagef("%s has no test set: give -train-per-class N to split one off", df.path)
 	}
+	// A k of the user's grid above the training samples of a class is an
+	// error, as with -p k (cross-validation caps it silently otherwise).
+	if ks := grid["k"]; len(ks) > 0 {
+		_, idx := split.ByClass(train.Labels)
+		most := len(train.Labels)
+		for _, ix := range idx {
+			most = min(most, len(ix))
+		}
+		if *perClass > 0 {
+			most = min(most, *perClass)
+		}
+		for _, v := range ks {
+			if k, ok := v.(float64); ok && k > float64(most) {
+				return usagef("-grid k=%g: k must be at most %d, the training samples of the smallest class", k, most)
+			}
+		}
+	}
 	if *groupSize > 0 {
 		if train.Groups, err = split.RunGroups(train.Labels, *groupSize); err != nil {
 			return usagef("-group-size: %v", err)
