@@ -30,88 +30,141 @@ func buildCommand(t *testing.T, dir string) string {
 	return bin
 }
 
+// signalRun runs the command bin with args writing the model out, which
+// holds old, sends it sig when wait, given the output's directory and the
+// command's stderr, returns, and checks that it stops cleanly: exit 1 saying
+// why, no temporary file, the old model intact. A run that ended before the
+// signal (exit 0) is reported as such. It returns the time from the signal
+// to the exit; the only time limit is a guard against a hang.
+func signalRun(t *testing.T, bin string, args []string, out, old string, sig syscall.Signal, wait func(dir string, stderr *bufio.Scanner)) time.Duration {
+	t.Helper()
+	dir := filepath.Dir(out)
+	if err := os.WriteFile(out, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stderr)
+	wait(dir, lines)
+	sent := time.Now()
+	cmd.Process.Signal(sig)
+	var rest bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		for lines.Scan() {
+			rest.WriteString(lines.Text() + "\n")
+		}
+		io.Copy(&rest, stderr)
+		done <- cmd.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Errorf("%v: still running two minutes after the signal", args)
+	}
+	took := time.Since(sent)
+	code := cmd.ProcessState.ExitCode()
+	if tmp := temps(t, dir); len(tmp) > 0 {
+		t.Errorf("%v: left %v", args, tmp)
+	}
+	if code == 0 {
+		t.Logf("%v: finished before %s", args, signalNames[sig])
+		return took
+	}
+	if say := "interrupted by " + signalNames[sig]; code != 1 || !strings.Contains(rest.String(), say) {
+		t.Errorf("%v: exit %d, want 1 saying %q; stderr ends %q", args, code, say, rest.String())
+	}
+	if b, err := os.ReadFile(out); string(b) != old {
+		t.Errorf("%v: the old model became %.20q (%v)", args, b, err)
+	}
+	return took
+}
+
+// whenPrepared waits until dir holds the command's temporary output file.
+func whenPrepared(dir string, _ *bufio.Scanner) {
+	for len(temps(nil, dir)) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestSignals sends SIGINT, SIGTERM and SIGHUP to 'lrsdl train' at a few
 // moments: when its output file is prepared and after its first and third
 // iterations. Each time the command stops, says why, leaves no temporary
-// file and the old model intact. The
-// latencies are logged (go test ./cmd/lrsdl -run TestSignals -v); the only
-// time limit is a guard against a hang.
+// file and the old model intact. The latencies are logged (go test
+// ./cmd/lrsdl -run TestSignals -v).
 func TestSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the command")
 	}
 	bin := buildCommand(t, t.TempDir())
-	const old = "the old model"
-	type moment struct {
-		name  string
-		after string // signal after this line on stderr ("": when the temporary file exists)
+	after := func(prefix string) func(string, *bufio.Scanner) {
+		return func(_ string, lines *bufio.Scanner) {
+			for lines.Scan() && !strings.HasPrefix(lines.Text(), prefix) {
+			}
+		}
 	}
-	moments := []moment{{"prepared", ""}, {"iter 1", "FDDL: iter 1 "}, {"iter 3", "FDDL: iter 3 "}}
+	moments := []struct {
+		name string
+		wait func(string, *bufio.Scanner)
+	}{{"prepared", whenPrepared}, {"iter 1", after("FDDL: iter 1 ")}, {"iter 3", after("FDDL: iter 3 ")}}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		for _, m := range moments {
-			dir := t.TempDir()
-			out := filepath.Join(dir, "m.model")
-			if err := os.WriteFile(out, []byte(old), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(bin, "train", "-v", "-data", digits, "-method", "FDDL", "-p", "k=10", "-p", "tol=0", "-iters", "1000", "-o", out)
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			var rest bytes.Buffer
-			lines := bufio.NewScanner(stderr)
-			if m.after == "" {
-				for len(temps(t, dir)) == 0 {
-					time.Sleep(time.Millisecond)
-				}
-			} else {
-				for lines.Scan() && !strings.HasPrefix(lines.Text(), m.after) {
-				}
-			}
-			sent := time.Now()
-			cmd.Process.Signal(sig)
-			done := make(chan error, 1)
-			go func() {
-				for lines.Scan() {
-					rest.WriteString(lines.Text() + "\n")
-				}
-				io.Copy(&rest, stderr)
-				done <- cmd.Wait()
-			}()
-			select {
-			case <-done:
-			case <-time.After(2 * time.Minute):
-				cmd.Process.Kill()
-				<-done
-				t.Errorf("%v at %s: still running two minutes after the signal", sig, m.name)
-			}
-			took := time.Since(sent)
-			code := cmd.ProcessState.ExitCode()
-			if cmd.ProcessState.Exited() {
-				t.Logf("%s at %s: exit %d after %v", signalNames[sig], m.name, code, took.Round(time.Millisecond))
-			}
-			say := "interrupted by " + signalNames[sig]
-			if code != 1 || !strings.Contains(rest.String(), say) {
-				t.Errorf("%v at %s: exit %d, want 1 saying %q; stderr ends %q", sig, m.name, code, say, rest.String())
-			}
-			if tmp := temps(t, dir); len(tmp) > 0 {
-				t.Errorf("%v at %s: left %v", sig, m.name, tmp)
-			}
-			if b, err := os.ReadFile(out); string(b) != old {
-				t.Errorf("%v at %s: the old model became %.20q (%v)", sig, m.name, b, err)
-			}
+			out := filepath.Join(t.TempDir(), "m.model")
+			args := []string{"train", "-v", "-data", digits, "-method", "FDDL", "-p", "k=10", "-p", "tol=0", "-iters", "1000", "-o", out}
+			took := signalRun(t, bin, args, out, "the old model", sig, m.wait)
+			t.Logf("%s at %s: %v", signalNames[sig], m.name, took.Round(time.Millisecond))
 		}
 	}
 }
 
-// temps lists the temporary files in dir.
+var (
+	signalMethods = flag.String("signals.methods", "", "TestSignalsMethods: comma-separated methods, or all")
+	signalData    = flag.String("signals.data", digits, "TestSignalsMethods: the data file")
+	signalArgs    = flag.String("signals.args", "", "TestSignalsMethods: more arguments of train, space-separated")
+)
+
+// TestSignalsMethods measures, for the methods of -signals.methods on the
+// data of -signals.data, the latency of SIGINT sent 0.1 s, 1 s and 3 s
+// after the output file is prepared, with the same checks as TestSignals:
+//
+//	go test ./cmd/lrsdl -run TestSignalsMethods -v -signals.methods all -signals.data testdata/coil100-32x32.mat
+//
+// (a data path is relative to cmd/lrsdl).
+func TestSignalsMethods(t *testing.T) {
+	if *signalMethods == "" {
+		t.Skip("give -signals.methods")
+	}
+	bin := buildCommand(t, t.TempDir())
+	names := strings.Split(*signalMethods, ",")
+	if *signalMethods == "all" {
+		names = methodNames()
+	}
+	for _, m := range names {
+		for _, delay := range []time.Duration{100 * time.Millisecond, time.Second, 3 * time.Second} {
+			out := filepath.Join(t.TempDir(), "m.model")
+			args := append([]string{"train", "-q", "-data", *signalData, "-method", m, "-o", out}, strings.Fields(*signalArgs)...)
+			took := signalRun(t, bin, args, out, "the old model", syscall.SIGINT, func(dir string, s *bufio.Scanner) {
+				whenPrepared(dir, s)
+				time.Sleep(delay)
+			})
+			t.Logf("%-8s SIGINT %v after the start: exit after %v", m, delay, took.Round(time.Millisecond))
+		}
+	}
+}
+
+// temps lists the temporary files in dir; t may be nil outside a test's
+// goroutine.
 func temps(t *testing.T, dir string) []string {
 	ents, err := os.ReadDir(dir)
-	if err != nil {
+	if err != nil && t != nil {
 		t.Fatal(err)
 	}
 	var ns []string
