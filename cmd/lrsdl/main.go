@@ -15,7 +15,9 @@
 // failure, 2 on a usage error (an option out of range included, also when
 // the data sets the range); errors are one line. SIGINT, SIGTERM or
 // SIGHUP stops the work cleanly (exit 1) and a second one at once (exit
-// 128+signal); neither leaves a temporary file behind.
+// 128+signal); neither leaves a temporary file behind. An output file is
+// written whole or not at all, never over an input of the command; a
+// symlink's target is written, a device or FIFO in place.
 package main
 
 import (
@@ -162,7 +164,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 			fmt.Fprintf(stderr, "lrsdl %s: %s (see 'lrsdl %s -h')\n", c.name, errorText(err), c.name)
 			return 2
 		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-			fmt.Fprintf(stderr, "lrsdl %s: %v, stopped cleanly; nothing was written\n", c.name, interrupted(ctx))
+			fmt.Fprintf(stderr, "lrsdl %s: %s, stopped cleanly; nothing was written\n", c.name, interrupted(ctx))
 			return 1
 		default:
 			fmt.Fprintf(stderr, "lrsdl %s: %s\n", c.name, errorText(err))
@@ -179,7 +181,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 
 // interrupted says why ctx was cancelled, e.g. "interrupted by SIGTERM".
 func interrupted(ctx context.Context) string {
-	return "interrupted" + strings.TrimPrefix(context.Cause(ctx).Error(), context.Canceled.Error())
+	if c := context.Cause(ctx); c != ctx.Err() {
+		return "interrupted " + strings.TrimPrefix(c.Error(), ctx.Err().Error()+" ")
+	}
+	return "interrupted"
 }
 
 // errorText is err's message in the command's words: an option out of

@@ -31,6 +31,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	fs := flagSet(e, "predict")
 	var df dataFlags
 	df.register(fs, true, false, true)
+	memoryFlag(fs)
 	e.progressFlags(fs)
 	fs.Lookup("q").Usage = "quiet: no progress on stderr and no confusion matrix, only results and errors"
 	fs.Lookup("v").Usage = "verbose: also how the data file's variables were chosen"
