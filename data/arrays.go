@@ -166,10 +166,11 @@ func (d *detector) vectorData(l string) (string, bool) {
 			}
 		}
 	}
-	for _, strong := range []bool{true, false} {
-		if len(c) > 1 {
-			c = slices.DeleteFunc(c, func(n string) bool { named, strongly := labelName(n); return strongly || !strong && named })
-		}
+	if len(c) > 1 {
+		c = slices.DeleteFunc(c, func(n string) bool { _, strongly := labelName(n); return strongly })
+	}
+	if len(c) > 1 {
+		c = slices.DeleteFunc(c, func(n string) bool { named, _ := labelName(n); return named })
 	}
 	if len(c) != 1 {
 		return "", false
