@@ -294,9 +294,14 @@ func TestLoadWholeLayout(t *testing.T) {
 		t.Errorf("square, not forced: %v, want an OptionError for SamplesAsRows", err)
 	}
 
-	// Samples of dimension 1, in a row or a column.
-	for _, y := range []*mat.Dense{mat.NewDense(1, 4, []float64{1, 2, 3, 4}), mat.NewDense(4, 1, []float64{1, 2, 3, 4})} {
-		ds, err := Load(writeMATFile(t, map[string]*mat.Dense{"Y": y, "gnd": labels}), LoadOptions{})
+	// Samples of dimension 1, in a row or a column, beside labels named
+	// strongly (gnd) or weakly (y) like labels.
+	for i, y := range []*mat.Dense{mat.NewDense(1, 4, []float64{1, 2, 3, 4}), mat.NewDense(4, 1, []float64{1, 2, 3, 4}), mat.NewDense(1, 4, []float64{1, 2, 3, 4})} {
+		ms := map[string]*mat.Dense{"Y": y, "gnd": labels}
+		if i == 2 {
+			ms = map[string]*mat.Dense{"X": y, "y": labels}
+		}
+		ds, err := Load(writeMATFile(t, ms), LoadOptions{})
 		if err != nil {
 			t.Errorf("d = 1: %v", err)
 			continue
