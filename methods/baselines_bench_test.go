@@ -6,6 +6,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 )
 
 // BenchmarkFlowerFit times one Fit at the default options of every method
@@ -37,7 +38,7 @@ func benchBaselines(b *testing.B, ds *data.Dataset) {
 	for _, name := range Names() {
 		b.Run(name, func(b *testing.B) {
 			var m lrsdl.Classifier
-			done := cpuMetric(b)
+			done := toy.CPUMetric(b)
 			for i := 0; i < b.N; i++ {
 				m, _ = New(name)
 				if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {
@@ -72,7 +73,7 @@ func BenchmarkCOILIter2(b *testing.B) {
 	}
 	for _, name := range []string{"DLSI", "COPAR"} {
 		b.Run(name, func(b *testing.B) {
-			done := cpuMetric(b)
+			done := toy.CPUMetric(b)
 			for i := 0; i < b.N; i++ {
 				var m lrsdl.Classifier = &DLSI{Options: DLSIOptions{Iters: 2}}
 				if name == "COPAR" {

@@ -15,6 +15,7 @@ import (
 	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 func init() { register("COPAR", func() lrsdl.Classifier { return &COPAR{} }) }
@@ -66,7 +67,7 @@ func (o *COPAROptions) spec() optSpec {
 // then D_0, each solving min tr(F·D_bᵀD_b) − 2tr(E·D_bᵀ) + 4η‖A_bD_b‖² with
 // A_b the other atoms (twice J as a function of D_b) by O- or E-DLSI-D.
 // When d > 1.2·N, training runs on the N×N factor R of Y = QR and
-// D̄ = Q·D̄_r (the same model; see reduceSpan).
+// D̄ = Q·D̄_r (the same model; see dl.ReduceSpan).
 //
 // Prediction codes a sample y by ℓ1 (½‖y − D̃x‖² + λ‖x‖₁) and picks the
 // class c with the smallest ‖y − D_cx^c − D_0x⁰‖². Global coding (GC) codes
@@ -74,7 +75,7 @@ func (o *COPAROptions) spec() optSpec {
 type COPAR struct {
 	Options COPAROptions
 
-	info    lrsdl.FitInfo
+	base
 	classes *core.Classes
 	D       *mat.Dense     // d×(K+k0): [D_1 … D_C D_0]
 	part    core.Partition // C+1 blocks of atoms, the last is D_0
@@ -92,9 +93,6 @@ func (m *COPAR) SetParam(name, value string) error { return m.Options.spec().set
 // SetProgress sets the function called after every outer iteration.
 func (m *COPAR) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
 
-// FitInfo describes the last call of Fit.
-func (m *COPAR) FitInfo() lrsdl.FitInfo { return m.info }
-
 // Atoms returns the class dictionaries (columns are atoms, part gives the
 // atoms of each class) and the shared dictionary D0.
 func (m *COPAR) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
@@ -104,7 +102,7 @@ func (m *COPAR) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	d, _ := m.D.Dims()
 	C := m.part.Blocks() - 1
 	lo, hi := m.part.Block(C)
-	return mat.DenseCopyOf(m.D.Slice(0, d, 0, lo)), dlsiCopyPart(m.part[:C+1]), mat.DenseCopyOf(m.D.Slice(0, d, lo, hi))
+	return mat.DenseCopyOf(m.D.Slice(0, d, 0, lo)), dl.CopyPart(m.part[:C+1]), mat.DenseCopyOf(m.D.Slice(0, d, lo, hi))
 }
 
 // Fit learns the class and shared dictionaries from the columns of Y.
@@ -117,23 +115,23 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		return err
 	}
 	k0 := lit(o.K0)
-	if info.n < k0 {
+	if info.N < k0 {
 		return &OptionError{Method: m.Name(), Name: "k0", Value: fmtNum(float64(o.K0)),
-			Reason: fmt.Sprintf("must be at most %d, the training samples", info.n)}
+			Reason: fmt.Sprintf("must be at most %d, the training samples", info.N)}
 	}
 	C := g.Classes.Len()
-	part := blockPartition(C, o.K, k0)
-	if err := checkMemory(m.Name(), dlsiMemory(info, part.Len()), "k (atoms per class), k0 or the training set"); err != nil {
+	part := dl.BlockPartition(C, o.K, k0)
+	if err := dl.CheckMemory(m.Name(), dlsiMemory(info, m.set, part.Len()), "k (atoms per class), k0 or the training set"); err != nil {
 		return err
 	}
-	Q, Yr, err := reduceSpan(ctx, Ys)
+	Q, Yr, err := dl.ReduceSpan(ctx, Ys, m.set)
 	if err != nil {
 		return err
 	}
 	if Q != nil {
 		Ys = Yr
 	}
-	D, err := initDict(ctx, Ys, g.Part, part, o.Lambda, rand.New(rand.NewPCG(o.Seed, 0x434f504152)))
+	D, err := dl.InitDict(ctx, Ys, g.Part, part, o.Lambda, rand.New(rand.NewPCG(o.Seed, 0x434f504152)))
 	if err != nil {
 		return err
 	}
@@ -142,11 +140,11 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		X[c] = mat.NewDense(part.Len(), g.Part.Size(c), nil)
 	}
 	duals := make([]mat.Dense, part.Blocks())
-	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(it int, wantCost bool) (lrsdl.Cost, error) {
+	fi, err := dl.RunOuter(ctx, dl.Loop{Iters: o.Iters, Progress: o.Progress, Start: start}, func(it int, wantCost bool) (lrsdl.Cost, error) {
 		if err := coparUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda, o.XIters, it > coparFISTAOuter); err != nil {
 			return lrsdl.Cost{}, err
 		}
-		if err := coparUpdateD(ctx, D, part, X, Ys, g.Part, duals, lit(o.Eta), o.OriginalD); err != nil {
+		if err := coparUpdateD(ctx, D, part, X, Ys, g.Part, duals, lit(o.Eta), o.OriginalD, m.set); err != nil {
 			return lrsdl.Cost{}, err
 		}
 		if !wantCost {
@@ -159,7 +157,7 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		return err
 	}
 	if Q != nil {
-		D = expand(Q, D)
+		D = dl.Expand(Q, D)
 	}
 	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
 	m.info.Elapsed = time.Since(start)
@@ -173,7 +171,7 @@ func coparSystem(H, B, G, DtY *mat.Dense, part core.Partition, c int) {
 	coparHessian(H, G, part, c)
 	_, n := DtY.Dims()
 	B.Copy(DtY)
-	for _, i := range coparRows(part, c) {
+	for _, i := range dl.Rows(part, c) {
 		for j := 0; j < n; j++ {
 			B.Set(i, j, 2*B.At(i, j))
 		}
@@ -227,7 +225,7 @@ func coparDensity(X []*mat.Dense) float64 {
 func coparUpdateXExact(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, part core.Partition, sp core.Partition, lambda float64) error {
 	K := part.Len()
 	C := len(X)
-	workers := classProcs(C * K * K)
+	workers := dl.ClassProcs(C * K * K)
 	Hs := make([]*mat.Dense, workers)
 	return core.ForEach(C, workers, func(wk, c int) error {
 		if Hs[wk] == nil {
@@ -291,8 +289,8 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		return fmt.Errorf("methods: COPAR λ = %v must be finite and non-negative", lambda)
 	}
 	var G, DtY mat.Dense
-	mulDense(&G, D.T(), D)
-	mulDense(&DtY, D.T(), Ys)
+	dl.MulDense(&G, D.T(), D)
+	dl.MulDense(&DtY, D.T(), Ys)
 	d, _ := D.Dims()
 	_, N := DtY.Dims()
 	if exact && coparUseExact(d, K, N) {
@@ -313,7 +311,7 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 	Bt := mat.NewDense(max(N, 1), max(K, 1), nil)
 	cl := make([]coparXClass, C)
 	// Each class forms H_c (K²) and runs PowerIter.MaxEig on it.
-	workers := classProcs(C * K * K * (1 + powerIterGuess))
+	workers := dl.ClassProcs(C * K * K * (1 + dl.PowerIterGuess))
 	Hs := make([]*mat.Dense, min(workers, C))
 	err := core.ForEach(C, workers, func(wk, c int) error {
 		lo, hi := sp.Block(c)
@@ -342,7 +340,7 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 			}
 		}
 		q.in = make([]bool, K)
-		rows := coparRows(part, c)
+		rows := dl.Rows(part, c)
 		q.np = len(rows)
 		for _, i := range rows {
 			q.in[i] = true
@@ -530,17 +528,17 @@ func coparDictProducts(part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp co
 		lo, hi := sp.Block(c)
 		W.Slice(0, K, lo, hi).(*mat.Dense).Copy(X[c])
 	}
-	mulDense(F, W, W.T())
-	mulDense(E, Ys, W.T())
+	dl.MulDense(F, W, W.T())
+	dl.MulDense(E, Ys, W.T())
 	var ff, ye mat.Dense
 	for c := range X {
 		lo, hi := sp.Block(c)
-		idx := coparRows(part, c)
-		Xc := coparGather(X[c], idx, nil)
+		idx := dl.Rows(part, c)
+		Xc := dl.Gather(X[c], idx, nil)
 		ff.Reset()
-		mulDense(&ff, Xc, Xc.T())
+		dl.MulDense(&ff, Xc, Xc.T())
 		ye.Reset()
-		mulDense(&ye, Ys.Slice(0, d, lo, hi), Xc.T())
+		dl.MulDense(&ye, Ys.Slice(0, d, lo, hi), Xc.T())
 		for i, gi := range idx {
 			for j, gj := range idx {
 				F.Set(gi, gj, F.At(gi, gj)+ff.At(i, j))
@@ -557,7 +555,7 @@ func coparDictProducts(part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp co
 // As a function of D̄, 2J = tr(F·D̄ᵀD̄) − 2tr(E·D̄ᵀ) + 2η·Σ_{b≠c}‖D_bᵀD_c‖² +
 // const with F = Σ_c X̄_cX̄_cᵀ + (P_cX̄_c)(P_cX̄_c)ᵀ and E = Σ_c Y_c(X̄_c + P_cX̄_c)ᵀ.
 // duals, if not nil, holds one ADMM dual per block, kept across calls.
-func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, duals []mat.Dense, eta float64, original bool) error {
+func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, duals []mat.Dense, eta float64, original bool, set dl.Settings) error {
 	d, K := D.Dims()
 	F, E := coparDictProducts(part, X, Ys, sp)
 	var Eb mat.Dense
@@ -601,23 +599,23 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		Fb := mat.DenseCopyOf(F.Slice(lo, hi, lo, hi))
 		// E_b = E[:,b] − D̄·F[:,b] + D_b·F_bb
 		Eb.Reset()
-		mulDense(&Eb, D, F.Slice(0, K, lo, hi))
+		dl.MulDense(&Eb, D, F.Slice(0, K, lo, hi))
 		Eb.Sub(E.Slice(0, d, lo, hi), &Eb)
 		var t mat.Dense
-		mulDense(&t, Db, Fb)
+		dl.MulDense(&t, Db, Fb)
 		Eb.Add(&Eb, &t)
 		var dual *mat.Dense
 		if duals != nil {
 			dual = &duals[b]
 		}
 		if !useGram {
-			if err := dlsiUpdateIncoherent(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), 4*eta, original); err != nil {
+			if err := dlsiUpdateIncoherent(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), 4*eta, original, set); err != nil {
 				return err
 			}
 			continue
 		}
 		if inv != nil {
-			if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, nil, &gram, part, b, dual, inv, 4*eta, false); err != nil {
+			if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, nil, &gram, part, b, dual, inv, 4*eta, false, set); err != nil {
 				return err
 			}
 			if b+1 < part.Blocks() && !inv.next(D, part) {
@@ -625,7 +623,7 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 			}
 			continue
 		}
-		if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtomsTo(&gram.work.a, D, part, b), &gram, part, b, dual, nil, 4*eta, false); err != nil {
+		if err := dlsiUpdateIncoherentGram(ctx, Db, &Eb, Fb, otherAtomsTo(&gram.work.a, D, part, b), &gram, part, b, dual, nil, 4*eta, false, set); err != nil {
 			return err
 		}
 	}
@@ -647,7 +645,7 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 			W.Slice(0, K, lo, hi).(*mat.Dense).Copy(X[c])
 		}
 		var R mat.Dense
-		mulDense(&R, D, W)
+		dl.MulDense(&R, D, W)
 		R.Sub(Ys, &R)
 		fid = core.Dot(&R, &R)
 	}
@@ -686,7 +684,7 @@ func coparCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense,
 // fidelity and off-class codes, λ times the ℓ1 norm, and η·Σ_{i≠j}‖D_iᵀD_j‖²_F.
 func coparTerms(D *mat.Dense, part core.Partition, o COPAROptions, fid, cfid, off, l1 float64) lrsdl.Cost {
 	var G mat.Dense
-	mulDense(&G, D.T(), D)
+	dl.MulDense(&G, D.T(), D)
 	terms := []lrsdl.Term{
 		{Name: "fidelity", Value: fid / 2},
 		{Name: "class fidelity", Value: cfid / 2},
@@ -704,10 +702,10 @@ func coparTerms(D *mat.Dense, part core.Partition, o COPAROptions, fid, cfid, of
 // Cost returns J at the learned dictionaries for the samples Y with known
 // labels, with X̄ from COPAR-X.
 func (m *COPAR) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	if err := trainedDict(m.D); err != nil {
+	if err := dl.Trained(m.D); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	Ys, sp, err := dlsiSortedSet(Y, labels, m.classes, m.D)
+	Ys, sp, err := dl.SortedSet(Y, labels, m.classes, m.D)
 	if err != nil {
 		return lrsdl.Cost{}, err
 	}
@@ -721,39 +719,6 @@ func (m *COPAR) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	return coparCost(m.D, m.part, X, Ys, sp, m.Options), nil
 }
 
-// coparRows returns the atom indices of class block c and the shared block.
-func coparRows(part core.Partition, c int) []int {
-	C := part.Blocks() - 1
-	var idx []int
-	for _, b := range []int{c, C} {
-		lo, hi := part.Block(b)
-		for i := lo; i < hi; i++ {
-			idx = append(idx, i)
-		}
-	}
-	return idx
-}
-
-// coparGather returns the submatrix of a with the given rows and columns
-// (all columns if cols is nil).
-func coparGather(a *mat.Dense, rows, cols []int) *mat.Dense {
-	if cols == nil {
-		_, n := a.Dims()
-		out := mat.NewDense(len(rows), n, nil)
-		for i, r := range rows {
-			out.SetRow(i, a.RawRowView(r))
-		}
-		return out
-	}
-	out := mat.NewDense(len(rows), len(cols), nil)
-	for i, r := range rows {
-		for j, c := range cols {
-			out.Set(i, j, a.At(r, c))
-		}
-	}
-	return out
-}
-
 // Predict returns the label of the class with the smallest residual on its
 // own and the shared atoms, by global or local coding (Options.Coding).
 func (m *COPAR) Predict(Y mat.Matrix) ([]int, error) {
@@ -762,7 +727,7 @@ func (m *COPAR) Predict(Y mat.Matrix) ([]int, error) {
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *COPAR) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	if err := trainedDict(m.D); err != nil {
+	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
 	var Xall *mat.Dense
@@ -774,10 +739,10 @@ func (m *COPAR) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error)
 				return nil, nil, nil, err
 			}
 		}
-		idx := coparRows(m.part, c)
-		Gc, Bc = coparGather(G, idx, idx), coparGather(DtY, idx, nil)
+		idx := dl.Rows(m.part, c)
+		Gc, Bc = dl.Gather(G, idx, idx), dl.Gather(DtY, idx, nil)
 		if Xall != nil {
-			return coparGather(Xall, idx, nil), Gc, Bc, nil
+			return dl.Gather(Xall, idx, nil), Gc, Bc, nil
 		}
 		X = mat.NewDense(len(idx), n, nil)
 		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, m.Options.Lambda, core.LassoOptions{ADMM: true})
@@ -786,16 +751,16 @@ func (m *COPAR) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error)
 
 // State returns the trained model: the options and the matrix "D" = D̄.
 func (m *COPAR) State() (*lrsdl.State, error) {
-	if err := trainedDict(m.D); err != nil {
+	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return newState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
+	return dl.NewState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
 }
 
 // SetState restores a model returned by State.
 func (m *COPAR) SetState(s *lrsdl.State) error {
 	var o COPAROptions
-	cl, D, part, err := dictState(s, m.Name(), &o, func(C int) core.Partition { return blockPartition(C, o.K, lit(o.K0)) })
+	cl, D, part, err := dictState(s, m.Name(), &o, func(C int) core.Partition { return dl.BlockPartition(C, o.K, lit(o.K0)) })
 	if err != nil {
 		return err
 	}

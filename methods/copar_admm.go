@@ -11,6 +11,7 @@ import (
 
 	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 // COPAR-X ADMM constants: ρ = tr(G)/(5K) to start, the over-relaxation
@@ -101,7 +102,7 @@ func coparUpdateXADMM(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, pa
 	for c := range cl {
 		q := &cl[c]
 		lo, hi := sp.Block(c)
-		idx := coparRows(part, c)
+		idx := dl.Rows(part, c)
 		maxS = max(maxS, len(idx))
 		for _, i := range idx {
 			in[i] = true
@@ -139,8 +140,8 @@ func coparUpdateXADMM(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, pa
 			}
 			idx := q.idx
 			// Q_c = (I + M_cW_SS)⁻¹M_c, V_c = Q_c·W_{S:}.
-			M := coparGather(G, idx, idx)
-			A := coparGather(&W, idx, idx)
+			M := dl.Gather(G, idx, idx)
+			A := dl.Gather(&W, idx, idx)
 			var MA mat.Dense
 			for i := range idx {
 				M.Set(i, i, M.At(i, i)-1)
@@ -154,7 +155,7 @@ func coparUpdateXADMM(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, pa
 				return false
 			}
 			q.V = mat.NewDense(len(idx), K, nil)
-			q.V.Mul(&Q, coparGather(&W, idx, nil))
+			q.V.Mul(&Q, dl.Gather(&W, idx, nil))
 		}
 		return true
 	}

@@ -19,12 +19,14 @@ import (
 	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/testutil"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 )
 
-// coparToyProblem is dlsiToyProblem with a pattern shared by all classes
+// coparToyProblem is toy.Classes with a pattern shared by all classes
 // and k0 shared atoms appended to the initial dictionary.
 func coparToyProblem(seed uint64, C, d, n, k, k0 int) (Ys *mat.Dense, sp, part core.Partition, D *mat.Dense, X []*mat.Dense) {
-	Ys, sp, _, _ = dlsiToyProblem(seed, C, d, n, k)
+	Ys, sp, _, _ = toy.Classes(seed, C, d, n, k)
 	rng := rand.New(rand.NewPCG(seed, 4))
 	shared := testutil.RandUnitCols(rng, d, 1)
 	for j := 0; j < C*n; j++ {
@@ -53,11 +55,13 @@ func TestCOPARUpdatesLowerCost(t *testing.T) {
 	for _, original := range []bool{false, true} {
 		Ys, sp, part, D, X := coparToyProblem(1, 3, 12, 15, 3, 2)
 		o := resolvedOpts(COPAROptions{Lambda: 0.05, Eta: 0.2})
-		dlsiCheckDescent(t, fmt.Sprint("original=", original), D, 0.95, func() float64 { return coparCost(D, part, X, Ys, sp, o).Total },
+		toy.CheckDescent(t, fmt.Sprint("original=", original), D, 0.95, func() float64 { return coparCost(D, part, X, Ys, sp, o).Total },
 			func() error {
 				return coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, coparXIters, true)
 			},
-			func() error { return coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original) })
+			func() error {
+				return coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original, dl.Settings{})
+			})
 		if !original {
 			lo, hi := part.Block(3) // D_0, updated last
 			dlsiCheckBlockOptimal(t, D, lo, hi, func() float64 { return coparCost(D, part, X, Ys, sp, o).Total })
@@ -142,7 +146,7 @@ func TestCOPARDictOriginalVsEfficient(t *testing.T) {
 			if err := coparUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda, coparXIters, true); err != nil {
 				t.Fatal(err)
 			}
-			if err := coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original); err != nil {
+			if err := coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original, dl.Settings{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -314,7 +318,7 @@ func TestDLSICOPARRegistry(t *testing.T) {
 // of LC-KSVD (initial K-SVD per class, OMP), DLSI and COPAR (codes per
 // class) give the same model bits on one goroutine and on several.
 func TestBaselinesSameWhateverGOMAXPROCS(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(4, 12, 20, 29)
+	Y, labels, _ := toy.Shared(4, 12, 20, 29)
 	for _, name := range []string{"LCKSVD1", "LCKSVD2", "DLSI", "COPAR"} {
 		var want *mat.Dense
 		for _, procs := range []int{1, 2, 3} {
@@ -499,12 +503,12 @@ func TestDictStepsSameWhateverBLASThreads(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	randn := func(r, c int) *mat.Dense { return testutil.RandDense(rng, r, c) }
 	Ys := randn(d, C*n)
-	sp := blockPartition(C, n)
+	sp := dl.BlockPartition(C, n)
 	defer blas.SetOpenBLASThreads(blas.SetOpenBLASThreads(0))
 	for _, name := range []string{"DLSI", "COPAR-D", "COPAR-X"} {
-		part := blockPartition(C, k)
+		part := dl.BlockPartition(C, k)
 		if name != "DLSI" {
-			part = blockPartition(C, k, 10)
+			part = dl.BlockPartition(C, k, 10)
 		}
 		D0 := randn(d, part.Len())
 		for j := 0; j < part.Len(); j++ {
@@ -529,9 +533,9 @@ func TestDictStepsSameWhateverBLASThreads(t *testing.T) {
 			var err error
 			switch name {
 			case "DLSI":
-				err = dlsiUpdateD(context.Background(), D, part, X, Ys, sp, nil, 0.05, false)
+				err = dlsiUpdateD(context.Background(), D, part, X, Ys, sp, nil, 0.05, false, dl.Settings{})
 			case "COPAR-D":
-				err = coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, 0.01, false)
+				err = coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, 0.01, false, dl.Settings{})
 			case "COPAR-X":
 				err = coparUpdateX(context.Background(), X, D, part, Ys, sp, 0.001, coparXIters, false)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 // TestConformanceCores checks that every method trains the same model,
@@ -66,7 +67,7 @@ func TestConformanceCores(t *testing.T) {
 	})
 }
 
-// TestLearnDictsSuccessive checks that learnDicts, which draws every
+// TestLearnDictsSuccessive checks that dl.LearnDicts, which draws every
 // block's starting atoms first and then learns the blocks concurrently,
 // gives the dictionaries and codes of successive core.LearnDict calls
 // on one source, on two cores.
@@ -77,22 +78,22 @@ func TestLearnDictsSuccessive(t *testing.T) {
 	for i := range Y.RawMatrix().Data {
 		Y.RawMatrix().Data[i] = rng.NormFloat64()
 	}
-	bs := []dictBlock{{Y: Y.Slice(0, 120, 0, 100), k: 8}, {Y: Y.Slice(0, 120, 100, 300), k: 12}, {Y: Y, k: 5}}
+	bs := []dl.DictBlock{{Y: Y.Slice(0, 120, 0, 100), K: 8}, {Y: Y.Slice(0, 120, 100, 300), K: 12}, {Y: Y, K: 5}}
 	work := 0
 	for _, b := range bs {
 		d, n := b.Y.Dims()
-		work += lassoWork(d, b.k, n)
+		work += dl.LassoWork(d, b.K, n)
 	}
-	if classProcs(work) < 2 {
+	if dl.ClassProcs(work) < 2 {
 		t.Fatalf("blocks of %d multiply-adds run on one goroutine; enlarge them", work)
 	}
 	opts := core.LearnDictOptions{Iter: 3}
-	if err := learnDicts(context.Background(), bs, 0.05, rand.New(rand.NewPCG(5, 6)), opts); err != nil {
+	if err := dl.LearnDicts(context.Background(), bs, 0.05, rand.New(rand.NewPCG(5, 6)), opts); err != nil {
 		t.Fatal(err)
 	}
 	src := rand.New(rand.NewPCG(5, 6))
 	for i, b := range bs {
-		D, X, err := core.LearnDict(context.Background(), b.Y, b.k, 0.05, src, opts)
+		D, X, err := core.LearnDict(context.Background(), b.Y, b.K, 0.05, src, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

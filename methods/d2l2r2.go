@@ -6,7 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/fisher"
 )
 
 func init() {
@@ -36,9 +36,9 @@ func (o *D2L2R2Options) spec() optSpec {
 const d2l2r2ADMMIters = 2
 
 // params returns the training parameters of resolved options.
-func (o *D2L2R2Options) params() dlParams {
+func (o *D2L2R2Options) params() fisher.Params {
 	p := o.FDDLOptions.params()
-	p.alpha = lit(o.Alpha)
+	p.Alpha = lit(o.Alpha)
 	return p
 }
 
@@ -51,7 +51,7 @@ func (o *D2L2R2Options) params() dlParams {
 // value thresholding of each D_c.
 type D2L2R2 struct {
 	Options D2L2R2Options
-	dl      fisherDL
+	fisherModel
 }
 
 // Name returns "D2L2R2".
@@ -70,15 +70,12 @@ func (m *D2L2R2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
 // resolved options in m.Options.
 func (m *D2L2R2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	o := m.Options
-	err := m.dl.fit(ctx, m.Name(), Y, labels, func(info dataInfo) (dlParams, error) { return paramsOf(&o, &info) })
+	err := m.fit(ctx, &o, Y, labels)
 	if err == nil {
 		m.Options = o
 	}
 	return err
 }
-
-// FitInfo describes the last call of Fit.
-func (m *D2L2R2) FitInfo() lrsdl.FitInfo { return m.dl.info }
 
 // Predict returns the label of each column of Y.
 func (m *D2L2R2) Predict(Y mat.Matrix) ([]int, error) {
@@ -88,13 +85,13 @@ func (m *D2L2R2) Predict(Y mat.Matrix) ([]int, error) {
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *D2L2R2) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	o := m.Options
-	return m.dl.predict(ctx, &o, Y)
+	return m.predict(ctx, &o, Y)
 }
 
 // Transform returns the codes X (K×n) of the columns of Y.
 func (m *D2L2R2) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.Options
-	X, _, err := m.dl.transform(&o, Y)
+	X, _, err := m.transform(&o, Y)
 	return X, err
 }
 
@@ -106,14 +103,11 @@ func (m *D2L2R2) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 // CostContext is Cost, returning ctx.Err() when ctx is cancelled.
 func (m *D2L2R2) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	o := m.Options
-	return m.dl.costOf(ctx, &o, Y, labels)
+	return m.cost(ctx, &o, Y, labels)
 }
 
-// Atoms returns D, its atom partition and a nil shared dictionary.
-func (m *D2L2R2) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) { return m.dl.atoms() }
-
 // Means returns the class code means m_c as the columns of a K×C matrix.
-func (m *D2L2R2) Means() *mat.Dense { return m.dl.mc }
+func (m *D2L2R2) Means() *mat.Dense { return m.fm.Mc }
 
 // Tune chooses the prediction rule and Options.Lambda by cross-validation
 // on the training set; see LRSDL.Tune.
@@ -127,12 +121,12 @@ func (m *D2L2R2) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOpt
 }
 
 // State returns the trained model.
-func (m *D2L2R2) State() (*lrsdl.State, error) { return m.dl.state(m.Name(), &m.Options) }
+func (m *D2L2R2) State() (*lrsdl.State, error) { return m.state(m.Name(), &m.Options) }
 
 // SetState restores a model returned by State.
 func (m *D2L2R2) SetState(s *lrsdl.State) error {
 	var o D2L2R2Options
-	if err := m.dl.setState(m.Name(), s, &o); err != nil {
+	if err := m.setState(m.Name(), s, &o); err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 func init() { register("DLSI", func() lrsdl.Classifier { return &DLSI{} }) }
@@ -48,14 +49,14 @@ func (o *DLSIOptions) spec() optSpec {
 // ‖Y_c − D_cX^c‖² + η‖A·D_c‖², A = [D_j]ᵀ_{j≠c}, by O- or E-DLSI-D; see
 // Options.OriginalD). D_c starts from ODL on Y_c. When d > 1.2·N, training
 // runs on the N×N factor R of Y = QR and D = Q·D_r (the same model; see
-// reduceSpan); random atoms for zero samples are then drawn in that space.
+// dl.ReduceSpan); random atoms for zero samples are then drawn in that space.
 //
 // A sample y is coded on each D_c, x_c = argmin ‖y − D_cx‖² + λ‖x‖₁, and
 // assigned to the class with the smallest residual ‖y − D_cx_c‖².
 type DLSI struct {
 	Options DLSIOptions
 
-	info    lrsdl.FitInfo
+	base
 	classes *core.Classes
 	D       *mat.Dense     // d×K class dictionaries
 	part    core.Partition // atoms of each class
@@ -73,23 +74,20 @@ func (m *DLSI) SetParam(name, value string) error { return m.Options.spec().set(
 // SetProgress sets the function called after every outer iteration.
 func (m *DLSI) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
 
-// FitInfo describes the last call of Fit.
-func (m *DLSI) FitInfo() lrsdl.FitInfo { return m.info }
-
 // Atoms returns the class dictionaries (columns are atoms, part gives the
 // atoms of each class) and a nil shared dictionary.
 func (m *DLSI) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	if m.D == nil {
 		return nil, nil, nil
 	}
-	return mat.DenseCopyOf(m.D), dlsiCopyPart(m.part), nil
+	return mat.DenseCopyOf(m.D), dl.CopyPart(m.part), nil
 }
 
 // dlsiMemory returns the floats DLSI and COPAR allocate at most: the span
 // factor Q, a few d×d matrices of the incoherent update and the codes.
-func dlsiMemory(info dataInfo, K int) float64 {
-	dr := spanDim(info)
-	return float64(info.d)*float64(info.n) + 6*dr*dr + 3*dr*float64(K) + 3*float64(K)*float64(info.n) + 2*float64(K)*float64(K)
+func dlsiMemory(info dl.Info, set dl.Settings, K int) float64 {
+	dr := spanDim(info, set)
+	return float64(info.Dim)*float64(info.N) + 6*dr*dr + 3*dr*float64(K) + 3*float64(K)*float64(info.N) + 2*float64(K)*float64(K)
 }
 
 // Fit learns the class dictionaries from the columns of Y.
@@ -102,18 +100,18 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		return err
 	}
 	C := g.Classes.Len()
-	if err := checkMemory(m.Name(), dlsiMemory(info, C*o.K), "k (atoms per class) or the training set"); err != nil {
+	if err := dl.CheckMemory(m.Name(), dlsiMemory(info, m.set, C*o.K), "k (atoms per class) or the training set"); err != nil {
 		return err
 	}
-	Q, Yr, err := reduceSpan(ctx, Ys)
+	Q, Yr, err := dl.ReduceSpan(ctx, Ys, m.set)
 	if err != nil {
 		return err
 	}
 	if Q != nil {
 		Ys = Yr
 	}
-	part := blockPartition(C, o.K)
-	D, err := initDict(ctx, Ys, g.Part, part, o.Lambda/2, rand.New(rand.NewPCG(o.Seed, 0x444c5349)))
+	part := dl.BlockPartition(C, o.K)
+	D, err := dl.InitDict(ctx, Ys, g.Part, part, o.Lambda/2, rand.New(rand.NewPCG(o.Seed, 0x444c5349)))
 	if err != nil {
 		return err
 	}
@@ -122,11 +120,11 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		X[c] = mat.NewDense(o.K, g.Part.Size(c), nil)
 	}
 	duals := make([]mat.Dense, C)
-	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
+	fi, err := dl.RunOuter(ctx, dl.Loop{Iters: o.Iters, Progress: o.Progress, Start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		if err := dlsiUpdateX(ctx, X, D, part, Ys, g.Part, o.Lambda); err != nil {
 			return lrsdl.Cost{}, err
 		}
-		if err := dlsiUpdateD(ctx, D, part, X, Ys, g.Part, duals, lit(o.Eta), o.OriginalD); err != nil {
+		if err := dlsiUpdateD(ctx, D, part, X, Ys, g.Part, duals, lit(o.Eta), o.OriginalD, m.set); err != nil {
 			return lrsdl.Cost{}, err
 		}
 		if !wantCost {
@@ -139,7 +137,7 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		return err
 	}
 	if Q != nil {
-		D = expand(Q, D)
+		D = dl.Expand(Q, D)
 	}
 	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
 	m.info.Elapsed = time.Since(start)
@@ -154,9 +152,9 @@ func dlsiUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Pa
 	var work int
 	for c := range X {
 		k, n := X[c].Dims()
-		work += lassoWork(d, k, n)
+		work += dl.LassoWork(d, k, n)
 	}
-	return forClasses(len(X), work, func(c int) error {
+	return dl.ForClasses(len(X), work, func(c int) error {
 		a, b := part.Block(c)
 		lo, hi := sp.Block(c)
 		Dc := D.Slice(0, d, a, b).(*mat.Dense)
@@ -168,7 +166,7 @@ func dlsiUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Pa
 // dlsiUpdateIncoherent).
 //
 // duals, if not nil, holds one ADMM dual per class, kept across calls.
-func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, duals []mat.Dense, eta float64, original bool) error {
+func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, duals []mat.Dense, eta float64, original bool, set dl.Settings) error {
 	d, _ := D.Dims()
 	var E, F mat.Dense
 	var gram blockGram
@@ -202,10 +200,10 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 		Dc := D.Slice(0, d, a, b).(*mat.Dense)
 		E.Reset()
 		F.Reset()
-		mulDense(&E, Ys.Slice(0, d, lo, hi), X[c].T())
-		mulDense(&F, X[c], X[c].T())
+		dl.MulDense(&E, Ys.Slice(0, d, lo, hi), X[c].T())
+		dl.MulDense(&F, X[c], X[c].T())
 		if original || eta == 0 {
-			if err := dlsiUpdateIncoherent(ctx, Dc, &E, &F, otherAtoms(D, part, c), eta, original); err != nil {
+			if err := dlsiUpdateIncoherent(ctx, Dc, &E, &F, otherAtoms(D, part, c), eta, original, set); err != nil {
 				return err
 			}
 			continue
@@ -215,7 +213,7 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 			dual = &duals[c]
 		}
 		if inv != nil {
-			if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, nil, &gram, part, c, dual, inv, eta, false); err != nil {
+			if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, nil, &gram, part, c, dual, inv, eta, false, set); err != nil {
 				return err
 			}
 			if c+1 < len(X) && !inv.next(D, part) {
@@ -223,7 +221,7 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 			}
 			continue
 		}
-		if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtomsTo(&gram.work.a, D, part, c), &gram, part, c, dual, nil, eta, false); err != nil {
+		if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtomsTo(&gram.work.a, D, part, c), &gram, part, c, dual, nil, eta, false, set); err != nil {
 			return err
 		}
 	}
@@ -239,13 +237,13 @@ func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, 
 		a, b := part.Block(c)
 		lo, hi := sp.Block(c)
 		R.Reset()
-		mulDense(&R, D.Slice(0, d, a, b), X[c])
+		dl.MulDense(&R, D.Slice(0, d, a, b), X[c])
 		R.Sub(Ys.Slice(0, d, lo, hi), &R)
 		fid += core.Dot(&R, &R)
 		l1 += core.L1(X[c])
 	}
 	var G mat.Dense
-	mulDense(&G, D.T(), D)
+	dl.MulDense(&G, D.T(), D)
 	terms := []lrsdl.Term{
 		{Name: "fidelity", Value: fid},
 		{Name: "sparsity", Value: o.Lambda * l1},
@@ -257,10 +255,10 @@ func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, 
 // Cost returns J at the learned dictionaries for the samples Y with known
 // labels, with X from DLSI-X.
 func (m *DLSI) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	if err := trainedDict(m.D); err != nil {
+	if err := dl.Trained(m.D); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	Ys, sp, err := dlsiSortedSet(Y, labels, m.classes, m.D)
+	Ys, sp, err := dl.SortedSet(Y, labels, m.classes, m.D)
 	if err != nil {
 		return lrsdl.Cost{}, err
 	}
@@ -274,31 +272,13 @@ func (m *DLSI) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	return dlsiCost(m.D, m.part, X, Ys, sp, m.Options), nil
 }
 
-// dlsiSortedSet validates labelled samples against a trained model with classes
-// cl and dictionary D, and returns them sorted by class with the sample
-// partition. Every class needs at least one sample.
-func dlsiSortedSet(Y mat.Matrix, labels []int, cl *core.Classes, D *mat.Dense) (*mat.Dense, core.Partition, error) {
-	d, _ := D.Dims()
-	if err := testSet(Y, d); err != nil {
-		return nil, nil, err
-	}
-	if _, n := Y.Dims(); n != len(labels) {
-		return nil, nil, fmt.Errorf("methods: %d labels for %d samples (columns of Y)", len(labels), n)
-	}
-	g, err := core.GroupWith(cl, labels)
-	if err != nil {
-		return nil, nil, err
-	}
-	return permuteColumns(Y, g.Perm), g.Part, nil
-}
-
 // Predict returns the label of the class with the smallest residual for
 // each column of Y.
 func (m *DLSI) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *DLSI) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	if err := trainedDict(m.D); err != nil {
+	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
 	return dlsiPredict(m.D, m.classes, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
@@ -312,16 +292,16 @@ func (m *DLSI) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 
 // State returns the trained model: the options and the matrix "D".
 func (m *DLSI) State() (*lrsdl.State, error) {
-	if err := trainedDict(m.D); err != nil {
+	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return newState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
+	return dl.NewState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
 }
 
 // SetState restores a model returned by State.
 func (m *DLSI) SetState(s *lrsdl.State) error {
 	var o DLSIOptions
-	cl, D, part, err := dictState(s, m.Name(), &o, func(C int) core.Partition { return blockPartition(C, o.K) })
+	cl, D, part, err := dictState(s, m.Name(), &o, func(C int) core.Partition { return dl.BlockPartition(C, o.K) })
 	if err != nil {
 		return err
 	}
@@ -347,16 +327,16 @@ func dictState(s *lrsdl.State, method string, o interface{ spec() optSpec }, par
 }
 
 // dlsiPredict returns for each column y of Y the label of the class c with
-// the smallest residual ‖y − D_I·x‖² (dlsiBlockResiduals), where code gives
+// the smallest residual ‖y − D_I·x‖² (dl.BlockResiduals), where code gives
 // the codes X of Y on the atoms I of class c, G_II and D_IᵀY from G = DᵀD
 // and DtY = DᵀY.
 func dlsiPredict(D *mat.Dense, cl *core.Classes, Y mat.Matrix, code func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error)) ([]int, error) {
 	d, _ := D.Dims()
-	if err := testSet(Y, d); err != nil {
+	if err := dl.TestSet(Y, d); err != nil {
 		return nil, err
 	}
 	_, n := Y.Dims()
-	yy := dlsiColSqNorms(Y)
+	yy := dl.ColSqNorms(Y)
 	var DtY, G mat.Dense
 	core.MulTrans(&DtY, D, Y)
 	G.Mul(D.T(), D)
@@ -368,7 +348,7 @@ func dlsiPredict(D *mat.Dense, cl *core.Classes, Y mat.Matrix, code func(c int, 
 		if err != nil {
 			return nil, err
 		}
-		dlsiBlockResiduals(r, X, Gc, Bc, yy)
+		dl.BlockResiduals(r, X, Gc, Bc, yy)
 		for j, v := range r {
 			if c == 0 || v < best[j] {
 				best[j], out[j] = v, cl.Labels[c]

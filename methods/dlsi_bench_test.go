@@ -9,6 +9,8 @@ import (
 
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/testutil"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 )
 
 // The paper's efficiency setting (section "Validation of efficient
@@ -46,7 +48,7 @@ func benchDLSIUpdateD(b *testing.B, original bool) {
 	D := mat.NewDense(benchD, part.Len(), nil)
 	for b.Loop() {
 		D.Copy(D0)
-		if err := dlsiUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original); err != nil {
+		if err := dlsiUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original, dl.Settings{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -68,7 +70,7 @@ func benchCOPARUpdateD(b *testing.B, original bool) {
 	X := make([]*mat.Dense, benchC)
 	for c := range X {
 		X[c] = mat.NewDense(part.Len(), benchN, nil)
-		for _, i := range coparRows(part, c) {
+		for _, i := range dl.Rows(part, c) {
 			for j := 0; j < benchN; j++ {
 				X[c].Set(i, j, 0.3*rng.NormFloat64())
 			}
@@ -77,7 +79,7 @@ func benchCOPARUpdateD(b *testing.B, original bool) {
 	D := mat.NewDense(benchD, part.Len(), nil)
 	for b.Loop() {
 		D.Copy(D0)
-		if err := coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original); err != nil {
+		if err := coparUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original, dl.Settings{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -91,9 +93,9 @@ func BenchmarkCOPARUpdateD_Original(b *testing.B) { benchCOPARUpdateD(b, true) }
 func BenchmarkCOPARUpdateD_Efficient(b *testing.B) { benchCOPARUpdateD(b, false) }
 
 // BenchmarkDLSIFit_d1000_C3_n20_k5_iters2 is a whole DLSI Fit with d ≫ N
-// (N = 60) trained in span(Y) (reduceSpan) and on the full data.
+// (N = 60) trained in span(Y) (dl.ReduceSpan) and on the full data.
 func BenchmarkDLSIFit_d1000_C3_n20_k5_iters2(b *testing.B) {
-	Y, sp, _, _ := dlsiToyProblem(5, 3, 1000, 20, 5)
+	Y, sp, _, _ := toy.Classes(5, 3, 1000, 20, 5)
 	labels := make([]int, sp.Len())
 	for j := range labels {
 		labels[j] = j / 20
@@ -103,10 +105,9 @@ func BenchmarkDLSIFit_d1000_C3_n20_k5_iters2(b *testing.B) {
 		off  bool
 	}{{"span", false}, {"full", true}} {
 		b.Run(bc.name, func(b *testing.B) {
-			spanOff = bc.off
-			defer func() { spanOff = false }()
 			for b.Loop() {
 				m := &DLSI{Options: DLSIOptions{K: 5, Lambda: 0.01, Iters: 2}}
+				m.set.NoSpan = bc.off
 				if err := m.Fit(context.Background(), Y, labels); err != nil {
 					b.Fatal(err)
 				}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 // Dictionary update shared by DLSI and COPAR: each (sub-)dictionary D (d×k)
@@ -30,16 +31,15 @@ const (
 	dlsiAdmmTol       = 1e-6 // E-: stop when ‖D − Z‖_F ≤ tol·max(1, ‖D‖_F)
 )
 
-// dlsiInvMax: E- inverts the Woodbury matrix when r ≤ dlsiInvMax·k; a
-// variable so that tests can select the solves.
-var dlsiInvMax = 20
+// dlsiInvMax: E- inverts the Woodbury matrix when r ≤ dlsiInvMax·k
+// (dl.Settings.NoWoodburyInverse: never).
+const dlsiInvMax = 20
 
 // dlsiAdmmMaxIter and dlsiAdmmWarmIter are E-'s ADMM iterations per
 // call, from a zero dual and from the dual kept by the last call on the
-// block (dlsiUpdateD's duals), which starts near the solution: 5 instead
-// of 20 warm iterations cut the D step's CPU by about two thirds on COIL-100
-// (DLSI: every call reached 20) and a third on Oxford Flower (about 10).
-var dlsiAdmmMaxIter, dlsiAdmmWarmIter = 20, 5
+// block (dlsiUpdateD's duals), which starts near the solution
+// (BenchmarkDLSIFit).
+const dlsiAdmmMaxIter, dlsiAdmmWarmIter = 20, 5
 
 // incoherentInverse keeps N = (ρI + 2ηAAᵀ)⁻¹ (d×d) for A the atoms outside
 // the block being updated, while a pass updates the blocks of D in turn
@@ -103,9 +103,9 @@ func (s *incoherentInverse) next(D *mat.Dense, part core.Partition) bool {
 		s.w.Slice(0, d, p, p+q).(*mat.Dense).Copy(D.Slice(0, d, lo1, hi1))
 	}
 	s.t.Reset()
-	mulDense(&s.t, &s.N, &s.w)
+	dl.MulDense(&s.t, &s.N, &s.w)
 	s.m.Reset()
-	mulDense(&s.m, s.w.T(), &s.t)
+	dl.MulDense(&s.m, s.w.T(), &s.t)
 	for i := 0; i < p+q; i++ {
 		v := 1 / (2 * s.eta)
 		if i >= p {
@@ -125,7 +125,7 @@ func (s *incoherentInverse) next(D *mat.Dense, part core.Partition) bool {
 // dlsiIncoherentObjective returns the objective of (P) at D.
 func dlsiIncoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
 	var ad mat.Dense
-	mulDense(&ad, A.T(), D)
+	dl.MulDense(&ad, A.T(), D)
 	return core.DictObjective(D, E, F) + eta*core.Dot(&ad, &ad)
 }
 
@@ -152,8 +152,8 @@ func dlsiIncoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
 // O(rdk + r²k) per ADMM iteration instead of a d×d inverse and O(d²k). The result
 // is kept only if it lowers the objective of (P), so the update never
 // increases the cost even when ADMM stops early.
-func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float64, original bool) error {
-	return dlsiUpdateIncoherentGram(ctx, D, E, F, A, nil, nil, 0, nil, nil, eta, original)
+func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float64, original bool, set dl.Settings) error {
+	return dlsiUpdateIncoherentGram(ctx, D, E, F, A, nil, nil, 0, nil, nil, eta, original, set)
 }
 
 // dlsiUpdateIncoherentGram is dlsiUpdateIncoherent for D = block b of part
@@ -167,7 +167,7 @@ func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float6
 // iterations, where the multiplier of D = Z changes little. A non-nil inv
 // holds (ρI + 2ηAAᵀ)⁻¹ and sets ρ; with inv and g, A may be nil (it is
 // then never formed: the objective comes from g).
-func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blockGram, part core.Partition, b int, dual *mat.Dense, inv *incoherentInverse, eta float64, original bool) error {
+func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blockGram, part core.Partition, b int, dual *mat.Dense, inv *incoherentInverse, eta float64, original bool, set dl.Settings) error {
 	if original {
 		return dlsiColumnSweeps(ctx, D, E, F, A, eta)
 	}
@@ -206,7 +206,7 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 	case inv != nil:
 		rho = inv.rho
 		prox = func(z, v *mat.Dense, rho float64) {
-			mulDense(z, &inv.N, v)
+			dl.MulDense(z, &inv.N, v)
 			floats.Scale(rho, z.RawMatrix().Data) // z is contiguous
 		}
 	case r < d:
@@ -216,12 +216,12 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 		// the two triangular solves run slowly on few right-hand sides.
 		// Larger r keeps the solves.
 		f := &ws.fac
-		f.start(g, A, part, b, r, rho/(2*eta), r <= dlsiInvMax*k)
+		f.start(g, A, part, b, r, rho/(2*eta), r <= dlsiInvMax*k && !set.NoWoodburyInverse)
 		wait = f.wg.Wait
 		atv, w := &ws.atv, &ws.w
 		prox = func(z, v *mat.Dense, _ float64) {
 			atv.Reset()
-			mulDense(atv, A.T(), v) // while the first call's factorisation may still run
+			dl.MulDense(atv, A.T(), v) // while the first call's factorisation may still run
 			f.wg.Wait()
 			if !f.ok {
 				z.Copy(v) // unreachable for ρ > 0; the objective check undoes it
@@ -235,9 +235,9 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 				blas64.Trsm(blas.Left, blas.NoTrans, 1, f.u, wr)
 			} else {
 				w.Reset()
-				mulDense(w, &f.sinv, atv)
+				dl.MulDense(w, &f.sinv, atv)
 			}
-			mulDense(z, A, w)
+			dl.MulDense(z, A, w)
 			z.Sub(v, z)
 		}
 	default:
@@ -257,7 +257,7 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 				}
 				inv.Scale(rho, &Mi)
 			}
-			mulDense(z, &inv, v)
+			dl.MulDense(z, &inv, v)
 		}
 	}
 	maxIter := dlsiAdmmMaxIter
@@ -379,7 +379,7 @@ func (f *dlsiFactor) factor(g *blockGram, A *mat.Dense, part core.Partition, b, 
 func (g *blockGram) init(D *mat.Dense) {
 	g.D = D
 	g.G.Reset()
-	mulDense(&g.G, D.T(), D)
+	dl.MulDense(&g.G, D.T(), D)
 }
 
 // others returns AᵀA for A = otherAtoms(D, part, b), from the upper
@@ -438,7 +438,7 @@ func (g *blockGram) refresh(D *mat.Dense, part core.Partition, b int) {
 		return
 	}
 	g.row.Reset()
-	mulDense(&g.row, D.Slice(0, d, lo, hi).T(), D)
+	dl.MulDense(&g.row, D.Slice(0, d, lo, hi).T(), D)
 	for i := lo; i < hi; i++ {
 		for j := 0; j < K; j++ {
 			v := g.row.At(i-lo, j)
@@ -566,67 +566,3 @@ func dlsiOffBlockSq(G *mat.Dense, part core.Partition) float64 {
 	}
 	return math.Max(s, 0)
 }
-
-// dlsiColSqNorms returns ‖y_j‖² for every column of Y (dense or sparse).
-func dlsiColSqNorms(Y mat.Matrix) []float64 {
-	d, n := Y.Dims()
-	out := make([]float64, n)
-	if nz, ok := Y.(mat.NonZeroDoer); ok {
-		if _, dense := Y.(*mat.Dense); !dense {
-			nz.DoNonZero(func(_, j int, v float64) { out[j] += v * v })
-			return out
-		}
-	}
-	col := make([]float64, d)
-	for j := range out {
-		mat.Col(col, j, Y)
-		out[j] = floats.Dot(col, col)
-	}
-	return out
-}
-
-// dlsiBlockResiduals sets r[j] = ‖y_j − D_I·x_j‖² = ‖y_j‖² − 2x_jᵀb_j + x_jᵀG_II x_j
-// for the codes X (|I|×n) on the atoms rows of a Gram matrix G, with
-// B = D_Iᵀ·Y (|I|×n) and yy[j] = ‖y_j‖².
-func dlsiBlockResiduals(r []float64, X, G, B *mat.Dense, yy []float64) {
-	var gx mat.Dense
-	gx.Mul(G, X)
-	_, n := X.Dims()
-	for j := 0; j < n; j++ {
-		x := X.ColView(j)
-		r[j] = yy[j] - 2*mat.Dot(x, B.ColView(j)) + mat.Dot(x, gx.ColView(j))
-	}
-}
-
-// dlsiCopyPart returns a copy of p.
-func dlsiCopyPart(p core.Partition) core.Partition { return append(core.Partition(nil), p...) }
-
-// forClasses runs f(c) for c in [0, C) and returns the error of the first
-// class that failed: on up to GOMAXPROCS goroutines when work, the
-// multiply-adds of all classes, is at least parallel.MinWork, else on the
-// calling goroutine (waking a second core costs more than small classes).
-// f must only write what belongs to class c, so the result does not
-// depend on the number of goroutines.
-func forClasses(C, work int, f func(c int) error) error {
-	return core.ForEach(C, classProcs(work), func(_, c int) error { return f(c) })
-}
-
-// classProcs is the number of goroutines for per-class work of work
-// multiply-adds in all: parallel.Procs() from parallel.MinWork on, else 1.
-func classProcs(work int) int {
-	if work < parallel.MinWork {
-		return 1
-	}
-	return parallel.Procs()
-}
-
-// lassoWork estimates the multiply-adds of core.Lasso on a d×k dictionary
-// and n samples: DᵀD and DᵀY, then lassoIterGuess FISTA iterations of k²n.
-func lassoWork(d, k, n int) int { return d*k*(k+n) + lassoIterGuess*k*k*n }
-
-// lassoIterGuess and powerIterGuess are typical iteration counts of a
-// warm-started lasso's FISTA and of core.PowerIter, for work estimates.
-const (
-	lassoIterGuess = 20
-	powerIterGuess = 20
-)

@@ -7,6 +7,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/cputime"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -43,7 +44,7 @@ func BenchmarkDLSIFitPredict(b *testing.B) {
 				var m lrsdl.Classifier
 				var J float64
 				progress := func(p lrsdl.Progress) { J = p.Cost.Total }
-				done := cpuMetric(b)
+				done := toy.CPUMetric(b)
 				for i := 0; i < b.N; i++ {
 					m = &DLSI{Options: DLSIOptions{Progress: progress}}
 					if name == "COPAR" {

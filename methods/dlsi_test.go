@@ -17,96 +17,32 @@ import (
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/testutil"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 	"github.com/lrsdl/lrsdl/split"
 )
-
-// dlsiToyProblem returns C classes of n samples in dimension d, each a
-// sparse combination of its own class atoms plus noise, sorted by class,
-// and random unit-norm initial dictionaries with k atoms per class.
-func dlsiToyProblem(seed uint64, C, d, n, k int) (Ys *mat.Dense, sp, part core.Partition, D *mat.Dense) {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	sizes := make([]int, C)
-	ks := make([]int, C)
-	for c := range sizes {
-		sizes[c], ks[c] = n, k
-	}
-	sp, part = core.NewPartition(sizes...), core.NewPartition(ks...)
-	Ys = mat.NewDense(d, C*n, nil)
-	for c := 0; c < C; c++ {
-		A := testutil.RandUnitCols(rng, d, 4)
-		for j := 0; j < n; j++ {
-			for i := 0; i < d; i++ {
-				v := 0.05 * rng.NormFloat64()
-				for a := 0; a < 4; a++ {
-					if (j+a)%2 == 0 {
-						v += A.At(i, a) * (1 + rng.Float64())
-					}
-				}
-				Ys.Set(i, c*n+j, v)
-			}
-		}
-	}
-	D = testutil.RandUnitCols(rng, d, C*k)
-	return Ys, sp, part, D
-}
 
 // TestDLSIUpdatesLowerCost checks that DLSI-X and both DLSI-D algorithms
 // never increase J.
 func TestDLSIUpdatesLowerCost(t *testing.T) {
 	for _, original := range []bool{false, true} {
-		Ys, sp, part, D := dlsiToyProblem(1, 3, 12, 15, 4)
+		Ys, sp, part, D := toy.Classes(1, 3, 12, 15, 4)
 		o := resolvedOpts(DLSIOptions{K: 4, Lambda: 0.05, Eta: 0.5})
 		X := make([]*mat.Dense, 3)
 		for c := range X {
 			X[c] = mat.NewDense(4, 15, nil)
 		}
-		dlsiCheckDescent(t, fmt.Sprint("original=", original), D, 0.9, func() float64 { return dlsiCost(D, part, X, Ys, sp, o).Total },
+		toy.CheckDescent(t, fmt.Sprint("original=", original), D, 0.9, func() float64 { return dlsiCost(D, part, X, Ys, sp, o).Total },
 			func() error { return dlsiUpdateX(context.Background(), X, D, part, Ys, sp, o.Lambda) },
-			func() error { return dlsiUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original) })
+			func() error {
+				return dlsiUpdateD(context.Background(), D, part, X, Ys, sp, nil, o.Eta, original, dl.Settings{})
+			})
 		if !original {
 			// The last class block was updated last: no feasible move of it
 			// may lower J (this checks the weight η of the D subproblem).
 			lo, hi := part.Block(2)
 			dlsiCheckBlockOptimal(t, D, lo, hi, func() float64 { return dlsiCost(D, part, X, Ys, sp, o).Total })
 		}
-	}
-}
-
-// dlsiCheckDescent runs 6 rounds of stepX and stepD and checks that neither
-// raises J, that every atom of D keeps ‖d‖ ≤ 1 and that J ends below drop
-// times J after the first round. Errors start with name.
-func dlsiCheckDescent(t *testing.T, name string, D *mat.Dense, drop float64, J func() float64, stepX, stepD func() error) {
-	t.Helper()
-	prev := J()
-	var first, last float64
-	for it := 0; it < 6; it++ {
-		if err := stepX(); err != nil {
-			t.Fatal(err)
-		}
-		cx := J()
-		if cx > prev*(1+1e-9) {
-			t.Errorf("%s: iter %d: X step raised J from %.10g to %.10g", name, it, prev, cx)
-		}
-		if err := stepD(); err != nil {
-			t.Fatal(err)
-		}
-		cd := J()
-		if cd > cx*(1+1e-9) {
-			t.Errorf("%s: iter %d: D step raised J from %.10g to %.10g", name, it, cx, cd)
-		}
-		_, K := D.Dims()
-		for j := 0; j < K; j++ {
-			if nrm := mat.Norm(D.ColView(j), 2); nrm > 1+1e-9 {
-				t.Errorf("%s: atom %d has norm %v > 1", name, j, nrm)
-			}
-		}
-		if it == 0 {
-			first = cd
-		}
-		last, prev = cd, cd
-	}
-	if !(last < drop*first) {
-		t.Errorf("%s: J barely moved: %v -> %v", name, first, last)
 	}
 }
 
@@ -172,10 +108,10 @@ func TestDLSIDictOriginalVsEfficient(t *testing.T) {
 			D, E, F, AtA := dlsiSubproblem(seed, 15, 5, 30, ka)
 			start := dlsiIncoherentObjective(D, E, F, AtA, eta)
 			Do, De := mat.DenseCopyOf(D), mat.DenseCopyOf(D)
-			if err := dlsiUpdateIncoherent(context.Background(), Do, E, F, AtA, eta, true); err != nil {
+			if err := dlsiUpdateIncoherent(context.Background(), Do, E, F, AtA, eta, true, dl.Settings{}); err != nil {
 				t.Fatal(err)
 			}
-			if err := dlsiUpdateIncoherent(context.Background(), De, E, F, AtA, eta, false); err != nil {
+			if err := dlsiUpdateIncoherent(context.Background(), De, E, F, AtA, eta, false, dl.Settings{}); err != nil {
 				t.Fatal(err)
 			}
 			fo := dlsiIncoherentObjective(Do, E, F, AtA, eta)
@@ -435,35 +371,19 @@ func TestDLSIWoodburyInverseVsSolve(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		D, E, F, A := dlsiSubproblem(seed, 30, 5, 30, 12)
 		Di, Ds := mat.DenseCopyOf(D), mat.DenseCopyOf(D)
-		if err := dlsiUpdateIncoherent(context.Background(), Di, E, F, A, 0.5, false); err != nil {
+		if err := dlsiUpdateIncoherent(context.Background(), Di, E, F, A, 0.5, false, dl.Settings{}); err != nil {
 			t.Fatal(err)
 		}
-		func() {
-			defer func(v int) { dlsiInvMax = v }(dlsiInvMax)
-			dlsiInvMax = 0
-			if err := dlsiUpdateIncoherent(context.Background(), Ds, E, F, A, 0.5, false); err != nil {
-				t.Fatal(err)
-			}
-		}()
+		if err := dlsiUpdateIncoherent(context.Background(), Ds, E, F, A, 0.5, false, dl.Settings{NoWoodburyInverse: true}); err != nil {
+			t.Fatal(err)
+		}
 		if !mat.EqualApprox(Di, Ds, 1e-9) {
-			t.Errorf("seed %d: inverse and solves differ by %g", seed, maxAbsDiff(Di, Ds))
+			t.Errorf("seed %d: inverse and solves differ by %g", seed, toy.MaxAbsDiff(Di, Ds))
 		}
 		if mat.Equal(Di, D) {
 			t.Errorf("seed %d: E-DLSI-D left D unchanged", seed)
 		}
 	}
-}
-
-// maxAbsDiff returns max |a_ij − b_ij|.
-func maxAbsDiff(a, b *mat.Dense) float64 {
-	r, c := a.Dims()
-	m := 0.0
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			m = math.Max(m, math.Abs(a.At(i, j)-b.At(i, j)))
-		}
-	}
-	return m
 }
 
 // TestBlockGram checks that blockGram gives AᵀA of the atoms outside each
@@ -557,7 +477,7 @@ func TestIncoherentInverse(t *testing.T) {
 func TestDLSIUpdateDInverseGram(t *testing.T) {
 	ctx := context.Background()
 	const C, k, eta = 4, 4, 0.5
-	Ys, sp, part, D := dlsiToyProblem(7, C, 12, 10, k)
+	Ys, sp, part, D := toy.Classes(7, C, 12, 10, k)
 	if d, _ := D.Dims(); !useIncoherentInverse(d, part) {
 		t.Fatal("toy problem does not select the Woodbury inverse")
 	}
@@ -569,7 +489,7 @@ func TestDLSIUpdateDInverseGram(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, want := mat.DenseCopyOf(D), mat.DenseCopyOf(D)
-	if err := dlsiUpdateD(ctx, got, part, X, Ys, sp, nil, eta, false); err != nil {
+	if err := dlsiUpdateD(ctx, got, part, X, Ys, sp, nil, eta, false, dl.Settings{}); err != nil {
 		t.Fatal(err)
 	}
 	d, _ := D.Dims()
@@ -587,7 +507,7 @@ func TestDLSIUpdateDInverseGram(t *testing.T) {
 		var E, F mat.Dense
 		E.Mul(Ys.Slice(0, d, lo, hi), X[c].T())
 		F.Mul(X[c], X[c].T())
-		if err := dlsiUpdateIncoherentGram(ctx, want.Slice(0, d, a, b).(*mat.Dense), &E, &F, otherAtoms(want, part, c), nil, part, c, nil, &inv, eta, false); err != nil {
+		if err := dlsiUpdateIncoherentGram(ctx, want.Slice(0, d, a, b).(*mat.Dense), &E, &F, otherAtoms(want, part, c), nil, part, c, nil, &inv, eta, false, dl.Settings{}); err != nil {
 			t.Fatal(err)
 		}
 		if c+1 < C && !inv.next(want, part) {
@@ -598,6 +518,6 @@ func TestDLSIUpdateDInverseGram(t *testing.T) {
 		t.Fatal("the reference pass left D unchanged")
 	}
 	if !mat.EqualApprox(got, want, 1e-10) {
-		t.Errorf("pass differs from the reference by %g", maxAbsDiff(got, want))
+		t.Errorf("pass differs from the reference by %g", toy.MaxAbsDiff(got, want))
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/fisher"
 )
 
 func init() {
@@ -112,15 +112,15 @@ const fisherDIters = 5
 func (o *FDDLOptions) spec() optSpec { return optSpec{method: "FDDL", opts: o.opts()} }
 
 // params returns the training parameters of resolved options.
-func (o *FDDLOptions) params() dlParams {
+func (o *FDDLOptions) params() fisher.Params {
 	xTol := lit(o.XTol)
 	if xTol == 0 {
 		xTol = -1 // FISTA's zero is its default
 	}
-	return dlParams{k: o.K, lambda1: o.Lambda1, lambda2: lit(o.Lambda2), iters: o.Iters, tol: lit(o.Tol),
-		xIters: o.XIters, xTol: xTol, xMetric: o.XMetric, dIters: o.DIters, admmIters: o.ADMMIters, initIters: o.InitIters,
-		origX: o.OriginalX, origD: o.OriginalD, lc: o.LC, w: lit(o.W), lambda: o.Lambda, seed: o.Seed,
-		progress: o.Progress}
+	return fisher.Params{K: o.K, Lambda1: o.Lambda1, Lambda2: lit(o.Lambda2), Iters: o.Iters, Tol: lit(o.Tol),
+		XIters: o.XIters, XTol: xTol, XMetric: o.XMetric, DIters: o.DIters, ADMMIters: o.ADMMIters, InitIters: o.InitIters,
+		OrigX: o.OriginalX, OrigD: o.OriginalD, LC: o.LC, W: lit(o.W), Lambda: o.Lambda, Seed: o.Seed,
+		Progress: o.Progress}
 }
 
 // FDDL is Fisher discrimination dictionary learning (Yang et al.), the
@@ -131,7 +131,7 @@ func (o *FDDLOptions) params() dlParams {
 // trained by E-FDDL-X and E-FDDL-D (or the original algorithms).
 type FDDL struct {
 	Options FDDLOptions
-	dl      fisherDL
+	fisherModel
 }
 
 // Name returns "FDDL".
@@ -150,15 +150,12 @@ func (m *FDDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
 // resolved options in m.Options.
 func (m *FDDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	o := m.Options
-	err := m.dl.fit(ctx, m.Name(), Y, labels, func(info dataInfo) (dlParams, error) { return paramsOf(&o, &info) })
+	err := m.fit(ctx, &o, Y, labels)
 	if err == nil {
 		m.Options = o
 	}
 	return err
 }
-
-// FitInfo describes the last call of Fit.
-func (m *FDDL) FitInfo() lrsdl.FitInfo { return m.dl.info }
 
 // Predict returns the label of each column of Y.
 func (m *FDDL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
@@ -166,13 +163,13 @@ func (m *FDDL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(co
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *FDDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	o := m.Options
-	return m.dl.predict(ctx, &o, Y)
+	return m.predict(ctx, &o, Y)
 }
 
 // Transform returns the codes X (K×n) of the columns of Y.
 func (m *FDDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.Options
-	X, _, err := m.dl.transform(&o, Y)
+	X, _, err := m.transform(&o, Y)
 	return X, err
 }
 
@@ -184,14 +181,11 @@ func (m *FDDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 // CostContext is Cost, returning ctx.Err() when ctx is cancelled.
 func (m *FDDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	o := m.Options
-	return m.dl.costOf(ctx, &o, Y, labels)
+	return m.cost(ctx, &o, Y, labels)
 }
 
-// Atoms returns D, its atom partition and a nil shared dictionary.
-func (m *FDDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) { return m.dl.atoms() }
-
 // Means returns the class code means m_c as the columns of a K×C matrix.
-func (m *FDDL) Means() *mat.Dense { return m.dl.mc }
+func (m *FDDL) Means() *mat.Dense { return m.fm.Mc }
 
 // Tune chooses the prediction rule and Options.Lambda by cross-validation on the
 // training set; see LRSDL.Tune.
@@ -205,12 +199,12 @@ func (m *FDDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptio
 }
 
 // State returns the trained model.
-func (m *FDDL) State() (*lrsdl.State, error) { return m.dl.state(m.Name(), &m.Options) }
+func (m *FDDL) State() (*lrsdl.State, error) { return m.state(m.Name(), &m.Options) }
 
 // SetState restores a model returned by State.
 func (m *FDDL) SetState(s *lrsdl.State) error {
 	var o FDDLOptions
-	if err := m.dl.setState(m.Name(), s, &o); err != nil {
+	if err := m.setState(m.Name(), s, &o); err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress

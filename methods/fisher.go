@@ -1,105 +1,144 @@
 package methods
 
 import (
+	"context"
 	"fmt"
-
-	"gonum.org/v1/gonum/mat"
+	"maps"
+	"slices"
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
+	"github.com/lrsdl/lrsdl/methods/internal/fisher"
+	"gonum.org/v1/gonum/mat"
 )
-
-// dlParams are the resolved parameters of the Fisher-type models.
-type dlParams struct {
-	k, k0                 int
-	lambda1, lambda2, eta float64
-	alpha                 float64 // D2L2R2 weight of Σ‖D_c‖_*
-	iters                 int
-	tol                   float64
-	xIters                int
-	xTol                  float64
-	xMetric               bool
-	dIters, admmIters     int
-	initIters             int
-	origX, origD          bool
-	paperX                bool // LRSDL-X alone, without solveX0
-	lc                    bool
-	w, lambda             float64
-	seed                  uint64
-	progress              lrsdl.ProgressFunc
-	// plain selects the reference algorithm of the speed benchmarks: FISTA
-	// without restart at the exact L (opNorm) for exactly xIters iterations,
-	// and fixed ODL/ADMM iteration counts.
-	plain bool
-}
 
 // fisherOptions are the options of FDDL, LRSDL and D2L2R2 (pointers to
 // them): their declaration and, once resolved, the training parameters.
 type fisherOptions interface {
 	spec() optSpec
-	params() dlParams
+	params() fisher.Params
 }
 
 // paramsOf resolves o in place (defaults and ranges; info, when not nil,
 // gives the data-aware ones) and returns its training parameters.
-func paramsOf(o fisherOptions, info *dataInfo) (dlParams, error) {
+func paramsOf(o fisherOptions, info *dl.Info) (fisher.Params, error) {
 	if err := o.spec().resolve(info); err != nil {
-		return dlParams{}, err
+		return fisher.Params{}, err
 	}
 	return o.params(), nil
 }
 
-// fisherDL is the model shared by FDDL (k0 = 0), LRSDL and D2L2R2.
-type fisherDL struct {
-	classes *core.Classes
-	d       int
-	part    core.Partition // atoms of each class
-	Db      *mat.Dense     // [D D0], d×(K+k0)
-	mc      *mat.Dense     // K×C class means of X
-	m0      []float64      // mean of X0
-	info    lrsdl.FitInfo  // of the last Fit
-	keep    bool           // Fit keeps rs (SetResumable)
-	score   bool           // Fit and Resume stop at rs (SetScoreOnly)
-	rs      *fitState      // what Resume continues from, or nil
+// fisherModel is what FDDL, LRSDL and D2L2R2 share: the Fisher engine's
+// model, and the methods that do not depend on their options.
+type fisherModel struct {
+	fm fisher.Model
 }
 
-func (f *fisherDL) trained() error {
-	if f.Db == nil {
-		return ErrNotTrained
-	}
-	return nil
+// FitInfo describes the last call of Fit.
+func (f *fisherModel) FitInfo() lrsdl.FitInfo { return f.fm.Info }
+
+// Atoms returns the class dictionaries D, their atom partition and the
+// shared dictionary D0 (nil without shared atoms).
+func (f *fisherModel) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) { return f.fm.Atoms() }
+
+// SetResumable sets whether Fit keeps the state Resume continues from: the
+// iterates D̄ and X̄ in the coordinates of training (N×K̄ and K̄×N when
+// d > 1.2N) and the warm starts of the power iterations.
+func (f *fisherModel) SetResumable(on bool) { f.fm.SetResumable(on) }
+
+// Suspend frees the trained dictionaries (Predict then returns
+// ErrNotTrained) but keeps the state of SetResumable; Resume restores them.
+func (f *fisherModel) Suspend() { f.fm.Suspend() }
+
+// SetScoreOnly sets whether Fit and Resume stop at the training state, as
+// cross-validation wants: they keep it (SetScoreOnly(true) implies
+// SetResumable(true)) but leave the model suspended (see Suspend), without
+// forming D̄ = Q·D̄_r in the data space; ScoreEach predicts from the state.
+// After SetScoreOnly(false), Resume to the iterations already run forms
+// the model.
+func (f *fisherModel) SetScoreOnly(on bool) { f.fm.SetScoreOnly(on) }
+
+// fit trains the model on the columns of Y with the options o, resolved
+// in place against the data.
+func (f *fisherModel) fit(ctx context.Context, o fisherOptions, Y mat.Matrix, labels []int) error {
+	return f.fm.Fit(ctx, o.spec().method, Y, labels, func(info dl.Info) (fisher.Params, error) { return paramsOf(o, &info) })
 }
 
-func (f *fisherDL) dims() (K, k0 int) {
-	K = f.part.Len()
-	_, kb := f.Db.Dims()
-	return K, kb - K
+// predict returns the labels of the columns of Y with the options o.
+func (f *fisherModel) predict(ctx context.Context, o fisherOptions, Y mat.Matrix) ([]int, error) {
+	if err := f.fm.Trained(); err != nil {
+		return nil, err
+	}
+	p, err := paramsOf(o, nil)
+	if err != nil {
+		return nil, err
+	}
+	return f.fm.Predict(ctx, p, Y)
 }
 
-func (f *fisherDL) atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
-	if f.Db == nil {
-		return nil, nil, nil
+// transform returns the codes X and X0 of the columns of Y with the
+// options o.
+func (f *fisherModel) transform(o fisherOptions, Y mat.Matrix) (X, X0 *mat.Dense, err error) {
+	if err := f.fm.Trained(); err != nil {
+		return nil, nil, err
 	}
-	K, k0 := f.dims()
-	D = mat.DenseCopyOf(f.Db.Slice(0, f.d, 0, K))
-	if k0 > 0 {
-		D0 = mat.DenseCopyOf(f.Db.Slice(0, f.d, K, K+k0))
+	p, err := paramsOf(o, nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	return D, append(core.Partition(nil), f.part...), D0
+	return f.fm.Transform(p, Y)
+}
+
+// cost returns the cost of the model on (Y, labels) with the options o.
+func (f *fisherModel) cost(ctx context.Context, o fisherOptions, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	if err := f.fm.Trained(); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	p, err := paramsOf(o, nil)
+	if err != nil {
+		return lrsdl.Cost{}, err
+	}
+	return f.fm.Cost(ctx, p, Y, labels)
+}
+
+// resume is Resume with the options o, whose Iters it sets on success.
+func (f *fisherModel) resume(ctx context.Context, o fisherOptions, Y mat.Matrix, labels []int, iters int, progress lrsdl.ProgressFunc) error {
+	return f.fm.Resume(ctx, o.spec().method, Y, labels, iters, progress)
+}
+
+// predictSets is PredictEach for options from opts (a fresh copy for each
+// set).
+func (f *fisherModel) predictSets(ctx context.Context, Y mat.Matrix, sets []map[string]string, opts func() fisherOptions) ([][]int, error) {
+	ps, err := setsParams(sets, opts)
+	if err != nil {
+		return nil, err
+	}
+	return f.fm.PredictEach(ctx, Y, ps)
+}
+
+// scoreSets is ScoreEach for options from opts (a fresh copy for each set).
+func (f *fisherModel) scoreSets(ctx context.Context, Y mat.Matrix, sets []map[string]string, opts func() fisherOptions) ([][]int, error) {
+	ps, err := setsParams(sets, opts)
+	if err != nil {
+		return nil, err
+	}
+	return f.fm.ScoreEach(ctx, opts().spec().method, Y, ps)
 }
 
 // state and setState implement lrsdl.Persistent for the Fisher-type models;
 // opts are the model's resolved options.
-func (f *fisherDL) state(name string, opts any) (*lrsdl.State, error) {
-	if err := f.trained(); err != nil {
+func (f *fisherModel) state(name string, opts any) (*lrsdl.State, error) {
+	m := &f.fm
+	if err := m.Trained(); err != nil {
 		return nil, err
 	}
-	return newState(name, opts, f.classes, []string{"Dbar", "part", "Mc", "m0"}, f.Db, rowOf(f.part), f.mc, rowOf(f.m0))
+	return dl.NewState(name, opts, m.Classes, []string{"Dbar", "part", "Mc", "m0"}, m.Db, dl.RowOf(m.Part), m.Mc, dl.RowOf(m.M0))
 }
 
 // setState restores f from s, decoding its options into opts (a zero
 // value), whose k and k0 (k0 = 0 for FDDL and D2L2R2) the atoms must match.
-func (f *fisherDL) setState(name string, s *lrsdl.State, opts fisherOptions) error {
+func (f *fisherModel) setState(name string, s *lrsdl.State, opts fisherOptions) error {
 	cl, err := decodeState(s, name, opts, "Dbar", "part", "Mc", "m0")
 	if err != nil {
 		return err
@@ -114,23 +153,132 @@ func (f *fisherDL) setState(name string, s *lrsdl.State, opts fisherOptions) err
 	part := make(core.Partition, C+1)
 	for i := range part {
 		part[i] = int(pm.At(0, i))
-		if i > 0 && part[i]-part[i-1] != p.k {
-			return fmt.Errorf("methods: %s state has %d atoms in class %d, its options say k=%d", name, part[i]-part[i-1], cl.Labels[i-1], p.k)
+		if i > 0 && part[i]-part[i-1] != p.K {
+			return fmt.Errorf("methods: %s state has %d atoms in class %d, its options say k=%d", name, part[i]-part[i-1], cl.Labels[i-1], p.K)
 		}
 	}
 	K := part.Len()
-	if part[0] != 0 || kb != K+p.k0 {
-		return fmt.Errorf("methods: %s state has %d atoms, its options say %d classes × k=%d + k0=%d", name, kb, C, p.k, p.k0)
+	if part[0] != 0 || kb != K+p.K0 {
+		return fmt.Errorf("methods: %s state has %d atoms, its options say %d classes × k=%d + k0=%d", name, kb, C, p.K, p.K0)
 	}
 	if r, c := mc.Dims(); r != K || c != C {
 		return fmt.Errorf("methods: %s state shapes do not match: Dbar %d×%d, %d class atoms, Mc %d×%d", name, d, kb, K, r, c)
 	}
-	if r, c := m0.Dims(); r != 1 || c < p.k0 {
-		return fmt.Errorf("methods: %s state m0 is %d×%d, need 1×%d", name, r, c, p.k0)
+	if r, c := m0.Dims(); r != 1 || c < p.K0 {
+		return fmt.Errorf("methods: %s state m0 is %d×%d, need 1×%d", name, r, c, p.K0)
 	}
-	f.classes, f.info, f.rs = cl, lrsdl.FitInfo{}, nil
-	f.d, f.part = d, part
-	f.Db, f.mc = mat.DenseCopyOf(Db), mat.DenseCopyOf(mc)
-	f.m0 = append([]float64(nil), m0.RawRowView(0)[:p.k0]...)
+	f.fm.Restore(cl, d, part, mat.DenseCopyOf(Db), mat.DenseCopyOf(mc), append([]float64(nil), m0.RawRowView(0)[:p.K0]...))
 	return nil
 }
+
+// predictParams returns the parameters of o (a copy of a model's options)
+// with the prediction options of set (name → text, as SetParam takes)
+// applied in sorted order of name.
+func predictParams(o fisherOptions, set map[string]string) (fisher.Params, error) {
+	spec := o.spec()
+	for _, n := range slices.Sorted(maps.Keys(set)) {
+		op, err := spec.find(n)
+		if err != nil {
+			return fisher.Params{}, err
+		}
+		if !op.predict {
+			return fisher.Params{}, fmt.Errorf("methods: %s option %q acts at training, not at prediction", spec.method, n)
+		}
+		if err := spec.set(n, set[n]); err != nil {
+			return fisher.Params{}, err
+		}
+	}
+	return paramsOf(o, nil)
+}
+
+// setsParams returns the prediction parameters of each of sets applied to
+// a fresh copy of the options from opts.
+func setsParams(sets []map[string]string, opts func() fisherOptions) ([]fisher.Params, error) {
+	ps := make([]fisher.Params, len(sets))
+	for i, set := range sets {
+		p, err := predictParams(opts(), set)
+		if err != nil {
+			return nil, err
+		}
+		ps[i] = p
+	}
+	return ps, nil
+}
+
+// Resume continues the last Fit, which SetResumable(true) preceded, on the
+// same training set (Y, labels) up to iters outer iterations in total: the
+// model is the one Fit with Options.Iters = iters gives, and FitInfo
+// counts every iteration since Fit. A run that stopped on its tolerance
+// stays stopped. It uses the training options of that Fit and sets
+// Options.Iters to iters. After an error the model is untrained.
+func (m *LRSDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
+	o := m.Options
+	err := m.resume(ctx, &o, Y, labels, iters, m.Options.Progress)
+	if err == nil {
+		m.Options.Iters = iters
+	}
+	return err
+}
+
+// ScoreEach returns the labels PredictEach(ctx, Y, sets) would give for
+// the model of the training state that Fit or Resume kept (SetScoreOnly or
+// SetResumable), without forming it: Y is projected once on the span of
+// the training set (an r×n matrix, r ≤ N its rank, kept while fits of
+// that training set hold their state) and scored against D̄_r (r×K̄) as in
+// training; the labels are those of PredictEach up to rounding.
+func (m *LRSDL) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	return m.scoreSets(ctx, Y, sets, func() fisherOptions { o := m.Options; return &o })
+}
+
+// PredictEach returns the labels Predict gives for the columns of Y with
+// each of sets applied to the options (prediction options only, by name as
+// SetParam takes them, e.g. {"w": "0.25"} or {"lc": "true"}); m's options
+// do not change. It computes once what the rules share: the GC codes and
+// residuals once per coding λ for every w, and the LC coding once per λ.
+func (m *LRSDL) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	return m.predictSets(ctx, Y, sets, func() fisherOptions { o := m.Options; return &o })
+}
+
+// Resume is LRSDL.Resume.
+func (m *FDDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
+	o := m.Options
+	err := m.resume(ctx, &o, Y, labels, iters, m.Options.Progress)
+	if err == nil {
+		m.Options.Iters = iters
+	}
+	return err
+}
+
+// ScoreEach is LRSDL.ScoreEach.
+func (m *FDDL) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	return m.scoreSets(ctx, Y, sets, func() fisherOptions { o := m.Options; return &o })
+}
+
+// PredictEach is LRSDL.PredictEach.
+func (m *FDDL) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	return m.predictSets(ctx, Y, sets, func() fisherOptions { o := m.Options; return &o })
+}
+
+// Resume is LRSDL.Resume.
+func (m *D2L2R2) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
+	o := m.Options
+	err := m.resume(ctx, &o, Y, labels, iters, m.Options.Progress)
+	if err == nil {
+		m.Options.Iters = iters
+	}
+	return err
+}
+
+// ScoreEach is LRSDL.ScoreEach.
+func (m *D2L2R2) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	return m.scoreSets(ctx, Y, sets, func() fisherOptions { o := m.Options; return &o })
+}
+
+// PredictEach is LRSDL.PredictEach.
+func (m *D2L2R2) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	return m.predictSets(ctx, Y, sets, func() fisherOptions { o := m.Options; return &o })
+}
+
+// settings returns the settings of the engine, which tests and benchmarks
+// change to compare paths.
+func (f *fisherModel) settings() *dl.Settings { return &f.fm.Set }

@@ -11,6 +11,7 @@ import (
 	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/cputime"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 )
 
 // BenchmarkFisherIter_C100n7k7d300 times one outer iteration of E-FDDL and
@@ -61,7 +62,7 @@ func BenchmarkFisherIter_C100n7k7d300(b *testing.B) {
 // from GemmThreadsMin on ("two-policy"). On gonum all three are the same
 // BLAS.
 func BenchmarkGemmThreads(b *testing.B) {
-	ds, err := data.Load(argenderPath(b), data.LoadOptions{})
+	ds, err := data.Load(toy.ARGender(b), data.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func BenchmarkGemmThreads(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.procs))
 			blas.SetOpenBLASThreads(c.procs)
 			blas.GemmThreadsMin = c.min
-			defer cpuMetric(b)()
+			defer toy.CPUMetric(b)()
 			for i := 0; i < b.N; i++ {
 				m := &LRSDL{Options: LRSDLOptions{K0: 10, Eta: 0.1, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01, Lambda2: 0.01, Iters: 30, Tol: Off}}}
 				if err := m.Fit(context.Background(), ds.Train.Y, ds.Train.Labels); err != nil {

@@ -10,10 +10,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 )
 
-// fisherModel is what FDDL, LRSDL and D2L2R2 have in common.
-type fisherModel interface {
+// fisherMethod is what FDDL, LRSDL and D2L2R2 have in common.
+type fisherMethod interface {
 	lrsdl.Classifier
 	lrsdl.Configurable
 	lrsdl.Fitted
@@ -24,13 +25,13 @@ type fisherModel interface {
 
 // fisherModels returns new FDDL, LRSDL and D2L2R2 models with options set
 // by set (applied to their FDDL options) and k0 = 2 for LRSDL.
-func fisherModels(set func(o *FDDLOptions)) []fisherModel {
+func fisherModels(set func(o *FDDLOptions)) []fisherMethod {
 	f, l, d := &FDDL{}, &LRSDL{Options: LRSDLOptions{K0: 2}}, &D2L2R2{}
 	for _, o := range []*FDDLOptions{&f.Options, &l.Options.FDDLOptions, &d.Options.FDDLOptions} {
 		o.Iters, o.InitIters = 3, 2
 		set(o)
 	}
-	return []fisherModel{f, l, d}
+	return []fisherMethod{f, l, d}
 }
 
 func param(ps []lrsdl.Param, name string) lrsdl.Param {
@@ -46,7 +47,7 @@ func param(ps []lrsdl.Param, name string) lrsdl.Param {
 // D2L2R2 at λ1 ≤ 0.001 and 50 above, 20 for LRSDL at any λ1, and an
 // explicit value kept whatever λ1.
 func TestFisherXItersFollowsLambda1(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 5, 10, 1)
+	Y, labels, _ := toy.Shared(3, 5, 10, 1)
 	for _, c := range []struct {
 		lambda1 float64
 		xIters  int
@@ -84,7 +85,7 @@ func TestFisherXItersFollowsLambda1(t *testing.T) {
 // negative values other than Off are errors naming the option, Fit stores
 // the resolved options, which State saves and SetState restores.
 func TestFisherOptionsResolved(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 5, 10, 1)
+	Y, labels, _ := toy.Shared(3, 5, 10, 1)
 	ctx := context.Background()
 	for _, m := range fisherModels(func(*FDDLOptions) {}) {
 		if err := m.Fit(ctx, Y, labels); err != nil {
@@ -168,7 +169,7 @@ func TestFisherOptionsResolved(t *testing.T) {
 // TestFisherNotTrained checks that every call needing a model returns
 // ErrNotTrained before Fit.
 func TestFisherNotTrained(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 5, 10, 1)
+	Y, labels, _ := toy.Shared(3, 5, 10, 1)
 	ctx := context.Background()
 	for _, m := range fisherModels(func(*FDDLOptions) {}) {
 		_, err1 := m.PredictContext(ctx, Y)
@@ -186,7 +187,7 @@ func TestFisherNotTrained(t *testing.T) {
 // StopConverged and its iterations, never before iteration 2 (a tolerance
 // of 0.5 stops every run there), and that Off runs every iteration.
 func TestFisherFitInfo(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 5, 10, 1)
+	Y, labels, _ := toy.Shared(3, 5, 10, 1)
 	ctx := context.Background()
 	for _, c := range []struct {
 		tol   float64
@@ -213,7 +214,7 @@ func TestFisherFitInfo(t *testing.T) {
 // CostContext return the context's error when it is cancelled, Fit with
 // FitInfo saying so.
 func TestFisherContextCancelled(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 5, 10, 1)
+	Y, labels, _ := toy.Shared(3, 5, 10, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	for _, m := range fisherModels(func(*FDDLOptions) {}) {
 		if err := m.Fit(context.Background(), Y, labels); err != nil {

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/methods/internal/fisher"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 )
 
 // resumer is what the Fisher models add for resumed training.
@@ -31,14 +33,14 @@ func resumeModels(o FDDLOptions) map[string]func() resumer {
 }
 
 // fisherOf returns the model inside m.
-func fisherOf(m resumer) *fisherDL {
+func fisherOf(m resumer) *fisher.Model {
 	switch m := m.(type) {
 	case *LRSDL:
-		return &m.dl
+		return &m.fm
 	case *FDDL:
-		return &m.dl
+		return &m.fm
 	case *D2L2R2:
-		return &m.dl
+		return &m.fm
 	}
 	panic("not a Fisher model")
 }
@@ -52,10 +54,10 @@ func sameFit(a, b resumer) string {
 	case fa.Db == nil || fb.Db == nil:
 		return "untrained"
 	case !mat.Equal(fa.Db, fb.Db):
-		return fmt.Sprintf("D̄ differs by %g", maxDiff(fa.Db, fb.Db))
-	case !mat.Equal(fa.mc, fb.mc):
+		return fmt.Sprintf("D̄ differs by %g", toy.MaxAbsDiff(fa.Db, fb.Db))
+	case !mat.Equal(fa.Mc, fb.Mc):
 		return "class means differ"
-	case fmt.Sprint(fa.m0) != fmt.Sprint(fb.m0):
+	case fmt.Sprint(fa.M0) != fmt.Sprint(fb.M0):
 		return "shared mean differs"
 	case ia.Iters != ib.Iters || ia.Stop != ib.Stop || ia.Cost.Total != ib.Cost.Total:
 		return fmt.Sprintf("FitInfo %d %s %.17g, want %d %s %.17g", ia.Iters, ia.Stop, ia.Cost.Total, ib.Iters, ib.Stop, ib.Cost.Total)
@@ -69,7 +71,7 @@ func sameFit(a, b resumer) string {
 func TestFisherResumeExact(t *testing.T) {
 	ctx := context.Background()
 	for _, d := range []int{60, 12} { // 60×24: reduced to span(Y); 12×24: not
-		Y, labels, _ := lrsdlSynth(3, 8, d, 12)
+		Y, labels, _ := toy.Shared(3, 8, d, 12)
 		for name, mk := range resumeModels(FDDLOptions{K: 4, Seed: 2, Tol: Off}) {
 			fit := func(iters int, tol float64) resumer {
 				m := mk()
@@ -152,7 +154,7 @@ func CurrentIters(m resumer) int {
 
 func TestFisherResumeErrors(t *testing.T) {
 	ctx := context.Background()
-	Y, labels, _ := lrsdlSynth(3, 8, 20, 12)
+	Y, labels, _ := toy.Shared(3, 8, 20, 12)
 	o := FDDLOptions{K: 4, Iters: 3, Seed: 2}
 	m := &LRSDL{Options: LRSDLOptions{FDDLOptions: o}}
 	must(t, m.Fit(ctx, Y, labels))
@@ -186,8 +188,8 @@ func TestFisherResumeErrors(t *testing.T) {
 // options and calling Predict.
 func TestFisherPredictEach(t *testing.T) {
 	ctx := context.Background()
-	Y, labels, _ := lrsdlSynth(4, 10, 40, 3)
-	Yt, _, _ := lrsdlSynth(4, 12, 40, 4)
+	Y, labels, _ := toy.Shared(4, 10, 40, 3)
+	Yt, _, _ := toy.Shared(4, 12, 40, 4)
 	sets := []map[string]string{
 		{"w": "0.25", "lc": "0"}, {"w": "0.5", "lc": "0"}, {"w": "0.25", "lc": "1"}, {"w": "0.5", "lc": "1"},
 		{"w": "1", "lambda": "0.002"}, {"lc": "true", "lambda": "0.05"}, {"w": "0", "lc": "false"}, {"w": "0.75", "lambda": "0.05"},
@@ -228,101 +230,4 @@ func mustState(t *testing.T, m resumer) *lrsdl.State {
 	s, err := m.(interface{ State() (*lrsdl.State, error) }).State()
 	must(t, err)
 	return s
-}
-
-// TestFisherScoresMatchReference checks the GC scores against the
-// element-by-element loops they replaced (scoresRef), bit for bit
-// (TestLCScoresAreLassoMinima checks the LC scores).
-func TestFisherScoresMatchReference(t *testing.T) {
-	ctx := context.Background()
-	Y, labels, _ := lrsdlSynth(4, 10, 40, 3)
-	Yt, _, _ := lrsdlSynth(4, 12, 40, 4)
-	for name, mk := range resumeModels(FDDLOptions{K: 5, Iters: 4, Seed: 7}) {
-		m := mk()
-		must(t, m.Fit(ctx, Y, labels))
-		f := fisherOf(m)
-		p := mustParams(t, &LRSDLOptions{K0: 3})
-		p.w, p.lambda = 0.3, 0.02
-		Xb, err := f.codes(ctx, p, Yt)
-		must(t, err)
-		got, err := f.scores(ctx, p, Yt, Xb)
-		must(t, err)
-		want, err := scoresRef(f, ctx, p, Yt, Xb)
-		must(t, err)
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%s: GC scores differ from the reference", name)
-		}
-	}
-}
-
-func scoresRef(f *fisherDL, ctx context.Context, p dlParams, Y mat.Matrix, Xb *mat.Dense) ([]float64, error) {
-	K, k0 := f.dims()
-	d, n := Y.Dims()
-	C := f.part.Blocks()
-	Yb := denseCopy(Y)
-	if k0 > 0 {
-		var t mat.Dense
-		t.Mul(f.Db.Slice(0, d, K, K+k0), Xb.Slice(K, K+k0, 0, n))
-		Yb.Sub(Yb, &t)
-	}
-	e := make([]float64, n*C)
-	var R mat.Dense
-	for c := 0; c < C; c++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		a0, a1 := f.part.Block(c)
-		Dc := f.Db.Slice(0, d, a0, a1).(*mat.Dense)
-		R.Reset()
-		R.Mul(Dc, Xb.Slice(a0, a1, 0, n))
-		R.Sub(Yb, &R)
-		for j := 0; j < n; j++ {
-			var r2, c2 float64
-			for i := 0; i < d; i++ {
-				r2 += R.At(i, j) * R.At(i, j)
-			}
-			for i := 0; i < K; i++ {
-				v := Xb.At(i, j) - f.mc.At(i, c)
-				c2 += v * v
-			}
-			e[j*C+c] = p.w*r2 + (1-p.w)*c2
-		}
-	}
-	return e, nil
-}
-
-// TestFisherSharedSpan checks that fits of the same data share the span
-// factors while a resumable fit holds them, that other data does not, and
-// that a fit on shared factors is the fit on freshly computed ones.
-func TestFisherSharedSpan(t *testing.T) {
-	ctx := context.Background()
-	Y, labels, _ := lrsdlSynth(3, 8, 60, 12)
-	Y2, labels2, _ := lrsdlSynth(3, 8, 60, 13)
-	mk := func() *LRSDL {
-		m := &LRSDL{Options: LRSDLOptions{K0: 3, FDDLOptions: FDDLOptions{K: 4, Iters: 3, Seed: 2}}}
-		m.SetResumable(true)
-		return m
-	}
-	a, b := mk(), mk()
-	must(t, a.Fit(ctx, Y, labels))
-	must(t, b.Fit(ctx, Y, labels))
-	if a.dl.rs.span == nil || a.dl.rs.span.Q == nil || a.dl.rs.span != b.dl.rs.span {
-		t.Fatal("two fits of the same data do not share the span factors")
-	}
-	c := mk()
-	must(t, c.Fit(ctx, Y2, labels2))
-	if c.dl.rs.span == a.dl.rs.span {
-		t.Fatal("fits of other data share the span factors")
-	}
-	spans.Lock()
-	spans.m = nil
-	spans.Unlock()
-	fresh := mk()
-	must(t, fresh.Fit(ctx, Y, labels))
-	if fresh.dl.rs.span == b.dl.rs.span {
-		t.Fatal("span factors not recomputed after clearing the cache")
-	}
-	if diff := sameFit(b, fresh); diff != "" {
-		t.Errorf("fit on shared factors: %s", diff)
-	}
 }

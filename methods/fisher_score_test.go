@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,8 +21,8 @@ func TestFisherScoreEach(t *testing.T) {
 		{"w": "1", "lambda": "0.002"}, {"lc": "true", "lambda": "0.05"}, {"w": "0", "lc": "false"},
 	}
 	for _, d := range []int{100, 20} {
-		Y, labels, _ := lrsdlSynth(4, 10, d, 3)
-		Yt, _, _ := lrsdlSynth(4, 12, d, 4)
+		Y, labels, _ := toy.Shared(4, 10, d, 3)
+		Yt, _, _ := toy.Shared(4, 12, d, 4)
 		for name, mk := range resumeModels(FDDLOptions{K: 5, Iters: 4, Seed: 7, Lambda1: 0.01}) {
 			want := mk()
 			must(t, want.Fit(ctx, Y, labels))
@@ -64,22 +65,5 @@ func TestFisherScoreEach(t *testing.T) {
 	}
 	if _, err := new(LRSDL).ScoreEach(ctx, mat.NewDense(3, 2, nil), nil); err == nil {
 		t.Error("ScoreEach without a training state")
-	}
-}
-
-// TestSpanProject checks spanEntry.project against Yr = QᵀY of the
-// factored set itself, and that it is computed once per set.
-func TestSpanProject(t *testing.T) {
-	Y, _, _ := lrsdlSynth(3, 6, 50, 1)
-	Q, Yr, err := reduceSpan(context.Background(), Y)
-	must(t, err)
-	e := &spanEntry{Q: Q, Yr: Yr}
-	P, err := e.project(context.Background(), Y)
-	must(t, err)
-	if !mat.EqualApprox(P, Yr, 1e-12) {
-		t.Errorf("QᵀY differs from Yr by %g", maxDiff(P, Yr))
-	}
-	if P2, _ := e.project(context.Background(), mat.DenseCopyOf(Y)); P2 != P {
-		t.Error("the projection of the same set was computed twice")
 	}
 }

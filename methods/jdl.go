@@ -14,6 +14,7 @@ import (
 	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 func init() {
@@ -73,7 +74,7 @@ func (o *JDLOptions) spec() optSpec {
 //     (core.UpdateDict with E = YX̃ᵀ, F = X̃X̃ᵀ).
 //
 // Both steps lower J. When d > 1.2·N training runs on the N×N factor of
-// Y = QR (see reduceSpan).
+// Y = QR (see dl.ReduceSpan).
 //
 // JDL predicts class by class: y is coded on [D_c D_0] by the lasso
 // (½‖y − D_cx^c − D_0x^0‖² + λ‖x‖₁) for each class c and takes the class of
@@ -83,8 +84,8 @@ func (o *JDLOptions) spec() optSpec {
 type JDL struct {
 	Options JDLOptions
 
-	star    bool // JDL*: prediction by global coding
-	info    lrsdl.FitInfo
+	star bool // JDL*: prediction by global coding
+	base
 	classes *core.Classes
 	D       *mat.Dense     // d×(K+k0): [D_1 … D_C D_0]
 	part    core.Partition // C+1 blocks of atoms, the last is D_0
@@ -107,14 +108,14 @@ func (m *JDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	d, _ := m.D.Dims()
 	C := m.part.Blocks() - 1
 	lo, hi := m.part.Block(C)
-	return mat.DenseCopyOf(m.D.Slice(0, d, 0, lo)), dlsiCopyPart(m.part[:C+1]), mat.DenseCopyOf(m.D.Slice(0, d, lo, hi))
+	return mat.DenseCopyOf(m.D.Slice(0, d, 0, lo)), dl.CopyPart(m.part[:C+1]), mat.DenseCopyOf(m.D.Slice(0, d, lo, hi))
 }
 
 // Fit learns the class and shared dictionaries from the columns of Y.
 func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
-	Ys, g, err := trainingSet(Y, labels)
+	Ys, g, err := dl.TrainingSet(Y, labels)
 	if err != nil {
 		return err
 	}
@@ -124,30 +125,30 @@ func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	}
 	d, N := Ys.Dims()
 	o := m.Options
-	info := infoOf(Ys, g)
+	info := dl.InfoOf(Ys, g)
 	if err := o.spec().resolve(&info); err != nil {
 		return err
 	}
 	if N < o.K0 {
 		return fmt.Errorf("methods: %s has %d samples, fewer than k0=%d shared atoms", m.Name(), N, o.K0)
 	}
-	part := blockPartition(C, o.K, o.K0)
-	if err := checkMemory(m.Name(), float64(part.Len())*float64(N+d+part.Len())*3, "k, k0 or the training set"); err != nil {
+	part := dl.BlockPartition(C, o.K, o.K0)
+	if err := dl.CheckMemory(m.Name(), float64(part.Len())*float64(N+d+part.Len())*3, "k, k0 or the training set"); err != nil {
 		return err
 	}
-	Q, Yr, err := reduceSpan(ctx, Ys)
+	Q, Yr, err := dl.ReduceSpan(ctx, Ys, m.set)
 	if err != nil {
 		return err
 	}
 	if Q != nil {
 		Ys = Yr
 	}
-	D, err := initDict(ctx, Ys, g.Part, part, o.Lambda1, rand.New(rand.NewPCG(o.Seed, 0x4a444c)))
+	D, err := dl.InitDict(ctx, Ys, g.Part, part, o.Lambda1, rand.New(rand.NewPCG(o.Seed, 0x4a444c)))
 	if err != nil {
 		return err
 	}
 	s := newJDLTrain(Ys, g.Part, part, D, o)
-	fi, err := runOuter(ctx, loop{iters: o.Iters, tol: lit(o.Tol), progress: o.Progress, start: start},
+	fi, err := dl.RunOuter(ctx, dl.Loop{Iters: o.Iters, Tol: lit(o.Tol), Progress: o.Progress, Start: start},
 		func(int, bool) (lrsdl.Cost, error) {
 			if err := s.stepXKeep(ctx); err != nil {
 				return lrsdl.Cost{}, err
@@ -160,15 +161,12 @@ func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		return err
 	}
 	if Q != nil {
-		D = expand(Q, D)
+		D = dl.Expand(Q, D)
 	}
 	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
 	m.info.Elapsed = time.Since(start)
 	return nil
 }
-
-// FitInfo describes the last call of Fit.
-func (m *JDL) FitInfo() lrsdl.FitInfo { return m.info }
 
 // Params lists the options; after Fit or SetState, the resolved ones.
 func (m *JDL) Params() []lrsdl.Param { return m.Options.spec().params() }
@@ -183,7 +181,7 @@ func (m *JDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
 // codes X̃ are zero off the rows of D_c and D_0 in the columns of class c,
 // so they are kept compact: X is (k+k0)×N, and column j of class c holds
 // rows a_c (the atoms of D_c) of X̃ in its first k rows and rows s (those
-// of D_0) in the last k0. Every class has k atoms (blockPartition).
+// of D_0) in the last k0. Every class has k atoms (dl.BlockPartition).
 type jdlTrain struct {
 	l1, l2   float64        // λ1, λ2
 	Y        *mat.Dense     // d×N
@@ -423,10 +421,10 @@ func (s *jdlTrain) cost() lrsdl.Cost {
 // Cost returns J at the learned dictionaries for the samples Y with known
 // labels, with the codes from JDL-X (started at zero).
 func (m *JDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	if err := trainedDict(m.D); err != nil {
+	if err := dl.Trained(m.D); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	Ys, sp, err := dlsiSortedSet(Y, labels, m.classes, m.D)
+	Ys, sp, err := dl.SortedSet(Y, labels, m.classes, m.D)
 	if err != nil {
 		return lrsdl.Cost{}, err
 	}
@@ -443,7 +441,7 @@ func (m *JDL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(con
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *JDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	if err := trainedDict(m.D); err != nil {
+	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
 	return sharedDictPredict(ctx, m.D, m.part, m.classes, Y, m.Options.Lambda, m.star)
@@ -463,10 +461,10 @@ func sharedDictPredict(ctx context.Context, D *mat.Dense, part core.Partition, c
 				return nil, nil, nil, err
 			}
 		}
-		idx := coparRows(part, c)
-		Gc, Bc = coparGather(G, idx, idx), coparGather(DtY, idx, nil)
+		idx := dl.Rows(part, c)
+		Gc, Bc = dl.Gather(G, idx, idx), dl.Gather(DtY, idx, nil)
 		if Xall != nil {
-			return coparGather(Xall, idx, nil), Gc, Bc, nil
+			return dl.Gather(Xall, idx, nil), Gc, Bc, nil
 		}
 		X = mat.NewDense(len(idx), n, nil)
 		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, lambda, core.LassoOptions{ADMM: true})
@@ -475,10 +473,10 @@ func sharedDictPredict(ctx context.Context, D *mat.Dense, part core.Partition, c
 
 // State returns the trained model: the options and the matrix "D" = D̄.
 func (m *JDL) State() (*lrsdl.State, error) {
-	if err := trainedDict(m.D); err != nil {
+	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return newState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
+	return dl.NewState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
 }
 
 // SetState restores a model returned by State.
@@ -488,7 +486,7 @@ func (m *JDL) SetState(s *lrsdl.State) error {
 	if err != nil {
 		return err
 	}
-	part := blockPartition(cl.Len(), o.K, o.K0)
+	part := dl.BlockPartition(cl.Len(), o.K, o.K0)
 	D := s.Matrices["D"]
 	if _, K := D.Dims(); K != part.Len() {
 		return fmt.Errorf("methods: %s state has %d atoms, want %d", m.Name(), K, part.Len())

@@ -15,6 +15,7 @@ import (
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/testutil"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 )
 
 // jdlToy returns a JDL training run on coparToyProblem (3 classes of 15
@@ -32,7 +33,7 @@ func jdlToy(seed uint64, o JDLOptions) *jdlTrain {
 func TestJDLStepsLowerCost(t *testing.T) {
 	s := jdlToy(1, JDLOptions{K: 3, K0: 2, Lambda1: 0.05, Lambda2: 0.05})
 	J := func() float64 { return s.cost().Total }
-	dlsiCheckDescent(t, "JDL", s.D, 0.95, J,
+	toy.CheckDescent(t, "JDL", s.D, 0.95, J,
 		func() error { return s.stepXKeep(context.Background()) },
 		func() error { s.stepD(); return nil })
 	if core.L1(s.X) == 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 func init() {
@@ -63,13 +64,13 @@ func (o *LCKSVDOptions) spec() optSpec {
 // label matrix H on the OMP codes of the training set:
 // W = H·Xᵀ(XXᵀ + ρI)⁻¹. Predict labels y by argmax W·x, x the OMP code of
 // y over D with sparsity T. When d > 1.2·N, training runs on the N×N
-// factor R of Y = QR and D = Q·D_r (the same model; see reduceSpan), and
+// factor R of Y = QR and D = Q·D_r (the same model; see dl.ReduceSpan), and
 // so does the K-SVD of each class with fewer samples than d. The label
 // block runs in C rows, the coordinates of range(P), P the K×C indicator
 // of the atoms of each class, which holds Q and A (the same model).
 type LCKSVD1 struct {
 	Options LCKSVDOptions
-	lc      lcksvd
+	lcksvd
 }
 
 // LCKSVD2 is LCKSVD1 with the classifier learned jointly:
@@ -79,7 +80,7 @@ type LCKSVD1 struct {
 // by K-SVD on [Y; √α·Q; √β·H], W initialised by ridge regression too.
 type LCKSVD2 struct {
 	Options LCKSVDOptions
-	lc      lcksvd
+	lcksvd
 }
 
 // Name returns "LC-KSVD1".
@@ -106,84 +107,78 @@ func (m *LCKSVD1) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
 // SetProgress sets the function called after every K-SVD iteration.
 func (m *LCKSVD2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
 
-// FitInfo describes the last call of Fit.
-func (m *LCKSVD1) FitInfo() lrsdl.FitInfo { return m.lc.info }
-
-// FitInfo describes the last call of Fit.
-func (m *LCKSVD2) FitInfo() lrsdl.FitInfo { return m.lc.info }
-
 // Fit learns D, A and W from the columns of Y; see LCKSVD1.
 func (m *LCKSVD1) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.lc.fit(ctx, m.Name(), &m.Options, false, Y, labels)
+	return m.lcksvd.fit(ctx, m.Name(), &m.Options, false, Y, labels)
 }
 
 // Fit learns D, A and W from the columns of Y; see LCKSVD2.
 func (m *LCKSVD2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.lc.fit(ctx, m.Name(), &m.Options, true, Y, labels)
+	return m.lcksvd.fit(ctx, m.Name(), &m.Options, true, Y, labels)
 }
 
 // Predict returns argmax W·x for the OMP code x of each column of Y.
 func (m *LCKSVD1) Predict(Y mat.Matrix) ([]int, error) {
-	return m.lc.predict(context.Background(), &m.Options, Y)
+	return m.lcksvd.predict(context.Background(), &m.Options, Y)
 }
 
 // Predict returns argmax W·x for the OMP code x of each column of Y.
 func (m *LCKSVD2) Predict(Y mat.Matrix) ([]int, error) {
-	return m.lc.predict(context.Background(), &m.Options, Y)
+	return m.lcksvd.predict(context.Background(), &m.Options, Y)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *LCKSVD1) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	return m.lc.predict(ctx, &m.Options, Y)
+	return m.lcksvd.predict(ctx, &m.Options, Y)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *LCKSVD2) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	return m.lc.predict(ctx, &m.Options, Y)
+	return m.lcksvd.predict(ctx, &m.Options, Y)
 }
 
 // Cost returns the training objective at the learned model with the OMP
 // codes of the stacked [Y; √α·Q]: terms "fidelity" ‖Y − DX‖²_F and "label"
 // α‖Q − AX‖²_F.
 func (m *LCKSVD1) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	return m.lc.cost(&m.Options, false, Y, labels)
+	return m.lcksvd.cost(&m.Options, false, Y, labels)
 }
 
 // Cost returns the training objective at the learned model with the OMP
 // codes of the stacked [Y; √α·Q; √β·H]: terms "fidelity" ‖Y − DX‖²_F,
 // "label" α‖Q − AX‖²_F and "classification" β‖H − WX‖²_F.
 func (m *LCKSVD2) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	return m.lc.cost(&m.Options, true, Y, labels)
+	return m.lcksvd.cost(&m.Options, true, Y, labels)
 }
 
 // Atoms returns D = [D_1..D_C], its atom partition and no shared dictionary.
 func (m *LCKSVD1) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
-	return m.lc.m.D, m.lc.m.part, nil
+	return m.lcksvd.m.D, m.lcksvd.m.part, nil
 }
 
 // Atoms returns D = [D_1..D_C], its atom partition and no shared dictionary.
 func (m *LCKSVD2) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
-	return m.lc.m.D, m.lc.m.part, nil
+	return m.lcksvd.m.D, m.lcksvd.m.part, nil
 }
 
 // State returns D, A, W and the classes.
-func (m *LCKSVD1) State() (*lrsdl.State, error) { return m.lc.state(m.Name(), &m.Options) }
+func (m *LCKSVD1) State() (*lrsdl.State, error) { return m.lcksvd.state(m.Name(), &m.Options) }
 
 // State returns D, A, W and the classes.
-func (m *LCKSVD2) State() (*lrsdl.State, error) { return m.lc.state(m.Name(), &m.Options) }
+func (m *LCKSVD2) State() (*lrsdl.State, error) { return m.lcksvd.state(m.Name(), &m.Options) }
 
 // SetState restores a state returned by State.
-func (m *LCKSVD1) SetState(s *lrsdl.State) error { return m.lc.setState(m.Name(), s, &m.Options) }
+func (m *LCKSVD1) SetState(s *lrsdl.State) error { return m.lcksvd.setState(m.Name(), s, &m.Options) }
 
 // SetState restores a state returned by State.
-func (m *LCKSVD2) SetState(s *lrsdl.State) error { return m.lc.setState(m.Name(), s, &m.Options) }
+func (m *LCKSVD2) SetState(s *lrsdl.State) error { return m.lcksvd.setState(m.Name(), s, &m.Options) }
 
 // lcksvd is the model of LC-KSVD1 and LC-KSVD2: D (atoms of unit norm,
 // class by class), A (K×K) and W (C×K) on the scale of D.
 type lcksvd struct {
 	m    blModel
 	A, W *mat.Dense
-	info lrsdl.FitInfo
+	base
 }
 
 // fit trains the model. A weight α or β of Off leaves its term out of the
@@ -205,12 +200,12 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 			Reason: fmt.Sprintf("must be at most %d, the atoms of all classes", K)}
 	}
 	alpha, beta := lit(o.Alpha), lit(o.Beta)
-	rowsNeeded := spanDim(info) + float64(K+C)
-	if err := checkMemory(name, float64(info.d)*float64(info.n)+rowsNeeded*(float64(K)+2*float64(info.n))+4*float64(K)*float64(info.n)+float64(K)*float64(K),
+	rowsNeeded := spanDim(info, l.set) + float64(K+C)
+	if err := dl.CheckMemory(name, float64(info.Dim)*float64(info.N)+rowsNeeded*(float64(K)+2*float64(info.N))+4*float64(K)*float64(info.N)+float64(K)*float64(K),
 		"k (atoms per class) or the training set"); err != nil {
 		return err
 	}
-	Qs, Yr, err := reduceSpan(ctx, Ys)
+	Qs, Yr, err := dl.ReduceSpan(ctx, Ys, l.set)
 	if err != nil {
 		return err
 	}
@@ -218,7 +213,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 		Ys = Yr
 	}
 	d, N := Ys.Dims()
-	ap := blockPartition(C, k)
+	ap := dl.BlockPartition(C, k)
 	// D_c by K-SVD on class c, from k random samples of it; the classes
 	// are independent and run in parallel once their samples are drawn.
 	rng := rand.New(rand.NewPCG(o.Seed, 0x1c5d))
@@ -236,14 +231,14 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 	// D_c's atoms start as samples of class c and K-SVD's updates combine
 	// them with its samples, so D_c stays in span(Y_c): when a class has
 	// fewer samples than d, its K-SVD runs on Y_c = Q_c·R_c in the
-	// coordinates R_c (see reduceSpan), with the starting atoms the
+	// coordinates R_c (see dl.ReduceSpan), with the starting atoms the
 	// matching columns of R_c, and D_c = Q_c·D_r.
 	// K-SVD's sweeps each cost about d·n_c·k (OMP and the atom updates).
-	if err := forClasses(C, d*N*k*max(1, o.InitIters), func(c int) error {
+	if err := dl.ForClasses(C, d*N*k*max(1, o.InitIters), func(c int) error {
 		lo, hi := g.Part.Block(c)
 		Yc := Ys.Slice(0, d, lo, hi)
 		Dc := mat.DenseCopyOf(D.Slice(0, d, c*k, (c+1)*k))
-		Qc, Rc, err := reduceSpan(ctx, Yc)
+		Qc, Rc, err := dl.ReduceSpan(ctx, Yc, l.set)
 		if err != nil {
 			return err
 		}
@@ -259,7 +254,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 			return err
 		}
 		if Qc != nil {
-			Dc = expand(Qc, Dc)
+			Dc = dl.Expand(Qc, Dc)
 		}
 		D.Slice(0, d, c*k, (c+1)*k).(*mat.Dense).Copy(Dc)
 		return nil
@@ -312,7 +307,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 		return err
 	}
 	var cw lcCostWork
-	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
+	fi, err := dl.RunOuter(ctx, dl.Loop{Iters: o.Iters, Progress: o.Progress, Start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		if err := run.Step(ctx); err != nil {
 			return lrsdl.Cost{}, err
 		}
@@ -359,7 +354,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 		}
 	}
 	if Qs != nil {
-		D = expand(Qs, D)
+		D = dl.Expand(Qs, D)
 	}
 	l.m = blModel{classes: g.Classes, part: ap, D: D}
 	l.A, l.W = A, W
@@ -373,13 +368,13 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 // (C×N) the label matrix: column j of H is the indicator of class cls[j],
 // so block b adds coef[b]·(G's row of class cls[j] in block b) to column
 // j instead of a dense product. The dense part is shared between the
-// cores in fixed chunks of columns (mulDense).
+// cores in fixed chunks of columns (dl.MulDense).
 func lcDtY(Y *mat.Dense, rows []int, coef []float64, cls []int) func(dst, G *mat.Dense) {
 	d, N := Y.Dims()
 	var s mat.Dense
 	return func(dst, G *mat.Dense) {
 		_, K := G.Dims()
-		mulDense(dst, G.Slice(0, d, 0, K).T(), Y)
+		dl.MulDense(dst, G.Slice(0, d, 0, K).T(), Y)
 		if len(rows) < 3 {
 			return
 		}
@@ -500,7 +495,7 @@ func (w *lcCostWork) cost(Ys, G, X *mat.Dense, rows []int, names []string) lrsdl
 	} else if k, c := w.ws.Dims(); k != K || c != n {
 		w.ws = blas.NewSparseWorkspace(K, n)
 	}
-	R := reuse(&w.r, m, n)
+	R := dl.Reuse(&w.r, m, n)
 	w.ws.Mul(R.RawMatrix(), G.RawMatrix(), X.RawMatrix())
 	R.Sub(Ys, R)
 	var c lrsdl.Cost
@@ -546,7 +541,7 @@ func (l *lcksvd) cost(o *LCKSVDOptions, two bool, Y mat.Matrix, labels []int) (l
 	if err != nil {
 		return lrsdl.Cost{}, err
 	}
-	Ys := permuteColumns(Y, g.Perm)
+	Ys := dl.PermuteColumns(Y, g.Perm)
 	Q, H := lcTargets(g.Part, l.m.part, g.Class, g.Perm)
 	parts, targets, weights := []*mat.Dense{l.m.D, l.A}, []*mat.Dense{Ys, Q}, []float64{1, lit(o.Alpha)}
 	names := []string{"fidelity", "label"}

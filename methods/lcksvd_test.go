@@ -12,6 +12,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/testutil"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 func TestLCKSVDCostNonIncreasing(t *testing.T) {
@@ -187,7 +188,7 @@ func TestLCDtYMatchesDense(t *testing.T) {
 		t.Fatal(err)
 	}
 	N, K := len(labels), C*k
-	ap := blockPartition(C, k)
+	ap := dl.BlockPartition(C, k)
 	_, H := lcTargets(g.Part, ap, g.Class, g.Perm)
 	cls := make([]int, N)
 	for j, p := range g.Perm {
@@ -231,7 +232,7 @@ func TestLCKSVDReducedLabelBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	N, K := len(labels), C*k
-	ap := blockPartition(C, k)
+	ap := dl.BlockPartition(C, k)
 	Q, H := lcTargets(g.Part, ap, g.Class, g.Perm)
 	Y := testutil.RandDense(rng, d, N)
 	D := testutil.RandDense(rng, d, K)

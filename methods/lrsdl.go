@@ -6,7 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/fisher"
 )
 
 func init() {
@@ -45,9 +45,9 @@ func (o *LRSDLOptions) spec() optSpec {
 const lrsdlXIters = 20
 
 // params returns the training parameters of resolved options.
-func (o *LRSDLOptions) params() dlParams {
+func (o *LRSDLOptions) params() fisher.Params {
 	p := o.FDDLOptions.params()
-	p.k0, p.eta, p.paperX = lit(o.K0), lit(o.Eta), o.PaperX
+	p.K0, p.Eta, p.PaperX = lit(o.K0), lit(o.Eta), o.PaperX
 	return p
 }
 
@@ -61,7 +61,7 @@ func (o *LRSDLOptions) params() dlParams {
 // alone). The model and its training are the Fisher model's (fisher*.go).
 type LRSDL struct {
 	Options LRSDLOptions
-	dl      fisherDL
+	fisherModel
 }
 
 // Name returns "LRSDL".
@@ -80,15 +80,12 @@ func (m *LRSDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
 // the resolved options in m.Options.
 func (m *LRSDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	o := m.Options
-	err := m.dl.fit(ctx, m.Name(), Y, labels, func(info dataInfo) (dlParams, error) { return paramsOf(&o, &info) })
+	err := m.fit(ctx, &o, Y, labels)
 	if err == nil {
 		m.Options = o
 	}
 	return err
 }
-
-// FitInfo describes the last call of Fit.
-func (m *LRSDL) FitInfo() lrsdl.FitInfo { return m.dl.info }
 
 // Predict returns the label of each column of Y (GC or LC rule of the options).
 func (m *LRSDL) Predict(Y mat.Matrix) ([]int, error) {
@@ -98,14 +95,14 @@ func (m *LRSDL) Predict(Y mat.Matrix) ([]int, error) {
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *LRSDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	o := m.Options
-	return m.dl.predict(ctx, &o, Y)
+	return m.predict(ctx, &o, Y)
 }
 
 // Transform returns the codes X (K×n) and X0 (k0×n) of the columns of Y by
 // eq. findcodebarx.
 func (m *LRSDL) Transform(Y mat.Matrix) (X, X0 *mat.Dense, err error) {
 	o := m.Options
-	return m.dl.transform(&o, Y)
+	return m.transform(&o, Y)
 }
 
 // Cost evaluates J̄ at the learned dictionaries, with the codes of Y found by
@@ -117,15 +114,12 @@ func (m *LRSDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 // CostContext is Cost, returning ctx.Err() when ctx is cancelled.
 func (m *LRSDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	o := m.Options
-	return m.dl.costOf(ctx, &o, Y, labels)
+	return m.cost(ctx, &o, Y, labels)
 }
-
-// Atoms returns the class dictionaries D, their atom partition and D0.
-func (m *LRSDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) { return m.dl.atoms() }
 
 // Means returns the class code means m_c (columns of a K×C matrix) and the
 // shared code mean m^0 (k0).
-func (m *LRSDL) Means() (Mc *mat.Dense, m0 []float64) { return m.dl.mc, m.dl.m0 }
+func (m *LRSDL) Means() (Mc *mat.Dense, m0 []float64) { return m.fm.Mc, m.fm.M0 }
 
 // Tune chooses the prediction rule (GC with Options.W, or LC) and
 // Options.Lambda by stratified cross-validation on the training set (Y,
@@ -141,12 +135,12 @@ func (m *LRSDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOpti
 }
 
 // State returns the trained model.
-func (m *LRSDL) State() (*lrsdl.State, error) { return m.dl.state(m.Name(), &m.Options) }
+func (m *LRSDL) State() (*lrsdl.State, error) { return m.state(m.Name(), &m.Options) }
 
 // SetState restores a model returned by State.
 func (m *LRSDL) SetState(s *lrsdl.State) error {
 	var o LRSDLOptions
-	if err := m.dl.setState(m.Name(), s, &o); err != nil {
+	if err := m.setState(m.Name(), s, &o); err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress

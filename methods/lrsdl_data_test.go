@@ -2,25 +2,14 @@ package methods
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 	"github.com/lrsdl/lrsdl/split"
 )
-
-// argenderPath finds the AR gender data set.
-func argenderPath(t testing.TB) string {
-	for _, p := range []string{"../testdata/argender.mat", "/work/shared/data/argender.mat"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skip("argender.mat not found")
-	return ""
-}
 
 // TestLRSDLARGender trains on 250 samples per class drawn from the training
 // set and tests on the test set, over 3 seeded splits (paper: 95.42 ± 0.48 %).
@@ -36,7 +25,7 @@ func TestLRSDLARGender(t *testing.T) {
 	if testing.Short() {
 		t.Skip("argender training in -short mode")
 	}
-	ds, err := data.Load(argenderPath(t), data.LoadOptions{})
+	ds, err := data.Load(toy.ARGender(t), data.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +65,7 @@ func TestLRSDLARGender(t *testing.T) {
 // TestTuneGroups checks cross-validation with grouped folds: the scores of
 // every candidate, the choice, determinism and errors for bad groups.
 func TestTuneGroups(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(2, 12, 20, 11)
+	Y, labels, _ := toy.Shared(2, 12, 20, 11)
 	groups := make([]int, len(labels))
 	seen := map[int]int{}
 	for j, l := range labels { // 4 groups of 3 per class

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"testing"
 
@@ -14,92 +13,11 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/blas"
+	"github.com/lrsdl/lrsdl/methods/internal/fisher"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 )
 
-// lrsdlSynth returns n samples per class of C classes in dimension d: each
-// sample mixes 2 of its class's 4 patterns with both shared patterns
-// (weights larger than the class part), plus noise; columns have unit
-// norm. It also returns the shared patterns (d×2). Labels are 10·c+3 in
-// shuffled order.
-func lrsdlSynth(C, n, d int, seed uint64) (Y *mat.Dense, labels []int, shared *mat.Dense) {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	pat := func() []float64 {
-		v := make([]float64, d)
-		for i := range v {
-			if rng.Float64() < 0.3 {
-				v[i] = rng.Float64()
-			}
-		}
-		return v
-	}
-	shared = mat.NewDense(d, 2, nil)
-	for s := 0; s < 2; s++ {
-		shared.SetCol(s, pat())
-	}
-	priv := make([][][]float64, C)
-	for c := range priv {
-		for p := 0; p < 4; p++ {
-			priv[c] = append(priv[c], pat())
-		}
-	}
-	Y = mat.NewDense(d, C*n, nil)
-	perm := rng.Perm(C * n)
-	labels = make([]int, C*n)
-	col := make([]float64, d)
-	for c := 0; c < C; c++ {
-		for j := 0; j < n; j++ {
-			for i := range col {
-				col[i] = 0.01 * rng.NormFloat64()
-			}
-			for _, p := range rng.Perm(4)[:2] {
-				a := rng.Float64()
-				for i := range col {
-					col[i] += a * priv[c][p][i]
-				}
-			}
-			for s := 0; s < 2; s++ {
-				a := 1 + rng.Float64()
-				for i := range col {
-					col[i] += a * shared.At(i, s)
-				}
-			}
-			var nrm float64
-			for _, v := range col {
-				nrm += v * v
-			}
-			for i := range col {
-				col[i] /= math.Sqrt(nrm)
-			}
-			k := perm[c*n+j]
-			Y.SetCol(k, col)
-			labels[k] = 10*c + 3
-		}
-	}
-	return Y, labels, shared
-}
-
-// smallTrain returns a training state with random dictionaries and codes.
-func smallTrain(t *testing.T, p dlParams, C, n, d int, seed uint64) *train {
-	t.Helper()
-	Y, labels, _ := lrsdlSynth(C, n, d, seed)
-	return trainOn(t, p, Y, labels)
-}
-
-// trainOn returns the training state newTrain starts from on Y and labels.
-func trainOn(t testing.TB, p dlParams, Y mat.Matrix, labels []int) *train {
-	t.Helper()
-	Ys, g, err := trainingSet(Y, labels)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := newTrain(context.Background(), p, Ys, g.Part)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
-
-func testParams() dlParams {
+func testParams() fisher.Params {
 	o := LRSDLOptions{K0: 3, FDDLOptions: FDDLOptions{K: 4, Lambda1: 0.01, Lambda2: 0.05, InitIters: 2}}
 	p, err := paramsOf(&o, nil)
 	if err != nil {
@@ -109,7 +27,7 @@ func testParams() dlParams {
 }
 
 // mustParams resolves o without data and returns its training parameters.
-func mustParams(t testing.TB, o fisherOptions) dlParams {
+func mustParams(t testing.TB, o fisherOptions) fisher.Params {
 	t.Helper()
 	p, err := paramsOf(o, nil)
 	if err != nil {
@@ -119,7 +37,7 @@ func mustParams(t testing.TB, o fisherOptions) dlParams {
 }
 func TestLRSDLSyntheticAccuracy(t *testing.T) {
 	C, n := 4, 40
-	Y, labels, shared := lrsdlSynth(C, 2*n, 40, 11)
+	Y, labels, shared := toy.Shared(C, 2*n, 40, 11)
 	Ytr, Yte := Y.Slice(0, 40, 0, C*n), Y.Slice(0, 40, C*n, 2*C*n)
 	m := &LRSDL{Options: LRSDLOptions{K0: 2, FDDLOptions: FDDLOptions{K: 4, Iters: 10}}}
 	if err := m.Fit(context.Background(), Ytr, labels[:C*n]); err != nil {
@@ -162,7 +80,7 @@ func accuracy(pred, want []int) float64 {
 }
 
 func TestLRSDLDeterministicAndState(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 10, 20, 5)
+	Y, labels, _ := toy.Shared(3, 10, 20, 5)
 	fit := func() *LRSDL {
 		m := &LRSDL{Options: LRSDLOptions{K0: 2, FDDLOptions: FDDLOptions{K: 3, Iters: 3, Seed: 42}}}
 		if err := m.Fit(context.Background(), Y, labels); err != nil {
@@ -171,7 +89,7 @@ func TestLRSDLDeterministicAndState(t *testing.T) {
 		return m
 	}
 	a, b := fit(), fit()
-	if !mat.Equal(a.dl.Db, b.dl.Db) || !mat.Equal(a.dl.mc, b.dl.mc) {
+	if !mat.Equal(a.fm.Db, b.fm.Db) || !mat.Equal(a.fm.Mc, b.fm.Mc) {
 		t.Error("same seed gave different models")
 	}
 	s, err := a.State()
@@ -198,7 +116,7 @@ func TestLRSDLDeterministicAndState(t *testing.T) {
 }
 
 func TestLRSDLCancel(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 10, 20, 5)
+	Y, labels, _ := toy.Shared(3, 10, 20, 5)
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &LRSDL{Options: LRSDLOptions{FDDLOptions: FDDLOptions{K: 3, Iters: 1000, Tol: -1, Progress: func(p lrsdl.Progress) {
 		if p.Iter == 2 {
@@ -212,7 +130,7 @@ func TestLRSDLCancel(t *testing.T) {
 }
 
 func TestLRSDLProgressCost(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 10, 20, 6)
+	Y, labels, _ := toy.Shared(3, 10, 20, 6)
 	var costs []lrsdl.Cost
 	m := &LRSDL{Options: LRSDLOptions{K0: 2, FDDLOptions: FDDLOptions{K: 3, Iters: 5, Tol: -1,
 		Progress: func(p lrsdl.Progress) { costs = append(costs, p.Cost) }}}}
@@ -244,7 +162,7 @@ func TestLRSDLProgressCost(t *testing.T) {
 }
 
 func TestLRSDLBadInput(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 5, 10, 1)
+	Y, labels, _ := toy.Shared(3, 5, 10, 1)
 	ctx := context.Background()
 	nan := mat.DenseCopyOf(Y)
 	nan.Set(2, 3, math.NaN())
@@ -290,7 +208,7 @@ func TestLRSDLBackends(t *testing.T) {
 		t.Skip("only one BLAS backend in this build")
 	}
 	defer blas64.Use(blas64.Implementation())
-	Y, labels, _ := lrsdlSynth(3, 10, 20, 5)
+	Y, labels, _ := toy.Shared(3, 10, 20, 5)
 	var ref *mat.Dense
 	for name, impl := range impls {
 		blas64.Use(impl)
@@ -299,10 +217,10 @@ func TestLRSDLBackends(t *testing.T) {
 			t.Fatal(err)
 		}
 		if ref == nil {
-			ref = m.dl.Db
+			ref = m.fm.Db
 			continue
 		}
-		if !mat.EqualApprox(ref, m.dl.Db, 1e-6) {
+		if !mat.EqualApprox(ref, m.fm.Db, 1e-6) {
 			t.Errorf("backend %s: dictionaries differ from the other backend", name)
 		}
 	}
@@ -321,7 +239,7 @@ func TestLRSDLRegistered(t *testing.T) {
 // eq. findcodebarx: with r = ∇(½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖²), r_i = −λ·sgn(x_i)
 // where x_i ≠ 0 and |r_i| ≤ λ where x_i = 0.
 func TestLRSDLTransformOptimal(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 10, 20, 8)
+	Y, labels, _ := toy.Shared(3, 10, 20, 8)
 	m := &LRSDL{Options: LRSDLOptions{K0: 2, FDDLOptions: FDDLOptions{K: 3, Iters: 3, Lambda: 0.02}}}
 	if err := m.Fit(context.Background(), Y, labels); err != nil {
 		t.Fatal(err)
@@ -359,7 +277,7 @@ func TestLRSDLTransformOptimal(t *testing.T) {
 // TestFDDLIsLRSDLWithoutShared checks that FDDL is LRSDL with k0 = 0 (and
 // the same options: their default x_iters differ).
 func TestFDDLIsLRSDLWithoutShared(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 10, 20, 9)
+	Y, labels, _ := toy.Shared(3, 10, 20, 9)
 	o := FDDLOptions{K: 3, Iters: 4, Seed: 3, XIters: 50}
 	f := &FDDL{Options: o}
 	l := &LRSDL{Options: LRSDLOptions{FDDLOptions: o, K0: -1}}
@@ -369,7 +287,7 @@ func TestFDDLIsLRSDLWithoutShared(t *testing.T) {
 	if err := l.Fit(context.Background(), Y, labels); err != nil {
 		t.Fatal(err)
 	}
-	if !mat.Equal(f.dl.Db, l.dl.Db) {
+	if !mat.Equal(f.fm.Db, l.fm.Db) {
 		t.Error("FDDL and LRSDL with k0 = 0 learned different dictionaries")
 	}
 	c, err := f.Cost(Y, labels)
@@ -386,7 +304,7 @@ func TestFDDLIsLRSDLWithoutShared(t *testing.T) {
 
 // TestLRSDLTune checks the cross-validation of the prediction parameters.
 func TestLRSDLTune(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 12, 20, 11)
+	Y, labels, _ := toy.Shared(3, 12, 20, 11)
 	m := &LRSDL{Options: LRSDLOptions{K0: 2, FDDLOptions: FDDLOptions{K: 3, Iters: 3}}}
 	r, err := m.Tune(context.Background(), Y, labels, TuneOptions{W: []float64{0.3, 0.7}, Lambda: []float64{0.001, 0.05}})
 	if err != nil {
@@ -427,7 +345,7 @@ func toCSC(Y *mat.Dense) *sparse.CSC {
 // TestLRSDLSparseInputAndProcs checks that sparse input trains and predicts
 // like dense input and that the model does not depend on GOMAXPROCS.
 func TestLRSDLSparseInputAndProcs(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 10, 20, 13)
+	Y, labels, _ := toy.Shared(3, 10, 20, 13)
 	fit := func(Y mat.Matrix, procs int) (*LRSDL, []int) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		m := &LRSDL{Options: LRSDLOptions{K0: 2, FDDLOptions: FDDLOptions{K: 3, Iters: 3}}}
@@ -443,7 +361,7 @@ func TestLRSDLSparseInputAndProcs(t *testing.T) {
 	a, pa := fit(Y, 2)
 	b, pb := fit(toCSC(Y), 2)
 	c, _ := fit(Y, 1)
-	if !mat.EqualApprox(a.dl.Db, b.dl.Db, 1e-10) {
+	if !mat.EqualApprox(a.fm.Db, b.fm.Db, 1e-10) {
 		t.Error("sparse and dense input gave different dictionaries")
 	}
 	for i := range pa {
@@ -451,13 +369,13 @@ func TestLRSDLSparseInputAndProcs(t *testing.T) {
 			t.Fatalf("sparse input predicts %d at %d, dense %d", pb[i], i, pa[i])
 		}
 	}
-	if !mat.Equal(a.dl.Db, c.dl.Db) {
+	if !mat.Equal(a.fm.Db, c.fm.Db) {
 		t.Error("GOMAXPROCS=1 and 2 gave different dictionaries")
 	}
 }
 
 func TestLRSDLSetStateErrors(t *testing.T) {
-	Y, labels, _ := lrsdlSynth(3, 6, 10, 1)
+	Y, labels, _ := toy.Shared(3, 6, 10, 1)
 	m := &LRSDL{Options: LRSDLOptions{FDDLOptions: FDDLOptions{K: 2, Iters: 1}}}
 	if err := m.Fit(context.Background(), Y, labels); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 func init() {
@@ -45,7 +46,7 @@ func (o *ODLOptions) spec() optSpec {
 // by alternating the lasso in X (FISTA, warm-started) and the ODL column
 // update of D (core.UpdateDict), as core.LearnDict does. When d > 1.2·N,
 // training runs on the N×N factor R of Y = QR and D = Q·D_r (the same
-// model; see reduceSpan); random atoms for zero samples are then drawn in
+// model; see dl.ReduceSpan); random atoms for zero samples are then drawn in
 // that space.
 //
 // Learn fits one dictionary to unlabelled data, for Transform. Fit learns
@@ -56,7 +57,7 @@ func (o *ODLOptions) spec() optSpec {
 type ODL struct {
 	Options ODLOptions
 	m       blModel
-	info    lrsdl.FitInfo
+	base
 }
 
 // Name returns "ODL".
@@ -95,12 +96,12 @@ func (m *ODL) Learn(ctx context.Context, Y mat.Matrix) error {
 	if Y == nil {
 		return fmt.Errorf("methods: nil training data")
 	}
-	if err := checkFinite("training data", Y); err != nil {
+	if err := dl.CheckFinite("training data", Y); err != nil {
 		return err
 	}
 	d, n := Y.Dims()
 	o := m.Options
-	info := dataInfo{d: d, n: n, classes: 1, minClass: n, maxNorm: maxColNorm(Y)}
+	info := dl.Info{Dim: d, N: n, Classes: 1, MinClass: n, MaxNorm: dl.MaxColNorm(Y)}
 	if err := o.spec().resolve(&info); err != nil {
 		return err
 	}
@@ -109,15 +110,15 @@ func (m *ODL) Learn(ctx context.Context, Y mat.Matrix) error {
 
 // learn alternates coding and dictionary updates for each block of
 // samples sp (a class, or all samples) with its own dictionary.
-func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dataInfo, Y *mat.Dense, sp core.Partition, classes *core.Classes) error {
+func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dl.Info, Y *mat.Dense, sp core.Partition, classes *core.Classes) error {
 	k, lambda := o.K, o.Lambda
 	C := sp.Blocks()
-	dr := spanDim(info)
-	if err := checkMemory(m.Name(), float64(info.d)*float64(info.n+C*k)+dr*float64(info.n+C*k)+3*float64(k)*float64(info.n), "k or the training set"); err != nil {
+	dr := spanDim(info, m.set)
+	if err := dl.CheckMemory(m.Name(), float64(info.Dim)*float64(info.N+C*k)+dr*float64(info.N+C*k)+3*float64(k)*float64(info.N), "k or the training set"); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x0d1))
-	Q, Yr, err := reduceSpan(ctx, Y)
+	Q, Yr, err := dl.ReduceSpan(ctx, Y, m.set)
 	if err != nil {
 		return err
 	}
@@ -151,7 +152,7 @@ func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dat
 	E := mat.NewDense(d, k, nil)
 	F := mat.NewDense(k, k, nil)
 	var du core.DictUpdater
-	fi, err := runOuter(ctx, loop{iters: o.Iters, progress: o.Progress, start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
+	fi, err := dl.RunOuter(ctx, dl.Loop{Iters: o.Iters, Progress: o.Progress, Start: start}, func(_ int, wantCost bool) (lrsdl.Cost, error) {
 		var cost lrsdl.Cost
 		for c := 0; c < C; c++ {
 			old := mat.DenseCopyOf(Xc[c])
@@ -180,9 +181,9 @@ func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dat
 		return err
 	}
 	if Q != nil {
-		D = expand(Q, D)
+		D = dl.Expand(Q, D)
 	}
-	m.m = blModel{classes: classes, part: blockPartition(C, k), D: D}
+	m.m = blModel{classes: classes, part: dl.BlockPartition(C, k), D: D}
 	m.Options = o
 	m.info.Elapsed = time.Since(start)
 	return nil
@@ -244,7 +245,7 @@ func (m *ODL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	if err != nil {
 		return lrsdl.Cost{}, err
 	}
-	Ys := permuteColumns(Y, g.Perm)
+	Ys := dl.PermuteColumns(Y, g.Perm)
 	d, _ := Ys.Dims()
 	var cost lrsdl.Cost
 	for c := 0; c < g.Part.Blocks(); c++ {

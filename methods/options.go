@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 // Off, set in an Options field whose zero value means a non-zero default,
@@ -36,15 +37,6 @@ func (e *OptionError) Error() string {
 	return fmt.Sprintf("methods: %s option %s=%s: %s %s", e.Method, e.Name, e.Value, e.Name, e.Reason)
 }
 
-// dataInfo are the sizes of a training set that data-aware defaults and
-// ranges depend on.
-type dataInfo struct {
-	d, n     int     // dimension and number of samples
-	classes  int     // number of classes
-	minClass int     // samples in the smallest class
-	maxNorm  float64 // largest ℓ2 norm of a sample
-}
-
 // opt declares one option of an Options struct: the field it sets (one of
 // i, f, b, u), its default for a zero value and its range.
 type opt struct {
@@ -57,7 +49,7 @@ type opt struct {
 	choices   []string               // the values s may take; "" means choices[0]
 	def       float64                // value of a zero field
 	defDoc    string                 // the default as documented, when not def
-	dataDef   func(dataInfo) float64 // data-aware default, overriding def
+	dataDef   func(dl.Info) float64  // data-aware default, overriding def
 	defFn     func() float64         // default computed from other options, overriding def
 	min, max  float64                // range [min, max]; max 0 means no upper bound
 	minOpen   bool                   // range (min, max]
@@ -88,7 +80,7 @@ func withDefault(opts []opt, name string, def float64) []opt {
 // smallest class), at most the samples of the smallest class.
 func kOpt(k *int, def float64, doc string) opt {
 	return opt{name: "k", doc: doc, i: k, def: def, defDoc: "min(" + fmtNum(def) + ", smallest class)",
-		min: 1, perClass: true, dataDef: func(d dataInfo) float64 { return min(def, float64(d.minClass)) }}
+		min: 1, perClass: true, dataDef: func(d dl.Info) float64 { return min(def, float64(d.MinClass)) }}
 }
 
 // seedOpt declares the seed of a method's random initialisation.
@@ -99,7 +91,7 @@ func itersOpt(i *int, def float64) opt {
 	return opt{name: "iters", doc: "outer iterations", i: i, def: def, min: 1}
 }
 
-// tolOpt declares runOuter's relative tolerance on the cost, by default 1e-4.
+// tolOpt declares dl.RunOuter's relative tolerance on the cost, by default 1e-4.
 func tolOpt(f *float64) opt {
 	return opt{name: "tol", doc: "stop when the cost changes by less than this, relative (0: run every iteration)", f: f, def: 1e-4, off: true}
 }
@@ -181,7 +173,7 @@ func (o *opt) rangeText() string {
 }
 
 // reason returns why the literal value v is outside o's range, or "".
-func (o *opt) reason(v float64, info *dataInfo) string {
+func (o *opt) reason(v float64, info *dl.Info) string {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return "must be finite"
@@ -192,10 +184,10 @@ func (o *opt) reason(v float64, info *dataInfo) string {
 			return "must be in " + o.rangeText()
 		}
 		return "must be " + o.rangeText()
-	case o.perClass && info != nil && v > float64(info.minClass):
-		return fmt.Sprintf("must be at most %d, the samples of the smallest class", info.minClass)
-	case o.zeroAt > 0 && info != nil && info.maxNorm > 0 && v >= o.zeroAt*info.maxNorm:
-		return fmt.Sprintf("must be below %.4g (%g times the largest sample norm): at or above it every code is 0", o.zeroAt*info.maxNorm, o.zeroAt)
+	case o.perClass && info != nil && v > float64(info.MinClass):
+		return fmt.Sprintf("must be at most %d, the samples of the smallest class", info.MinClass)
+	case o.zeroAt > 0 && info != nil && info.MaxNorm > 0 && v >= o.zeroAt*info.MaxNorm:
+		return fmt.Sprintf("must be below %.4g (%g times the largest sample norm): at or above it every code is 0", o.zeroAt*info.MaxNorm, o.zeroAt)
 	case o.check != nil:
 		return o.check(v)
 	}
@@ -205,7 +197,7 @@ func (o *opt) reason(v float64, info *dataInfo) string {
 // resolve applies the defaults of zero fields and checks every value
 // against its range; info, when not nil, gives data-aware defaults and
 // bounds. Resolving resolved options changes nothing.
-func (s optSpec) resolve(info *dataInfo) error {
+func (s optSpec) resolve(info *dl.Info) error {
 	for k := range s.opts {
 		o := &s.opts[k]
 		if o.s != nil {

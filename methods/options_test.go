@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 // toyOptions exercises the option machinery.
@@ -23,7 +24,7 @@ type toyOptions struct {
 func (o *toyOptions) spec() optSpec {
 	return optSpec{method: "TOY", opts: []opt{
 		{name: "k", doc: "atoms per class", i: &o.K, def: 20, defDoc: "min(20, smallest class)", min: 1, perClass: true,
-			dataDef: func(d dataInfo) float64 { return float64(min(20, d.minClass)) }},
+			dataDef: func(d dl.Info) float64 { return float64(min(20, d.MinClass)) }},
 		{name: "eta", doc: "weight", f: &o.Eta, def: 0.1, min: 0, off: true},
 		{name: "rate", doc: "in (0, 1]", f: &o.Rate, def: 0.5, min: 0, max: 1, minOpen: true},
 		{name: "lc", doc: "local coding", b: &o.LC},
@@ -34,7 +35,7 @@ func (o *toyOptions) spec() optSpec {
 
 func TestResolveDefaultsAndIdempotence(t *testing.T) {
 	var o toyOptions
-	info := &dataInfo{d: 5, n: 30, classes: 3, minClass: 7}
+	info := &dl.Info{Dim: 5, N: 30, Classes: 3, MinClass: 7}
 	if err := o.spec().resolve(info); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestResolveDefaultsAndIdempotence(t *testing.T) {
 		t.Fatalf("resolved %+v, want %+v", o, want)
 	}
 	again := o
-	if err := again.spec().resolve(&dataInfo{minClass: 100}); err != nil || again != o {
+	if err := again.spec().resolve(&dl.Info{MinClass: 100}); err != nil || again != o {
 		t.Fatalf("resolving again gave %+v, %v; want %+v", again, err, o)
 	}
 	o = toyOptions{Eta: Off}
@@ -56,7 +57,7 @@ func TestResolveDefaultsAndIdempotence(t *testing.T) {
 }
 
 func TestResolveRejects(t *testing.T) {
-	info := &dataInfo{minClass: 7}
+	info := &dl.Info{MinClass: 7}
 	for _, c := range []struct {
 		o    toyOptions
 		name string
@@ -108,19 +109,19 @@ func TestSetParam(t *testing.T) {
 func TestRunOuter(t *testing.T) {
 	costs := []float64{10, 5, 4.9999, 4.9998, 1}
 	var calls []lrsdl.Progress
-	l := loop{iters: len(costs), tol: 1e-3, progress: func(p lrsdl.Progress) { calls = append(calls, p) }}
-	info, err := runOuter(context.Background(), l, func(it int, want bool) (lrsdl.Cost, error) {
+	l := dl.Loop{Iters: len(costs), Tol: 1e-3, Progress: func(p lrsdl.Progress) { calls = append(calls, p) }}
+	info, err := dl.RunOuter(context.Background(), l, func(it int, want bool) (lrsdl.Cost, error) {
 		return lrsdl.Cost{Total: costs[it-1]}, nil
 	})
 	if err != nil || info.Iters != 3 || info.Stop != lrsdl.StopConverged || len(calls) != 3 || calls[2].Stop != lrsdl.StopConverged || calls[1].Stop != "" {
 		t.Fatalf("converging run: %+v, %v, progress %+v", info, err, calls)
 	}
 	// The first iteration is never compared with the starting point.
-	info, _ = runOuter(context.Background(), loop{iters: 3, tol: 0.5}, func(int, bool) (lrsdl.Cost, error) { return lrsdl.Cost{Total: 1}, nil })
+	info, _ = dl.RunOuter(context.Background(), dl.Loop{Iters: 3, Tol: 0.5}, func(int, bool) (lrsdl.Cost, error) { return lrsdl.Cost{Total: 1}, nil })
 	if info.Iters != 2 || info.Stop != lrsdl.StopConverged {
 		t.Fatalf("flat cost: %+v, want a stop at iteration 2", info)
 	}
-	info, _ = runOuter(context.Background(), loop{iters: 4}, func(_ int, want bool) (lrsdl.Cost, error) {
+	info, _ = dl.RunOuter(context.Background(), dl.Loop{Iters: 4}, func(_ int, want bool) (lrsdl.Cost, error) {
 		if want {
 			t.Error("cost wanted with no tolerance and no progress")
 		}
@@ -130,7 +131,7 @@ func TestRunOuter(t *testing.T) {
 		t.Fatalf("no tolerance: %+v", info)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	info, err = runOuter(ctx, loop{iters: 10}, func(it int, _ bool) (lrsdl.Cost, error) {
+	info, err = dl.RunOuter(ctx, dl.Loop{Iters: 10}, func(it int, _ bool) (lrsdl.Cost, error) {
 		if it == 2 {
 			cancel()
 		}
@@ -144,14 +145,14 @@ func TestRunOuter(t *testing.T) {
 func TestCheckMemory(t *testing.T) {
 	prev := SetMemoryLimit(1 << 20)
 	defer SetMemoryLimit(prev)
-	if err := checkMemory("TOY", 1000, "k"); err != nil {
+	if err := dl.CheckMemory("TOY", 1000, "k"); err != nil {
 		t.Fatal(err)
 	}
-	err := checkMemory("TOY", 1e9, "k (atoms per class)")
+	err := dl.CheckMemory("TOY", 1e9, "k (atoms per class)")
 	if err == nil || !strings.Contains(err.Error(), "8.0 GB") || !strings.Contains(err.Error(), "lower k (atoms per class)") {
 		t.Fatalf("over the limit: %v", err)
 	}
-	if checkMemory("TOY", math.Inf(1), "k") == nil || checkMemory("TOY", math.NaN(), "k") == nil {
+	if dl.CheckMemory("TOY", math.Inf(1), "k") == nil || dl.CheckMemory("TOY", math.NaN(), "k") == nil {
 		t.Fatal("infinite or NaN need passed")
 	}
 	SetMemoryLimit(0)
@@ -169,7 +170,7 @@ func TestSparsityWeightBound(t *testing.T) {
 	s := o.spec()
 	s.opts[1].zeroAt = 2
 	o.Eta = 3
-	info := &dataInfo{minClass: 5, maxNorm: 1.5}
+	info := &dl.Info{MinClass: 5, MaxNorm: 1.5}
 	if err := s.resolve(info); err == nil || !strings.Contains(err.Error(), "below 3") {
 		t.Errorf("eta=3 with a bound of 2×1.5: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 func init() {
@@ -48,7 +49,7 @@ type SRC struct {
 	Options SRCOptions
 	m       blModel
 	gram    *mat.Dense // DᵀD
-	info    lrsdl.FitInfo
+	base
 }
 
 // Name returns "SRC".
@@ -75,7 +76,7 @@ func (m *SRC) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err != nil {
 		return err
 	}
-	if err := checkMemory("SRC", float64(info.d)*float64(info.n)+float64(info.n)*float64(info.n), "the training set"); err != nil {
+	if err := dl.CheckMemory("SRC", float64(info.Dim)*float64(info.N)+float64(info.N)*float64(info.N), "the training set"); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -111,7 +112,7 @@ func (m *SRC) codes(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	}
 	_, K := m.m.D.Dims()
 	_, n := Y.Dims()
-	if err := checkMemory("SRC", 2*float64(K)*float64(n), "the number of test samples per call"); err != nil {
+	if err := dl.CheckMemory("SRC", 2*float64(K)*float64(n), "the number of test samples per call"); err != nil {
 		return nil, err
 	}
 	B := mat.NewDense(K, n, nil)
@@ -161,13 +162,13 @@ func (m *SRC) SetState(s *lrsdl.State) error {
 	return nil
 }
 
-// spanDim is the number of rows training works on after reduceSpan: N
-// when d > spanRatio·N, else d.
-func spanDim(info dataInfo) float64 {
-	if !spanOff && float64(info.d) > spanRatio*float64(info.n) {
-		return float64(info.n)
+// spanDim is the number of rows training works on after dl.ReduceSpan: N
+// when d > dl.SpanRatio·N, else d.
+func spanDim(info dl.Info, set dl.Settings) float64 {
+	if !set.NoSpan && float64(info.Dim) > dl.SpanRatio*float64(info.N) {
+		return float64(info.N)
 	}
-	return float64(info.d)
+	return float64(info.Dim)
 }
 
 // blModel is the part shared by SRC, ODL and LC-KSVD: classes, a dictionary
@@ -184,7 +185,7 @@ func (b *blModel) check(name string, Y mat.Matrix) error {
 		return ErrNotTrained
 	}
 	d, _ := b.D.Dims()
-	return testSet(Y, d)
+	return dl.TestSet(Y, d)
 }
 
 // residualLabels returns, for each column j of Y, the user label of the
@@ -193,7 +194,7 @@ func (b *blModel) residualLabels(Y mat.Matrix, X *mat.Dense) []int {
 	d, n := Y.Dims()
 	Yd, ok := Y.(*mat.Dense)
 	if !ok {
-		Yd = denseCopy(Y)
+		Yd = dl.DenseCopy(Y)
 	}
 	best := make([]float64, n)
 	out := make([]int, n)
@@ -226,11 +227,11 @@ func (b *blModel) state(name string, opts any, extra map[string]*mat.Dense, extr
 	if b.D == nil {
 		return nil, ErrNotTrained
 	}
-	ms := []*mat.Dense{b.D, rowOf(b.part)}
+	ms := []*mat.Dense{b.D, dl.RowOf(b.part)}
 	for _, n := range extraNames {
 		ms = append(ms, extra[n])
 	}
-	return newState(name, opts, b.classes, append([]string{"D", "part"}, extraNames...), ms...)
+	return dl.NewState(name, opts, b.classes, append([]string{"D", "part"}, extraNames...), ms...)
 }
 
 // setState decodes a state written by state into b and opts (see
@@ -251,7 +252,7 @@ func (b *blModel) setState(name string, s *lrsdl.State, opts interface{ spec() o
 			if m == nil || m.IsEmpty() {
 				return nil, fmt.Errorf("methods: %s state has no matrix %q", name, n)
 			}
-			if err := checkFinite(fmt.Sprintf("%s state matrix %q", name, n), m); err != nil {
+			if err := dl.CheckFinite(fmt.Sprintf("%s state matrix %q", name, n), m); err != nil {
 				return nil, err
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 func init() { register("SRRS", func() lrsdl.Classifier { return &SRRS{} }) }
@@ -73,8 +74,8 @@ func (o *SRRSOptions) spec() optSpec {
 // -cv 3): Oxford Flower p = 10, 16, 32: 36.5, 84.1, 84.4 %; COIL-100
 // p = 10, 99: 62.3, 69.9 %; digits p = 5, 9, 10, 18: 85.3, 89.3, 89.3,
 // 89.3 %; AR gender (person-grouped) p = 1, 10: 87.8 % both.
-func srrsDefaultP(d dataInfo) float64 {
-	return float64(max(1, min(d.classes-1, d.d, d.n)))
+func srrsDefaultP(d dl.Info) float64 {
+	return float64(max(1, min(d.Classes-1, d.Dim, d.N)))
 }
 
 // srrsMuMax caps the ALM penalty.
@@ -126,7 +127,7 @@ const srrsMuMax = 1e8
 type SRRS struct {
 	Options SRRSOptions
 
-	info    lrsdl.FitInfo
+	base
 	classes *core.Classes
 	P       *mat.Dense // d×p projection
 	F       *mat.Dense // p×N projected training samples
@@ -148,10 +149,10 @@ func (m *SRRS) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	}
 	C := g.Classes.Len()
 	d, N := Ys.Dims()
-	if err := checkMemory("SRRS", float64(min(d, N))*float64(N)*12+float64(d)*float64(min(d, N)), "the training set"); err != nil {
+	if err := dl.CheckMemory("SRRS", float64(min(d, N))*float64(N)*12+float64(d)*float64(min(d, N)), "the training set"); err != nil {
 		return err
 	}
-	U, sig, Xh, err := srrsReduce(ctx, Ys)
+	U, sig, Xh, err := srrsReduce(ctx, Ys, m.set)
 	if err != nil {
 		return err
 	}
@@ -213,9 +214,6 @@ func (m *SRRS) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return nil
 }
 
-// FitInfo describes the last call of Fit.
-func (m *SRRS) FitInfo() lrsdl.FitInfo { return m.info }
-
 // Params lists the options; after Fit or SetState, the resolved ones.
 func (m *SRRS) Params() []lrsdl.Param { return m.Options.spec().params() }
 
@@ -234,7 +232,7 @@ func (m *SRRS) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 		return nil, ErrNotTrained
 	}
 	d, p := m.P.Dims()
-	if err := testSet(Y, d); err != nil {
+	if err := dl.TestSet(Y, d); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -297,7 +295,7 @@ func (m *SRRS) Transform(Y mat.Matrix) (*mat.Dense, error) {
 		return nil, ErrNotTrained
 	}
 	d, p := m.P.Dims()
-	if err := testSet(Y, d); err != nil {
+	if err := dl.TestSet(Y, d); err != nil {
 		return nil, err
 	}
 	_, n := Y.Dims()
@@ -313,7 +311,7 @@ func (m *SRRS) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	if m.P == nil {
 		return lrsdl.Cost{}, ErrNotTrained
 	}
-	Ys, sp, err := dlsiSortedSet(Y, labels, m.classes, m.P)
+	Ys, sp, err := dl.SortedSet(Y, labels, m.classes, m.P)
 	if err != nil {
 		return lrsdl.Cost{}, err
 	}
@@ -342,7 +340,7 @@ func (m *SRRS) State() (*lrsdl.State, error) {
 	if m.P == nil {
 		return nil, ErrNotTrained
 	}
-	return newState(m.Name(), m.Options, m.classes, []string{"P", "F", "labels"}, m.P, m.F, rowOf(m.lab))
+	return dl.NewState(m.Name(), m.Options, m.classes, []string{"P", "F", "labels"}, m.P, m.F, dl.RowOf(m.lab))
 }
 
 // SetState restores a model returned by State.

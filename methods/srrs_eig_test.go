@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 )
 
 // TestSymEigLow checks symEigLow against mat.EigenSym: the k smallest
@@ -82,7 +83,7 @@ func TestSymEigLow(t *testing.T) {
 		}
 		var VtV mat.Dense
 		VtV.Mul(V.T(), V)
-		if !mat.EqualApprox(&VtV, eye(k), 1e-10) {
+		if !mat.EqualApprox(&VtV, toy.Eye(k), 1e-10) {
 			t.Errorf("%s: VᵀV ≠ I", tc.name)
 		}
 		// Same subspace as EigenSym's first k vectors (λ_k < λ_{k+1} here):
@@ -219,7 +220,7 @@ func TestSymEigCluster(t *testing.T) {
 	}
 	var VtV, R mat.Dense
 	VtV.Mul(V.T(), V)
-	if !mat.EqualApprox(&VtV, eye(n), 1e-13) {
+	if !mat.EqualApprox(&VtV, toy.Eye(n), 1e-13) {
 		t.Errorf("VᵀV ≠ I")
 	}
 	R.Mul(a, V)

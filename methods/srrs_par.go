@@ -12,7 +12,7 @@ import (
 // srrsGemvMin is the least size m·n of a for which srrsGemv splits the
 // product between two goroutines: below it, starting one costs more than
 // it saves.
-var srrsGemvMin = 1 << 15
+const srrsGemvMin = 1 << 15
 
 // srrsGemv is blas64.Gemv (y = α·op(a)·x + β·y, unit increments) with a
 // large product split between the caller and one more goroutine: by rows
@@ -23,12 +23,17 @@ var srrsGemvMin = 1 << 15
 // first, so each gets the same operations in the same order and y is
 // bit-identical to blas64.Gemv's, whatever GOMAXPROCS.
 func srrsGemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
+	gemvSplit(srrsGemvMin, t, alpha, a, x, beta, y)
+}
+
+// gemvSplit is srrsGemv splitting from size minSize on.
+func gemvSplit(minSize int, t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
 	n := a.Rows
 	if t == blas.Trans {
 		n = a.Cols
 	}
 	h := n / 2 &^ 7
-	if a.Rows*a.Cols < srrsGemvMin || h == 0 || x.Inc != 1 || y.Inc != 1 || parallel.Procs() < 2 {
+	if a.Rows*a.Cols < minSize || h == 0 || x.Inc != 1 || y.Inc != 1 || parallel.Procs() < 2 {
 		blas64.Gemv(t, alpha, a, x, beta, y)
 		return
 	}

@@ -9,13 +9,11 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// TestSRRSGemv checks that srrsGemv, splitting every product, gives
+// TestSRRSGemv checks that srrsGemv's split (gemvSplit), splitting every product, gives
 // blas64.Gemv's result to the last bit, for both transposes, several
 // shapes (row and column counts not multiples of 8, a stride above the
 // column count) and α, β.
 func TestSRRSGemv(t *testing.T) {
-	defer func(m int) { srrsGemvMin = m }(srrsGemvMin)
-	srrsGemvMin = 0
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	rng := rand.New(rand.NewPCG(4, 4))
 	for _, sz := range [][2]int{{1, 1}, {16, 16}, {17, 5}, {5, 17}, {37, 61}, {100, 100}, {203, 99}, {64, 1010}} {
@@ -42,7 +40,7 @@ func TestSRRSGemv(t *testing.T) {
 				got := append([]float64(nil), y0...)
 				xv := blas64.Vector{N: lx, Inc: 1, Data: x}
 				blas64.Gemv(tr, ab[0], a, xv, ab[1], blas64.Vector{N: ly, Inc: 1, Data: want})
-				srrsGemv(tr, ab[0], a, xv, ab[1], blas64.Vector{N: ly, Inc: 1, Data: got})
+				gemvSplit(0, tr, ab[0], a, xv, ab[1], blas64.Vector{N: ly, Inc: 1, Data: got})
 				for i := range want {
 					if got[i] != want[i] {
 						t.Errorf("%d×%d %c α=%v β=%v: y[%d] = %v, want %v", m, n, tr, ab[0], ab[1], i, got[i], want[i])

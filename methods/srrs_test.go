@@ -16,6 +16,8 @@ import (
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/testutil"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
+	"github.com/lrsdl/lrsdl/methods/internal/toy"
 )
 
 // srrsFisherRef returns tr S_W(G) − tr S_B(G) + η‖G‖²_F from the
@@ -52,7 +54,7 @@ func srrsToy(t *testing.T, eta float64) *srrsTrain {
 	rng := rand.New(rand.NewPCG(7, 7))
 	sp := core.NewPartition(4, 5, 6)
 	X := testutil.RandDense(rng, 7, 15)
-	_, sig, Xh, _ := srrsReduce(context.Background(), X)
+	_, sig, Xh, _ := srrsReduce(context.Background(), X, dl.Settings{})
 	o := SRRSOptions{P: 3, Lambda1: 0.5, Lambda2: 0.7, Eta: eta}
 	if eta == 0 {
 		o.Eta = Off
@@ -151,7 +153,7 @@ func TestSRRSZStep(t *testing.T) {
 // residuals must fall below the tolerance and the objective settle.
 func TestSRRSALM(t *testing.T) {
 	ds := dlsiSynthetic(t, 10, 30, 12)
-	Ys, g, err := trainingSet(ds.Train.Y, ds.Train.Labels)
+	Ys, g, err := dl.TrainingSet(ds.Train.Y, ds.Train.Labels)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +161,7 @@ func TestSRRSALM(t *testing.T) {
 	if err := o.spec().resolve(nil); err != nil {
 		t.Fatal(err)
 	}
-	_, sig, Xh, _ := srrsReduce(context.Background(), Ys)
+	_, sig, Xh, _ := srrsReduce(context.Background(), Ys, dl.Settings{})
 	s := newSRRSTrain(Xh, sig, g.Part, o)
 	var gaps, costs []float64
 	for it := 0; it < 200 && (len(gaps) == 0 || gaps[len(gaps)-1] > 1e-7); it++ {
@@ -326,7 +328,7 @@ func TestSRRSReduceTall(t *testing.T) {
 			X.Set(i, j, rng.NormFloat64())
 		}
 	}
-	U, sig, Xh, err := srrsReduce(context.Background(), X)
+	U, sig, Xh, err := srrsReduce(context.Background(), X, dl.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +338,7 @@ func TestSRRSReduceTall(t *testing.T) {
 		t.Error("U·X̂ differs from X")
 	}
 	utu.Mul(U.T(), U)
-	if !mat.EqualApprox(&utu, eye(len(sig)), 1e-12) {
+	if !mat.EqualApprox(&utu, toy.Eye(len(sig)), 1e-12) {
 		t.Error("U has no orthonormal columns")
 	}
 	var svd mat.SVD
@@ -368,7 +370,7 @@ func TestSRRSGramSVD(t *testing.T) {
 		t.Error("U·X̂ differs from A")
 	}
 	utu.Mul(U.T(), U)
-	if !mat.EqualApprox(&utu, eye(40), 1e-13) {
+	if !mat.EqualApprox(&utu, toy.Eye(40), 1e-13) {
 		t.Error("U has no orthonormal columns")
 	}
 	xxt.Mul(Xh, Xh.T())
@@ -393,7 +395,7 @@ func TestSRRSGramSVD(t *testing.T) {
 		if _, _, _, ok := srrsGramSVD(B); ok {
 			t.Errorf("ε=%v: accepted an ill-conditioned matrix", eps)
 		}
-		_, sig, _, err := srrsReduce(context.Background(), B)
+		_, sig, _, err := srrsReduce(context.Background(), B, dl.Settings{})
 		if err != nil || len(sig) != c.rank {
 			t.Errorf("ε=%v: reduction to rank %d, %v; want %d", eps, len(sig), err, c.rank)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 // srrsTrain is one SRRS run in the coordinates of the SVD of X.
@@ -322,12 +323,12 @@ func (s *srrsTrain) cost() lrsdl.Cost {
 
 // srrsReduce returns the thin SVD X = UΣVᵀ truncated to the numerical
 // rank r: U (d×r), Σ (descending) and X̂ = ΣVᵀ = UᵀX (r×N). When d is well
-// above N it factors the r×N Yr of X = Q·Yr (reduceSpan) and U = Q·U_R.
+// above N it factors the r×N Yr of X = Q·Yr (dl.ReduceSpan) and U = Q·U_R.
 // The factor A (X or Yr) is decomposed through its Gram matrix when that
 // is well conditioned (srrsGramSVD), otherwise by mat.SVD (srrsSVD), on
 // its own goroutine, so that a cancelled ctx returns ctx.Err() at once.
-func srrsReduce(ctx context.Context, X *mat.Dense) (U *mat.Dense, sig []float64, Xh *mat.Dense, err error) {
-	Q, R, err := reduceSpan(ctx, X)
+func srrsReduce(ctx context.Context, X *mat.Dense, set dl.Settings) (U *mat.Dense, sig []float64, Xh *mat.Dense, err error) {
+	Q, R, err := dl.ReduceSpan(ctx, X, set)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -360,7 +361,7 @@ func srrsReduce(ctx context.Context, X *mat.Dense) (U *mat.Dense, sig []float64,
 	}
 	U = f.U
 	if Q != nil {
-		U = expand(Q, f.U)
+		U = dl.Expand(Q, f.U)
 	}
 	return U, f.sig, f.Xh, nil
 }

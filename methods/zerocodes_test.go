@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 // TestHugeSparsityWeightIsAnError trains every method whose training
@@ -24,7 +25,7 @@ func TestHugeSparsityWeightIsAnError(t *testing.T) {
 			Y.Set(i, j, rng.NormFloat64()+float64((i%3)*(labels[j]+1)))
 		}
 	}
-	bound := maxColNorm(Y)
+	bound := dl.MaxColNorm(Y)
 	for _, c := range []struct {
 		method, option string
 		factor         float64

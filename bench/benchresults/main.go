@@ -73,7 +73,7 @@ func main() {
 	benchtime := flag.String("benchtime", "100ms", "go test -benchtime")
 	bench := flag.String("bench", ".", "go test -bench pattern")
 	skip := flag.String("skip", "FlowerFit|COILFit|COILIter|DLSIFitPredict|LRSDLXSolveShapes", "go test -skip pattern; the default leaves out the fits on real data sets, minutes per method and backend, which bench/reproduce times (run them alone: go test -tags openblas -run '^$' -bench 'FlowerFit|COILFit|DLSIFitPredict' -benchtime 1x ./methods/), and the X step's shape study behind its fused bounds (go test -tags openblas -run '^$' -bench LRSDLXSolveShapes -cpu 1,2 ./methods/)")
-	pkgs := flag.String("pkgs", "./blas/,./core/,./methods/", "comma-separated packages")
+	pkgs := flag.String("pkgs", "./blas/,./core/,./methods/,./methods/internal/dl/,./methods/internal/fisher/", "comma-separated packages")
 	timeout := flag.String("timeout", "40m", "go test -timeout of each package")
 	logFile := flag.String("log", "", "re-render from the saved output `file` of an earlier run instead of running")
 	save := flag.String("save", "bench/bench.log", "save the go test output to `file`")

@@ -1,0 +1,78 @@
+package dl
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// memLimit is the memory limit of SetMemoryLimit in bytes; 0 means the default.
+var memLimit atomic.Int64
+
+// SetMemoryLimit sets the memory, in bytes, that Fit may plan to use: a Fit
+// whose sizes (samples, dimension, atoms) need more returns an error naming
+// the option to lower instead of allocating. A limit ≤ 0 restores the
+// default, half the physical memory. It returns the previous limit.
+func SetMemoryLimit(bytes int64) int64 {
+	prev := MemoryLimit()
+	memLimit.Store(max(bytes, 0))
+	return prev
+}
+
+// MemoryLimit returns the limit set by SetMemoryLimit.
+func MemoryLimit() int64 {
+	if l := memLimit.Load(); l > 0 {
+		return l
+	}
+	return physicalMemory() / 2
+}
+
+// physicalMemory returns the machine's memory in bytes (MemTotal of
+// /proc/meminfo), or 8 GiB where that cannot be read.
+func physicalMemory() int64 {
+	const fallback = 8 << 30
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return fallback
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err == nil && kb > 0 {
+				return kb << 10
+			}
+		}
+	}
+	return fallback
+}
+
+// CheckMemory returns an error when floats float64 values (the largest
+// buffers the method allocates at these sizes) exceed the memory limit;
+// lower names the options or data that set the size.
+func CheckMemory(method string, floats float64, lower string) error {
+	need, limit := 8*floats, float64(MemoryLimit())
+	if need <= limit && !math.IsNaN(need) {
+		return nil
+	}
+	return fmt.Errorf("methods: %s would need about %s of memory at these sizes, above the limit of %s (methods.SetMemoryLimit): lower %s", method, bytesText(need), bytesText(limit), lower)
+}
+
+// bytesText formats a byte count as "12.3 GB".
+func bytesText(b float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB", "PB", "EB"}
+	u := 0
+	for b >= 1000 && u < len(units)-1 {
+		b /= 1000
+		u++
+	}
+	if u == len(units)-1 && b >= 1000 {
+		return "more than 1000 EB"
+	}
+	return strconv.FormatFloat(b, 'f', 1, 64) + " " + units[u]
+}

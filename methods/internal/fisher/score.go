@@ -1,0 +1,83 @@
+package fisher
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
+	"gonum.org/v1/gonum/mat"
+)
+
+// maxProjections is the number of projected sets a spanEntry keeps: a
+// cross-validation fold scores one validation set.
+const maxProjections = 2
+
+// projection is P = QᵀY of a set Y of key key.
+type projection struct {
+	key dataKey
+	P   *mat.Dense
+}
+
+// project returns P = QᵀY (r×n, r the rows of Yr) for the d×n matrix Y,
+// computed once per Y (by key) and kept in e; P is read only.
+func (e *spanEntry) project(ctx context.Context, Y *mat.Dense) (*mat.Dense, error) {
+	k := keyOf(Y)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, p := range e.proj {
+		if p.key == k {
+			return p.P, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	P := e.Q.Project(Y)
+	if len(e.proj) == maxProjections {
+		e.proj = e.proj[1:]
+	}
+	e.proj = append(e.proj, projection{key: k, P: P})
+	return P, nil
+}
+
+// SetScoreOnly sets f.score; on also sets f.keep.
+func (f *Model) SetScoreOnly(on bool) {
+	f.score = on
+	if on {
+		f.keep = true
+	}
+}
+
+// ScoreEach returns the labels PredictEach(ctx, Y, ps) gives for the model
+// of the training state f.rs, computed in the coordinates of training:
+// with the span basis Q of the training set (dl.ReduceSpan), D̄ = Q·D̄_r and
+// the columns of Y enter as P = QᵀY (spanEntry.project). The codes depend
+// on D̄ only through D̄ᵀD̄ = D̄_rᵀD̄_r and D̄ᵀY = D̄_rᵀP, and every residual
+// of a sample y, ‖ȳ − D̄x‖² with ȳ − D̄x in y + range(Q), exceeds its
+// reduced form by the same ‖(I − QQᵀ)y‖²: the GC scores of y move by w
+// times it, the LC scores by half of it, for every class alike, so the
+// labels are the same up to rounding.
+func (f *Model) ScoreEach(ctx context.Context, name string, Y mat.Matrix, ps []Params) ([][]int, error) {
+	rs := f.rs
+	if rs == nil {
+		return nil, fmt.Errorf("methods: %s: no training state to score; Fit after SetScoreOnly(true) first", name)
+	}
+	if err := dl.TestSet(Y, rs.d); err != nil {
+		return nil, err
+	}
+	P, ok := Y.(*mat.Dense)
+	if !ok {
+		P = dl.DenseCopy(Y)
+	}
+	if e := rs.span; e != nil && e.Q != nil {
+		var err error
+		if P, err = e.project(ctx, P); err != nil {
+			return nil, err
+		}
+	}
+	t := rs.t
+	r, _ := t.Db.Dims()
+	g := &Model{Classes: f.Classes, Dim: r, Part: t.ap, Db: t.Db}
+	g.Mc, g.M0 = t.means()
+	return g.PredictEach(ctx, P, ps)
+}
