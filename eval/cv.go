@@ -7,9 +7,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sort"
-	"strconv"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -18,153 +15,6 @@ import (
 	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/split"
 )
-
-// Grid lists candidate values of method options by JSON name. A value is
-// a number, a bool or a string (a choice such as SRRS's rule), as in
-// Params; Points gives every number as float64.
-type Grid map[string][]any
-
-// Points returns every combination of g's values, varying the option
-// whose name sorts last fastest.
-func (g Grid) Points() []Params {
-	names := make([]string, 0, len(g))
-	for k := range g {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	pts := []Params{{}}
-	for _, k := range names {
-		var next []Params
-		for _, p := range pts {
-			for _, v := range g[k] {
-				q := Params{k: gridValue(v)}
-				for kk, vv := range p {
-					q[kk] = vv
-				}
-				next = append(next, q)
-			}
-		}
-		pts = next
-	}
-	return pts
-}
-
-// gridValue returns v with an integer or float32 as float64.
-func gridValue(v any) any {
-	switch v := v.(type) {
-	case int:
-		return float64(v)
-	case int64:
-		return float64(v)
-	case float32:
-		return float64(v)
-	}
-	return v
-}
-
-// String formats g as "name={v1,v2} ...".
-func (g Grid) String() string {
-	var s []string
-	names := make([]string, 0, len(g))
-	for k := range g {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		vs := make([]string, len(g[k]))
-		for i, v := range g[k] {
-			vs[i] = fmt.Sprint(v)
-		}
-		s = append(s, k+"={"+strings.Join(vs, ",")+"}")
-	}
-	return strings.Join(s, " ")
-}
-
-// ParseGrid parses the form Grid.String writes, "name={v1,v2} name={v}",
-// names separated by spaces or semicolons; a single value may stand
-// without braces ("k=40").
-func ParseGrid(s string) (Grid, error) {
-	g := Grid{}
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ';' || r == '\t' }) {
-		name, vals, ok := strings.Cut(f, "=")
-		if !ok || name == "" || vals == "" {
-			return nil, fmt.Errorf("grid %q: want name={v1,v2,...}", f)
-		}
-		if _, dup := g[name]; dup {
-			return nil, fmt.Errorf("grid: %s given twice", name)
-		}
-		if strings.HasPrefix(vals, "{") != strings.HasSuffix(vals, "}") {
-			return nil, fmt.Errorf("grid %q: unbalanced braces", f)
-		}
-		for _, v := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(vals, "{"), "}"), ",") {
-			v = strings.TrimSpace(v)
-			if v == "" {
-				return nil, fmt.Errorf("grid: %s has an empty value", name)
-			}
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				// Not a number: a bool or a choice, checked when set.
-				if b, err := strconv.ParseBool(v); err == nil {
-					g[name] = append(g[name], b)
-				} else {
-					g[name] = append(g[name], v)
-				}
-				continue
-			}
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("grid: %s value %q is not a finite number", name, v)
-			}
-			g[name] = append(g[name], x)
-		}
-	}
-	if len(g) == 0 {
-		return nil, fmt.Errorf("grid %q: no options", s)
-	}
-	return g, nil
-}
-
-// DefaultGrids are the cross-validation grids of the command's -cv flag,
-// by method name (as Name returns it). They cover what moves accuracy: atoms per class (the
-// default and twice it; CrossValidate caps k at the smallest class of a
-// training fold), the sparsity weight (0.001 and 0.01, the range of the
-// paper and its authors' settings), the discrimination weight (λ2 or η) and
-// the prediction rule where the method has one (GC weight w, local
-// coding, or SRRS's nearest mean or sample). SRRS's subspace dimension is
-// left to its data-aware default, C − 1. Options a method lacks are
-// dropped by DefaultGrid. Prediction options cost no training, and
-// successive halving (see CrossValidateSet) trains most candidates briefly.
-var DefaultGrids = map[string]Grid{
-	"LRSDL":    {"k": {20, 40}, "lambda1": {0.001, 0.01}, "eta": {0.01, 0.1}, "w": {0.25, 0.5}, "lc": {0, 1}},
-	"FDDL":     {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
-	"D2L2R2":   {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
-	"DLSI":     {"k": {25, 50}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
-	"COPAR":    {"k": {20, 40}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
-	"LC-KSVD1": {"k": {25, 50}, "alpha": {0.001, 0.01}},
-	"LC-KSVD2": {"k": {25, 50}, "alpha": {0.001, 0.01}, "beta": {0.001, 0.01}},
-	"SRC":      {"lambda": {0.0001, 0.001, 0.01}},
-	"ODL":      {"k": {25, 50}, "lambda": {0.001, 0.01}},
-	"JDL":      {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
-	"JDL*":     {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
-	"DLRD":     {"k": {20, 40}, "lambda1": {0.005, 0.02}, "alpha": {0.005, 0.05}},
-	"SRRS":     {"lambda1": {0.1, 1}, "lambda2": {0.01, 0.1}, "rule": {"mean", "nn"}},
-}
-
-// DefaultGrid returns the default grid of c's method restricted to the
-// options c has, or nil.
-func DefaultGrid(c lrsdl.Classifier) Grid {
-	g := DefaultGrids[c.Name()]
-	names := ParamNames(c)
-	out := Grid{}
-	for k, v := range g {
-		if i := sort.SearchStrings(names, k); i < len(names) && names[i] == k {
-			out[k] = v
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
 
 // CVScore is the mean validation accuracy of one grid point.
 type CVScore struct {
@@ -206,19 +56,17 @@ func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, lab
 // is lowered to it (and duplicate points dropped); Best gives it capped at
 // the whole set's smallest class instead. With four or more
 // training points and an "iters" option, successive halving trains every
-// point for a ninth of the method's iterations if it is resumable (see
-// below; a quarter for the others, or when a ninth is under 3: see
-// halvingRounds), keeps the best third of them (at least one) for the next
+// point for a ninth of the method's iterations if it is Resumable (see
+// below; a quarter for the others, or when a ninth is under 3), keeps the best third of them (at least one) for the next
 // round, and stops when one is left, so that 8 points take two rounds (a
 // ninth, then a third) and the prediction options of the last one are
 // chosen at that round's iterations; the dropped points keep the score of
-// their last round. A method whose training can be resumed (SetResumable, Suspend,
-// Resume: LRSDL, FDDL, D2L2R2) continues its fits of one round in the
-// next instead of retraining them, to the same models; a method with
-// PredictEach scores all prediction options of a fit in one call, sharing
-// the coding, and a scorer (SetScoreOnly, ScoreEach: the same three)
-// scores from its training state without forming the model, in the
-// coordinates of its span reduction, to the same labels up to rounding.
+// their last round. A Resumable method continues its fits of one round in
+// the next instead of retraining them, to the same models; an
+// EachPredictor scores all prediction options of a fit in one call,
+// sharing the coding, and a Scorer scores from its training state without
+// forming the model, in the coordinates of its span reduction, to the same
+// labels up to rounding.
 // The fits of a round, every candidate on every fold, train in parallel
 // on GOMAXPROCS goroutines; the result does not depend on how many.
 func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64) (*CVResult, error) {
@@ -240,12 +88,18 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 	}
 	trains, vals := make([]split.Set, k), make([]split.Set, k)
 	smallest := math.MaxInt
+	classes, _ := split.ByClass(s.Labels)
 	for f := range k {
 		tr, va := split.Fold(fold, f)
 		trains[f], vals[f] = split.Subset(s, tr), split.Subset(s, va)
-		_, idx := split.ByClass(trains[f].Labels)
+		in, idx := split.ByClass(trains[f].Labels)
 		for _, ix := range idx {
 			smallest = min(smallest, len(ix))
+		}
+		for _, c := range classes {
+			if _, ok := slices.BinarySearch(in, c); !ok {
+				return nil, fmt.Errorf("eval: grouped cross-validation: all samples of class %d are in fold %d; it needs more groups", c, f+1)
+			}
 		}
 	}
 	probe, err := newClassifier()
@@ -312,7 +166,7 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 	}
 	rounds := []int{iters}
 	if _, fixed := grid["iters"]; len(cands) >= 4 && iters >= 4 && !fixed {
-		_, resumes := probe.(resumable)
+		_, resumes := probe.(Resumable)
 		rounds = halvingRounds(iters, resumes)
 	}
 	alive := cands
@@ -438,35 +292,6 @@ func indexOf(pts []Params, p Params) int {
 	return len(pts)
 }
 
-// resumable is a classifier whose training can be continued
-// (methods.LRSDL, FDDL, D2L2R2): after SetResumable(true), Fit keeps its
-// training state; Suspend frees the trained model but keeps that state;
-// Resume continues the last Fit on the same data up to iters outer
-// iterations in total, giving the model of a Fit with iters.
-type resumable interface {
-	SetResumable(on bool)
-	Suspend()
-	Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error
-}
-
-// scorer is a resumable classifier that scores from its training state
-// (methods.LRSDL, FDDL, D2L2R2): after SetScoreOnly(true), Fit and Resume
-// keep that state and leave the model suspended, and ScoreEach returns the
-// labels PredictEach would give, without forming the model (for the span
-// reduction, without mapping the dictionary back to the data space).
-type scorer interface {
-	resumable
-	SetScoreOnly(on bool)
-	ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error)
-}
-
-// eachPredictor predicts with several settings of the prediction options
-// at once, sharing the work they have in common (methods.LRSDL, FDDL,
-// D2L2R2); the labels are those of setting each and calling Predict.
-type eachPredictor interface {
-	PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error)
-}
-
 // cvJob is one candidate of a round of CrossValidateSet: its training
 // options tp, its fits by fold (suspended fits to resume, or nil) and the
 // grid points idx it scores.
@@ -527,7 +352,7 @@ func crossValidateRound(newClassifier NewFunc, jobs []cvJob, it int, keep bool, 
 // fold, holding it, share its span factors.
 func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifier, tp Params, it int, keep bool, pts []Params, idx []int, train, val split.Set) ([]float64, lrsdl.Classifier, error) {
 	c := prev
-	if rc, ok := prev.(resumable); ok {
+	if rc, ok := prev.(Resumable); ok {
 		notifyStage(ctx, c)
 		if err := rc.Resume(ctx, train.Y, train.Labels, it); err != nil {
 			return nil, nil, err
@@ -540,9 +365,9 @@ func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifie
 		if err := Configure(c, tp); err != nil {
 			return nil, nil, err
 		}
-		if sc, ok := c.(scorer); ok {
+		if sc, ok := c.(Scorer); ok {
 			sc.SetScoreOnly(true)
-		} else if rc, ok := c.(resumable); ok {
+		} else if rc, ok := c.(Resumable); ok {
 			rc.SetResumable(keep)
 		}
 		notifyStage(ctx, c)
@@ -560,8 +385,8 @@ func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifie
 		}
 	}
 	out := make([]float64, len(idx))
-	sc, isScorer := c.(scorer)
-	if ep, ok := c.(eachPredictor); ok || isScorer {
+	sc, isScorer := c.(Scorer)
+	if ep, ok := c.(EachPredictor); ok || isScorer {
 		sets := make([]map[string]string, len(pps))
 		for j, pp := range pps {
 			sets[j] = map[string]string{}
@@ -597,7 +422,7 @@ func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifie
 	if isScorer {
 		return out, c, nil
 	}
-	if rc, ok := c.(resumable); ok && keep {
+	if rc, ok := c.(Resumable); ok && keep {
 		rc.Suspend()
 		return out, c, nil
 	}

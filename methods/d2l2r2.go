@@ -113,7 +113,11 @@ func (m *D2L2R2) Means() *mat.Dense { return m.fm.Mc }
 // on the training set; see LRSDL.Tune.
 func (m *D2L2R2) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptions) (Tuned, error) {
 	opts := m.Options
-	r, err := tune(ctx, &opts, Y, labels, o)
+	r, err := tune(ctx, func() lrsdl.Classifier {
+		c := &D2L2R2{Options: m.Options, fisherModel: fisherModel{fm: fisher.Model{Set: m.fm.Set}}}
+		c.Options.Progress = nil
+		return c
+	}, &opts, Y, labels, o)
 	if err == nil {
 		r.set(&m.Options.FDDLOptions)
 	}

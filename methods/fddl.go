@@ -191,7 +191,11 @@ func (m *FDDL) Means() *mat.Dense { return m.fm.Mc }
 // training set; see LRSDL.Tune.
 func (m *FDDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptions) (Tuned, error) {
 	opts := m.Options
-	r, err := tune(ctx, &opts, Y, labels, o)
+	r, err := tune(ctx, func() lrsdl.Classifier {
+		c := &FDDL{Options: m.Options, fisherModel: fisherModel{fm: fisher.Model{Set: m.fm.Set}}}
+		c.Options.Progress = nil
+		return c
+	}, &opts, Y, labels, o)
 	if err == nil {
 		r.set(&m.Options)
 	}

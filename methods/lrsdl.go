@@ -127,7 +127,11 @@ func (m *LRSDL) Means() (Mc *mat.Dense, m0 []float64) { return m.fm.Mc, m.fm.M0 
 // train m; call Fit afterwards.
 func (m *LRSDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptions) (Tuned, error) {
 	opts := m.Options
-	r, err := tune(ctx, &opts, Y, labels, o)
+	r, err := tune(ctx, func() lrsdl.Classifier {
+		c := &LRSDL{Options: m.Options, fisherModel: fisherModel{fm: fisher.Model{Set: m.fm.Set}}}
+		c.Options.Progress = nil
+		return c
+	}, &opts, Y, labels, o)
 	if err == nil {
 		r.set(&m.Options.FDDLOptions)
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
+	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/eval"
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
-	"github.com/lrsdl/lrsdl/methods/internal/fisher"
 	"github.com/lrsdl/lrsdl/split"
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,10 +26,12 @@ type TuneOptions struct {
 	Groups []int
 }
 
-// tune chooses GC with weight w or LC, and the coding λ, of the best k-fold
-// cross-validated accuracy on the training set (Y, labels), training with
-// p on each fold. Ties go to the first candidate.
-func tune(ctx context.Context, opts fisherOptions, Y mat.Matrix, labels []int, o TuneOptions) (r Tuned, err error) {
+// tune chooses GC with a weight of o.W, or LC, and the coding λ of the best
+// mean accuracy of eval.CrossValidateSet on the training set (Y, labels),
+// training a model of newModel on each fold. opts are the model's options
+// (a copy), whose λ1 gives the default λ candidates and whose seed draws
+// the folds. Ties go to the first candidate.
+func tune(ctx context.Context, newModel func() lrsdl.Classifier, opts fisherOptions, Y mat.Matrix, labels []int, o TuneOptions) (r Tuned, err error) {
 	if Y == nil {
 		return r, fmt.Errorf("methods: nil training data")
 	}
@@ -45,7 +47,6 @@ func tune(ctx context.Context, opts fisherOptions, Y mat.Matrix, labels []int, o
 	if err != nil {
 		return r, err
 	}
-	name := opts.spec().method
 	folds := o.Folds
 	if folds == 0 {
 		folds = 3
@@ -55,9 +56,6 @@ func tune(ctx context.Context, opts fisherOptions, Y mat.Matrix, labels []int, o
 			return r, fmt.Errorf("methods: class %d has %d samples, too few for %d-fold cross-validation", g.Classes.Labels[c], g.Part.Size(c), folds)
 		}
 	}
-	if folds < 2 {
-		return r, fmt.Errorf("methods: need at least 2 cross-validation folds, have %d", folds)
-	}
 	ws, ls := o.W, o.Lambda
 	if ws == nil {
 		ws = []float64{0.25, 0.5, 0.75, 1}
@@ -65,99 +63,39 @@ func tune(ctx context.Context, opts fisherOptions, Y mat.Matrix, labels []int, o
 	if ls == nil {
 		ls = []float64{0.25 * p.Lambda1, 0.5 * p.Lambda1, p.Lambda1, 3 * p.Lambda1}
 	}
-	for _, v := range ws {
-		if !(v >= 0 && v <= 1) {
-			return r, fmt.Errorf("methods: GC weight candidate %v is outside [0, 1]", v)
-		}
-	}
+	grid := eval.Grid{"lambda": nil, "lc": {true}}
 	for _, v := range ls {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return r, fmt.Errorf("methods: coding λ candidate %v is not a finite positive number", v)
 		}
+		grid["lambda"] = append(grid["lambda"], v)
 	}
-	// fold[j] is the fold of sample j.
-	var fold []int
-	if o.Groups == nil {
-		fold, err = split.Folds(labels, folds, rand.New(rand.NewPCG(p.Seed, 0xf01d)))
-		if err != nil {
-			return r, fmt.Errorf("methods: %w", err)
+	for _, v := range ws {
+		if !(v >= 0 && v <= 1) {
+			return r, fmt.Errorf("methods: GC weight candidate %v is outside [0, 1]", v)
 		}
-	} else {
-		fold, err = split.GroupFolds(labels, o.Groups, folds, split.Rand(p.Seed))
-		if err != nil {
-			return r, fmt.Errorf("methods: grouped cross-validation: %w", err)
-		}
-		// Every class must be trained on in every fold.
-		for c := 0; c < g.Classes.Len(); c++ {
-			lo, hi := g.Part.Block(c)
-			for f := range folds {
-				in := 0
-				for _, j := range g.Perm[lo:hi] {
-					if fold[j] == f {
-						in++
-					}
-				}
-				if in == hi-lo {
-					return r, fmt.Errorf("methods: grouped cross-validation: all samples of class %d are in fold %d; it needs more groups", g.Classes.Labels[c], f+1)
-				}
-			}
-		}
+		grid["w"], grid["lc"] = append(grid["w"], v), []any{false, true}
 	}
-	p.Progress = nil
-	correct := make([]int, (len(ws)+1)*len(ls))
-	ps := make([]fisher.Params, 0, len(correct))
-	for _, l := range ls {
-		for wi := 0; wi <= len(ws); wi++ { // the last slot is LC
-			q := p
-			q.Lambda, q.LC = l, wi == len(ws)
-			if !q.LC {
-				q.W = ws[wi]
-			}
-			ps = append(ps, q)
-		}
+	res, err := eval.CrossValidateSet(ctx, func() (lrsdl.Classifier, error) { return newModel(), nil },
+		split.Set{Y: Y, Labels: labels, Groups: o.Groups}, folds, grid, p.Seed)
+	if err != nil {
+		return r, fmt.Errorf("methods: %w", err)
 	}
-	for f := 0; f < folds; f++ {
-		tr, va := split.Fold(fold, f)
-		sel := func(idx []int) []int {
-			out := make([]int, len(idx))
-			for i, j := range idx {
-				out[i] = labels[j]
-			}
-			return out
+	// The grid varies w fastest, then lc: GC's weights, then LC once per λ
+	// (its score does not depend on w).
+	for _, s := range res.Scores {
+		t := TuneScore{Lambda: s.Params["lambda"].(float64), Accuracy: s.Accuracy}
+		t.LC = s.Params["lc"].(bool)
+		if w, ok := s.Params["w"].(float64); ok && !t.LC {
+			t.W = w
+		} else if ok && w != ws[0] {
+			continue
 		}
-		var m fisher.Model
-		if err := m.Fit(ctx, name, dl.PermuteColumns(Y, tr), sel(tr), func(dl.Info) (fisher.Params, error) { return p, nil }); err != nil {
-			return r, err
-		}
-		Yv, lv := dl.PermuteColumns(Y, va), sel(va)
-		preds, err := m.PredictEach(ctx, Yv, ps)
-		if err != nil {
-			return r, err
-		}
-		for i, pred := range preds {
-			for j, pl := range pred {
-				if pl == lv[j] {
-					correct[i]++
-				}
-			}
-		}
-	}
-	best := 0
-	for i, c := range correct {
-		if c > correct[best] {
-			best = i
-		}
-	}
-	for i, c := range correct {
-		t := TuneScore{Lambda: ls[i/(len(ws)+1)], Accuracy: float64(c) / float64(len(labels))}
-		if wi := i % (len(ws) + 1); wi < len(ws) {
-			t.W = ws[wi]
-		} else {
-			t.LC = true
+		if len(r.Scores) == 0 || t.Accuracy > r.Accuracy {
+			r.TuneScore = t
 		}
 		r.Scores = append(r.Scores, t)
 	}
-	r.TuneScore = r.Scores[best]
 	return r, nil
 }
 
