@@ -171,7 +171,7 @@ func (m *DLRD) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	b := blModel{classes: m.classes, part: m.part, D: m.D}
+	b := classDict{classes: m.classes, part: m.part, D: m.D}
 	if err := b.check("DLRD", Y); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package methods
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -83,13 +82,6 @@ func (m *DLSI) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return mat.DenseCopyOf(m.D), dl.CopyPart(m.part), nil
 }
 
-// dlsiMemory returns the floats DLSI and COPAR allocate at most: the span
-// factor Q, a few d×d matrices of the incoherent update and the codes.
-func dlsiMemory(info dl.Info, set dl.Settings, K int) float64 {
-	dr := spanDim(info, set)
-	return float64(info.Dim)*float64(info.N) + 6*dr*dr + 3*dr*float64(K) + 3*float64(K)*float64(info.N) + 2*float64(K)*float64(K)
-}
-
 // Fit learns the class dictionaries from the columns of Y.
 func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
@@ -100,7 +92,7 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 		return err
 	}
 	C := g.Classes.Len()
-	if err := dl.CheckMemory(m.Name(), dlsiMemory(info, m.set, C*o.K), "k (atoms per class) or the training set"); err != nil {
+	if err := dl.CheckMemory(m.Name(), incoherentMemory(info, m.set, C*o.K), "k (atoms per class) or the training set"); err != nil {
 		return err
 	}
 	Q, Yr, err := dl.ReduceSpan(ctx, Ys, m.set)
@@ -163,7 +155,7 @@ func dlsiUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Pa
 }
 
 // dlsiUpdateD updates each D_c in turn with the others fixed (see
-// dlsiUpdateIncoherent).
+// updateIncoherent).
 //
 // duals, if not nil, holds one ADMM dual per class, kept across calls.
 func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, duals []mat.Dense, eta float64, original bool, set dl.Settings) error {
@@ -203,7 +195,7 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 		dl.MulDense(&E, Ys.Slice(0, d, lo, hi), X[c].T())
 		dl.MulDense(&F, X[c], X[c].T())
 		if original || eta == 0 {
-			if err := dlsiUpdateIncoherent(ctx, Dc, &E, &F, otherAtoms(D, part, c), eta, original, set); err != nil {
+			if err := updateIncoherent(ctx, Dc, &E, &F, otherAtoms(D, part, c), eta, original, set); err != nil {
 				return err
 			}
 			continue
@@ -213,7 +205,7 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 			dual = &duals[c]
 		}
 		if inv != nil {
-			if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, nil, &gram, part, c, dual, inv, eta, false, set); err != nil {
+			if err := updateIncoherentGram(ctx, Dc, &E, &F, nil, &gram, part, c, dual, inv, eta, false, set); err != nil {
 				return err
 			}
 			if c+1 < len(X) && !inv.next(D, part) {
@@ -221,7 +213,7 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 			}
 			continue
 		}
-		if err := dlsiUpdateIncoherentGram(ctx, Dc, &E, &F, otherAtomsTo(&gram.work.a, D, part, c), &gram, part, c, dual, nil, eta, false, set); err != nil {
+		if err := updateIncoherentGram(ctx, Dc, &E, &F, otherAtomsTo(&gram.work.a, D, part, c), &gram, part, c, dual, nil, eta, false, set); err != nil {
 			return err
 		}
 	}
@@ -247,7 +239,7 @@ func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, 
 	terms := []lrsdl.Term{
 		{Name: "fidelity", Value: fid},
 		{Name: "sparsity", Value: o.Lambda * l1},
-		{Name: "incoherence", Value: lit(o.Eta) / 2 * dlsiOffBlockSq(&G, part)},
+		{Name: "incoherence", Value: lit(o.Eta) / 2 * offBlockSq(&G, part)},
 	}
 	return lrsdl.Cost{Total: terms[0].Value + terms[1].Value + terms[2].Value, Terms: terms}
 }
@@ -281,7 +273,7 @@ func (m *DLSI) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return dlsiPredict(m.D, m.classes, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
+	return localPredict(m.D, m.classes, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
 		a, b := m.part.Block(c)
 		_, n := DtY.Dims()
 		Gc, Bc = G.Slice(a, b, a, b).(*mat.Dense), DtY.Slice(a, b, 0, n).(*mat.Dense)
@@ -308,52 +300,4 @@ func (m *DLSI) SetState(s *lrsdl.State) error {
 	o.Progress = m.Options.Progress
 	m.Options, m.classes, m.D, m.part, m.info = o, cl, D, part, lrsdl.FitInfo{}
 	return nil
-}
-
-// dictState decodes the state s of DLSI or COPAR (decodeState) into o and
-// returns its classes, a copy of its dictionary "D" and the atom partition
-// part(C) of the decoded options, which must cover D.
-func dictState(s *lrsdl.State, method string, o interface{ spec() optSpec }, part func(C int) core.Partition) (*core.Classes, *mat.Dense, core.Partition, error) {
-	cl, err := decodeState(s, method, o, "D")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	p := part(cl.Len())
-	D := s.Matrices["D"]
-	if _, K := D.Dims(); K != p.Len() {
-		return nil, nil, nil, fmt.Errorf("methods: %s state has %d atoms, want %d", method, K, p.Len())
-	}
-	return cl, mat.DenseCopyOf(D), p, nil
-}
-
-// dlsiPredict returns for each column y of Y the label of the class c with
-// the smallest residual ‖y − D_I·x‖² (dl.BlockResiduals), where code gives
-// the codes X of Y on the atoms I of class c, G_II and D_IᵀY from G = DᵀD
-// and DtY = DᵀY.
-func dlsiPredict(D *mat.Dense, cl *core.Classes, Y mat.Matrix, code func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error)) ([]int, error) {
-	d, _ := D.Dims()
-	if err := dl.TestSet(Y, d); err != nil {
-		return nil, err
-	}
-	_, n := Y.Dims()
-	yy := dl.ColSqNorms(Y)
-	var DtY, G mat.Dense
-	core.MulTrans(&DtY, D, Y)
-	G.Mul(D.T(), D)
-	best := make([]float64, n)
-	out := make([]int, n)
-	r := make([]float64, n)
-	for c := 0; c < cl.Len(); c++ {
-		X, Gc, Bc, err := code(c, &G, &DtY)
-		if err != nil {
-			return nil, err
-		}
-		dl.BlockResiduals(r, X, Gc, Bc, yy)
-		for j, v := range r {
-			if c == 0 || v < best[j] {
-				best[j], out[j] = v, cl.Labels[c]
-			}
-		}
-	}
-	return out, nil
 }

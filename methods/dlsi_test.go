@@ -106,16 +106,16 @@ func TestDLSIDictOriginalVsEfficient(t *testing.T) {
 				ka = 20
 			}
 			D, E, F, AtA := dlsiSubproblem(seed, 15, 5, 30, ka)
-			start := dlsiIncoherentObjective(D, E, F, AtA, eta)
+			start := incoherentObjective(D, E, F, AtA, eta)
 			Do, De := mat.DenseCopyOf(D), mat.DenseCopyOf(D)
-			if err := dlsiUpdateIncoherent(context.Background(), Do, E, F, AtA, eta, true, dl.Settings{}); err != nil {
+			if err := updateIncoherent(context.Background(), Do, E, F, AtA, eta, true, dl.Settings{}); err != nil {
 				t.Fatal(err)
 			}
-			if err := dlsiUpdateIncoherent(context.Background(), De, E, F, AtA, eta, false, dl.Settings{}); err != nil {
+			if err := updateIncoherent(context.Background(), De, E, F, AtA, eta, false, dl.Settings{}); err != nil {
 				t.Fatal(err)
 			}
-			fo := dlsiIncoherentObjective(Do, E, F, AtA, eta)
-			fe := dlsiIncoherentObjective(De, E, F, AtA, eta)
+			fo := incoherentObjective(Do, E, F, AtA, eta)
+			fe := incoherentObjective(De, E, F, AtA, eta)
 			if !(fo < start && fe < start) {
 				t.Errorf("seed %d η=%v: objective %v -> O %v, E %v", seed, eta, start, fo, fe)
 			}
@@ -137,7 +137,7 @@ func TestDLSIDictOriginalVsEfficient(t *testing.T) {
 						}
 					}
 				}
-				if fp := dlsiIncoherentObjective(P, E, F, AtA, eta); fp < fo-1e-9*math.Abs(fo) {
+				if fp := incoherentObjective(P, E, F, AtA, eta); fp < fo-1e-9*math.Abs(fo) {
 					t.Errorf("seed %d η=%v: perturbed O answer %v beats %v", seed, eta, fp, fo)
 					break
 				}
@@ -371,10 +371,10 @@ func TestDLSIWoodburyInverseVsSolve(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		D, E, F, A := dlsiSubproblem(seed, 30, 5, 30, 12)
 		Di, Ds := mat.DenseCopyOf(D), mat.DenseCopyOf(D)
-		if err := dlsiUpdateIncoherent(context.Background(), Di, E, F, A, 0.5, false, dl.Settings{}); err != nil {
+		if err := updateIncoherent(context.Background(), Di, E, F, A, 0.5, false, dl.Settings{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := dlsiUpdateIncoherent(context.Background(), Ds, E, F, A, 0.5, false, dl.Settings{NoWoodburyInverse: true}); err != nil {
+		if err := updateIncoherent(context.Background(), Ds, E, F, A, 0.5, false, dl.Settings{NoWoodburyInverse: true}); err != nil {
 			t.Fatal(err)
 		}
 		if !mat.EqualApprox(Di, Ds, 1e-9) {
@@ -507,7 +507,7 @@ func TestDLSIUpdateDInverseGram(t *testing.T) {
 		var E, F mat.Dense
 		E.Mul(Ys.Slice(0, d, lo, hi), X[c].T())
 		F.Mul(X[c], X[c].T())
-		if err := dlsiUpdateIncoherentGram(ctx, want.Slice(0, d, a, b).(*mat.Dense), &E, &F, otherAtoms(want, part, c), nil, part, c, nil, &inv, eta, false, dl.Settings{}); err != nil {
+		if err := updateIncoherentGram(ctx, want.Slice(0, d, a, b).(*mat.Dense), &E, &F, otherAtoms(want, part, c), nil, part, c, nil, &inv, eta, false, dl.Settings{}); err != nil {
 			t.Fatal(err)
 		}
 		if c+1 < C && !inv.next(want, part) {

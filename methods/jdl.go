@@ -453,7 +453,7 @@ func (m *JDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 // D̄ (global) or on [D_c D_0] for each c (local).
 func sharedDictPredict(ctx context.Context, D *mat.Dense, part core.Partition, cl *core.Classes, Y mat.Matrix, lambda float64, global bool) ([]int, error) {
 	var Xall *mat.Dense
-	return dlsiPredict(D, cl, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
+	return localPredict(D, cl, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
 		K, n := DtY.Dims()
 		if global && Xall == nil {
 			Xall = mat.NewDense(K, n, nil)

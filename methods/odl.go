@@ -56,7 +56,7 @@ func (o *ODLOptions) spec() optSpec {
 // residual ‖y − D_c x^c‖₂.
 type ODL struct {
 	Options ODLOptions
-	m       blModel
+	m       classDict
 	base
 }
 
@@ -71,9 +71,6 @@ func (m *ODL) SetParam(name, value string) error { return m.Options.spec().set(n
 
 // SetProgress sets the function called after every outer iteration.
 func (m *ODL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
-
-// FitInfo describes the last call of Fit or Learn.
-func (m *ODL) FitInfo() lrsdl.FitInfo { return m.info }
 
 // Fit learns one dictionary per class; see ODL.
 func (m *ODL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
@@ -156,11 +153,11 @@ func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dl.
 		var cost lrsdl.Cost
 		for c := 0; c < C; c++ {
 			old := mat.DenseCopyOf(Xc[c])
-			before := blLassoCost(Ds[c], Yc[c], old, lambda).Total
+			before := lassoCost(Ds[c], Yc[c], old, lambda).Total
 			if err := core.Lasso(ctx, Xc[c], Ds[c], Yc[c], lambda, core.LassoOptions{}); err != nil {
 				return cost, err
 			}
-			if blLassoCost(Ds[c], Yc[c], Xc[c], lambda).Total > before {
+			if lassoCost(Ds[c], Yc[c], Xc[c], lambda).Total > before {
 				Xc[c].Copy(old) // FISTA stopped short of the warm start
 			}
 			E.Mul(Yc[c], Xc[c].T())
@@ -171,7 +168,7 @@ func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dl.
 			}
 			Ds[c].Copy(Dn)
 			if wantCost {
-				cost = blAddCost(cost, blLassoCost(Ds[c], Yc[c], Xc[c], lambda))
+				cost = blAddCost(cost, lassoCost(Ds[c], Yc[c], Xc[c], lambda))
 			}
 		}
 		return cost, nil
@@ -183,7 +180,7 @@ func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dl.
 	if Q != nil {
 		D = dl.Expand(Q, D)
 	}
-	m.m = blModel{classes: classes, part: dl.BlockPartition(C, k), D: D}
+	m.m = classDict{classes: classes, part: dl.BlockPartition(C, k), D: D}
 	m.Options = o
 	m.info.Elapsed = time.Since(start)
 	return nil
@@ -235,7 +232,7 @@ func (m *ODL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 		if err != nil {
 			return lrsdl.Cost{}, err
 		}
-		return blLassoCost(m.m.D, Y, X, lambda), nil
+		return lassoCost(m.m.D, Y, X, lambda), nil
 	}
 	_, n := Y.Dims()
 	if len(labels) != n {
@@ -257,7 +254,7 @@ func (m *ODL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 		if err := core.Lasso(context.Background(), Xc, Dc, Yc, lambda, core.LassoOptions{}); err != nil {
 			return lrsdl.Cost{}, err
 		}
-		cost = blAddCost(cost, blLassoCost(Dc, Yc, Xc, lambda))
+		cost = blAddCost(cost, lassoCost(Dc, Yc, Xc, lambda))
 	}
 	return cost, nil
 }
@@ -273,7 +270,7 @@ func (m *ODL) State() (*lrsdl.State, error) { return m.m.state(m.Name(), &m.Opti
 // SetState restores a state returned by State.
 func (m *ODL) SetState(s *lrsdl.State) error {
 	var o ODLOptions
-	var b blModel
+	var b classDict
 	if _, err := b.setState(m.Name(), s, &o); err != nil {
 		return err
 	}

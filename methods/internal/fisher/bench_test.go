@@ -289,7 +289,7 @@ func benchFDDLUpdateD(b *testing.B, original bool) {
 }
 
 // TestLRSDLCostTerms checks the fidelity, ℓ1, Fisher and shared terms of
-// lrsdlCost, whose sums run over groups of classes shared between the
+// totalCost, whose sums run over groups of classes shared between the
 // cores, against their definitions computed by plain loops (the fidelity
 // from the residuals, directFidelity), with and without shared atoms, on
 // classes that form several groups, at GOMAXPROCS 1 and 2 (same bits).

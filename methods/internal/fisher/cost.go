@@ -19,7 +19,7 @@ import (
 // cost evaluates J̄ at the current D̄, X̄.
 func (t *train) cost() lrsdl.Cost {
 	t.gc.update(t.Db, t.Y, t.sp, t.K)
-	return lrsdlCost(t.p, t.sp, t.ap, t.Db, t.Xb, &t.gc)
+	return totalCost(t.p, t.sp, t.ap, t.Db, t.Xb, &t.gc)
 }
 
 // gramCache holds the products of D̄ the cost needs: G = D̄ᵀD̄, B = D̄ᵀY and
@@ -40,7 +40,7 @@ type gramCache struct {
 	ysq     []float64
 	W       *mat.Dense            // kb×N workspace
 	sw      *blas.SparseWorkspace // G·X̄ for sparse X̄
-	// workspaces of lrsdlCost
+	// workspaces of totalCost
 	mc     *mat.Dense // K×C class means
 	m      []float64  // mean of each row of X
 	groups []int
@@ -118,7 +118,7 @@ func (g *gramCache) updateD(Db, Y *mat.Dense, K int) {
 	blas.Gemm(gblas.Trans, gblas.NoTrans, 1, D, Y.RawMatrix(), 0, sub(g.B.RawMatrix(), 0, K, 0, N))
 }
 
-// lrsdlCost returns the terms of J̄_Y(D̄, X̄):
+// totalCost returns the terms of J̄_Y(D̄, X̄):
 //
 //	fidelity ½Σ_c ‖Y_c − D̄X̄_c‖² + ‖Y_c − D_cX_c^c − D0X0_c‖² + Σ_{j≠c}‖D_jX_c^j‖²
 //	l1       λ1‖X̄‖₁
@@ -130,7 +130,7 @@ func (g *gramCache) updateD(Db, Y *mat.Dense, K int) {
 // ‖Y − D̄X̄‖² = ‖Y‖² − 2⟨B, X̄⟩ + ⟨GX̄, X̄⟩, and likewise on the rows of
 // D_c, D0 and the columns of class c for the other two terms. Its rounding
 // error is about 1e-16·‖Y‖².
-func lrsdlCost(p Params, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCache) lrsdl.Cost {
+func totalCost(p Params, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCache) lrsdl.Cost {
 	d, _ := Db.Dims()
 	K := ap.Len()
 	kb, N := Xb.Dims()
@@ -212,7 +212,7 @@ func lrsdlCost(p Params, sp, ap core.Partition, Db, Xb *mat.Dense, gc *gramCache
 	return lrsdl.Cost{Total: tot, Terms: terms}
 }
 
-// costJob computes the terms of lrsdlCost over the columns of groups of
+// costJob computes the terms of totalCost over the columns of groups of
 // classes: group q has classes groups[q] to groups[q+1]−1, and part[q]
 // receives its fidelity (times 2, without ‖Y‖²), ℓ1 and Fisher sums. W
 // holds G·X̄ on entry; each group overwrites its columns with

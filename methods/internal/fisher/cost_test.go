@@ -10,7 +10,7 @@ import (
 	"github.com/lrsdl/lrsdl/core"
 )
 
-// directFidelity returns ½f̄ of lrsdlCost from the residuals themselves.
+// directFidelity returns ½f̄ of totalCost from the residuals themselves.
 func directFidelity(Y *mat.Dense, sp, ap core.Partition, Db, Xb *mat.Dense) float64 {
 	d, N := Y.Dims()
 	K := ap.Len()

@@ -279,7 +279,7 @@ func (s *dlrdTrain) fitCost() lrsdl.Cost {
 		t.gc.update(t.Db, t.Y, t.sp, t.K)
 		p := t.p
 		p.Alpha = 0
-		s.fit, s.fitOK = lrsdlCost(p, t.sp, t.ap, t.Db, t.Xb, &t.gc), true
+		s.fit, s.fitOK = totalCost(p, t.sp, t.ap, t.Db, t.Xb, &t.gc), true
 	}
 	return s.fit
 }

@@ -107,40 +107,6 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 	}
 }
 
-// transposeOnce returns *t, first setting it to aᵀ (in *buf) when it is
-// unset; a symmetric a is its own transpose.
-func transposeOnce(t *blas64.General, buf *[]float64, a blas64.General) blas64.General {
-	if t.Data != nil {
-		return *t
-	}
-	if a.Rows == a.Cols && symmetric(a) {
-		*t = a
-		return a
-	}
-	n := a.Rows * a.Cols
-	if cap(*buf) < n {
-		*buf = make([]float64, n)
-	}
-	var src mat.Dense
-	src.SetRawMatrix(a)
-	dst := mat.NewDense(a.Cols, a.Rows, (*buf)[:n])
-	dst.Copy(src.T())
-	*t = dst.RawMatrix()
-	return *t
-}
-
-// symmetric reports whether the square matrix a equals aᵀ bit for bit.
-func symmetric(a blas64.General) bool {
-	for i := 0; i < a.Rows; i++ {
-		for j := 0; j < i; j++ {
-			if a.Data[i*a.Stride+j] != a.Data[j*a.Stride+i] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // useBlockGemm reports whether a per-class block product of work
 // multiply-adds goes to Gemm rather than addMul: on OpenBLAS from 8192 on
 // (the LRSDL-X gradient on AR gender, k=20, k0=10, 350 samples per class:
@@ -151,60 +117,6 @@ func (s *xstep) useBlockGemm(work int) bool {
 }
 
 const blockGemmMin = 8192
-
-// addMul adds op(a)·b to dst, op(a) = aᵀ if trans, by axpys over the
-// non-zeros of a (blas.AddCombination, no cgo): per-class blocks below
-// useBlockGemm's size do not pay for a BLAS call.
-func addMul(dst, a, b blas64.General, trans bool) {
-	if dst.Cols < addMulLoop {
-		addMulSmall(dst, a, b, trans)
-		return
-	}
-	for i := 0; i < dst.Rows; i++ {
-		dr := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
-		if trans {
-			blas.AddCombination(dr, a.Rows, a.Data[i:], a.Stride, b.Data, b.Stride)
-		} else {
-			blas.AddCombination(dr, a.Cols, a.Data[i*a.Stride:], 1, b.Data, b.Stride)
-		}
-	}
-}
-
-// addMulLoop is the row length below which addMul runs plain loops: at a
-// class's 7 samples the calls of blas.AddCombination cost more than the
-// multiply-adds.
-const addMulLoop = 16
-
-// addMulSmall is addMul by plain loops, adding the same terms in the same
-// order (so with the same rounding).
-func addMulSmall(dst, a, b blas64.General, trans bool) {
-	n := dst.Cols
-	for i := 0; i < dst.Rows; i++ {
-		dr := dst.Data[i*dst.Stride : i*dst.Stride+n]
-		for p := 0; p < b.Rows; p++ {
-			v := a.Data[i*a.Stride+p]
-			if trans {
-				v = a.Data[p*a.Stride+i]
-			}
-			if v == 0 {
-				continue
-			}
-			for j, x := range b.Data[p*b.Stride : p*b.Stride+n] {
-				dr[j] += float64(v * x)
-			}
-		}
-	}
-}
-
-// copyInto copies a into dst and returns dst, or returns a copy of a when
-// dst is nil.
-func copyInto(dst, a *mat.Dense) *mat.Dense {
-	if dst == nil {
-		return mat.DenseCopyOf(a)
-	}
-	dst.Copy(a)
-	return dst
-}
 
 // factoredMul sets g = H·w as D̄ᵀ(D̄·w) + diag(D_cᵀD_c)·X + 2λ2·X on the
 // upper rows and + R·X0 + λ2·X0 on the lower ones, which costs about
@@ -360,10 +272,6 @@ func (s *xstep) opNorm() float64 {
 	return rho
 }
 
-func sub(g blas64.General, r0, r1, c0, c1 int) blas64.General {
-	return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: g.Stride, Data: g.Data[r0*g.Stride+c0:]}
-}
-
 // grad writes ∇h̄(W) into G for the column block [s.col0, s.col0+n) of the
 // problem, n the columns of W. It allocates nothing once warm.
 func (s *xstep) grad(G, W *mat.Dense) {
@@ -504,71 +412,6 @@ func (j *gradJob) Do(q int) {
 			for t, v := range bc {
 				gc[t] += a - v
 			}
-		}
-	}
-}
-
-// x0step is the X0 subproblem of the X step: with X fixed, h̄ has in X0 the
-// gradient
-//
-//	(2R + λ2I)X0 − λ2M0 − B0,   B0 = 2D0ᵀY − QᵀM(X)
-//
-// (the lower rows of xstep's), with Lipschitz constant λmax(2R + λ2I).
-type x0step struct {
-	lambda2 float64
-	H, B    mat.Dense // 2R + λ2I (k0×k0), B0 (k0×N)
-	lip     core.PowerIter
-}
-
-// setup computes H and B0 from G = D̄ᵀD̄, DtY = D̄ᵀY and X (K×N).
-func (s *x0step) setup(G, DtY, X blas64.General, sp, ap core.Partition, lambda2 float64) {
-	K, kb, N := X.Rows, G.Rows, X.Cols
-	k0 := kb - K
-	s.lambda2 = lambda2
-	s.H.Reset()
-	s.H.ReuseAs(k0, k0)
-	h := s.H.RawMatrix()
-	for i := 0; i < k0; i++ {
-		for j := 0; j < k0; j++ {
-			h.Data[i*h.Stride+j] = 2 * G.Data[(K+i)*G.Stride+K+j]
-		}
-		h.Data[i*h.Stride+i] += lambda2
-	}
-	s.B.Reset()
-	s.B.ReuseAs(k0, N)
-	b := s.B.RawMatrix()
-	for i := 0; i < k0; i++ {
-		br, yr := b.Data[i*b.Stride:i*b.Stride+N], DtY.Data[(K+i)*DtY.Stride:(K+i)*DtY.Stride+N]
-		for j, v := range yr {
-			br[j] = 2 * v
-		}
-	}
-	// −QᵀM(X) = −QᵀX − Σ_c Q_cᵀX_c^c
-	blas64.Gemm(gblas.Trans, gblas.NoTrans, -1, sub(G, 0, K, K, kb), X, 1, b)
-	for c := 0; c < sp.Blocks(); c++ {
-		lo, hi := sp.Block(c)
-		a0, a1 := ap.Block(c)
-		blas64.Gemm(gblas.Trans, gblas.NoTrans, -1, sub(G, a0, a1, K, kb), sub(X, a0, a1, lo, hi), 1, sub(b, 0, k0, lo, hi))
-	}
-}
-
-// lipschitz returns an upper bound of λmax(2R + λ2I).
-func (s *x0step) lipschitz() float64 {
-	s.lip.MaxIter, s.lip.Tol = 300, 1e-10
-	_, l := s.lip.MaxEig(&s.H)
-	return l
-}
-
-// grad writes (2R + λ2I)W − λ2·mean(W) − B0 into G. It allocates nothing.
-func (s *x0step) grad(G, W *mat.Dense) {
-	g, w, b := G.RawMatrix(), W.RawMatrix(), s.B.RawMatrix()
-	blas64.Gemm(gblas.NoTrans, gblas.NoTrans, 1, s.H.RawMatrix(), w, 0, g)
-	n := float64(w.Cols)
-	for i := 0; i < w.Rows; i++ {
-		gr, br := g.Data[i*g.Stride:i*g.Stride+g.Cols], b.Data[i*b.Stride:i*b.Stride+b.Cols]
-		a := s.lambda2 * floats.Sum(w.Data[i*w.Stride:i*w.Stride+w.Cols]) / n
-		for j, v := range br {
-			gr[j] -= v + a
 		}
 	}
 }

@@ -3,16 +3,13 @@ package methods
 import (
 	"context"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/core"
-	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
@@ -25,21 +22,21 @@ import (
 // so that η‖AᵀD‖² = η·tr(Dᵀ(AAᵀ)D) is the cross-incoherence term.
 
 const (
-	dlsiOrigMaxSweeps = 20   // O-: column sweeps per call
-	dlsiOrigTol       = 1e-6 // O-: stop when ‖ΔD‖_F ≤ tol·‖D‖_F over a sweep
-	dlsiAdmmSweeps    = 10   // E-: column sweeps of the ODL step per ADMM iteration
-	dlsiAdmmTol       = 1e-6 // E-: stop when ‖D − Z‖_F ≤ tol·max(1, ‖D‖_F)
+	incoherentOrigMaxSweeps = 20   // O-: column sweeps per call
+	incoherentOrigTol       = 1e-6 // O-: stop when ‖ΔD‖_F ≤ tol·‖D‖_F over a sweep
+	incoherentADMMSweeps    = 10   // E-: column sweeps of the ODL step per ADMM iteration
+	incoherentADMMTol       = 1e-6 // E-: stop when ‖D − Z‖_F ≤ tol·max(1, ‖D‖_F)
 )
 
-// dlsiInvMax: E- inverts the Woodbury matrix when r ≤ dlsiInvMax·k
+// woodburyInvMax: E- inverts the Woodbury matrix when r ≤ woodburyInvMax·k
 // (dl.Settings.NoWoodburyInverse: never).
-const dlsiInvMax = 20
+const woodburyInvMax = 20
 
-// dlsiAdmmMaxIter and dlsiAdmmWarmIter are E-'s ADMM iterations per
+// incoherentADMMMaxIter and incoherentADMMWarmIter are E-'s ADMM iterations per
 // call, from a zero dual and from the dual kept by the last call on the
 // block (dlsiUpdateD's duals), which starts near the solution
 // (BenchmarkDLSIFit).
-const dlsiAdmmMaxIter, dlsiAdmmWarmIter = 20, 5
+const incoherentADMMMaxIter, incoherentADMMWarmIter = 20, 5
 
 // incoherentInverse keeps N = (ρI + 2ηAAᵀ)⁻¹ (d×d) for A the atoms outside
 // the block being updated, while a pass updates the blocks of D in turn
@@ -122,14 +119,14 @@ func (s *incoherentInverse) next(D *mat.Dense, part core.Partition) bool {
 	return true
 }
 
-// dlsiIncoherentObjective returns the objective of (P) at D.
-func dlsiIncoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
+// incoherentObjective returns the objective of (P) at D.
+func incoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
 	var ad mat.Dense
 	dl.MulDense(&ad, A.T(), D)
 	return core.DictObjective(D, E, F) + eta*core.Dot(&ad, &ad)
 }
 
-// dlsiUpdateIncoherent updates D in place towards the solution of (P), given
+// updateIncoherent updates D in place towards the solution of (P), given
 // the other atoms A. The original algorithm (O-DLSI-D of Ramirez et al.)
 // sweeps over the columns, solving for column j exactly with the others fixed:
 //
@@ -152,24 +149,24 @@ func dlsiIncoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
 // O(rdk + r²k) per ADMM iteration instead of a d×d inverse and O(d²k). The result
 // is kept only if it lowers the objective of (P), so the update never
 // increases the cost even when ADMM stops early.
-func dlsiUpdateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float64, original bool, set dl.Settings) error {
-	return dlsiUpdateIncoherentGram(ctx, D, E, F, A, nil, nil, 0, nil, nil, eta, original, set)
+func updateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float64, original bool, set dl.Settings) error {
+	return updateIncoherentGram(ctx, D, E, F, A, nil, nil, 0, nil, nil, eta, original, set)
 }
 
-// dlsiUpdateIncoherentGram is dlsiUpdateIncoherent for D = block b of part
+// updateIncoherentGram is updateIncoherent for D = block b of part
 // of the dictionary whose Gram matrix g keeps, or for D alone if g is nil.
 // With g, AᵀA and ‖AᵀD‖² of the objective check come from g.G, and g is
 // refreshed for the new D (one d×K×k product instead of AᵀD before and
 // after and the refresh). A non-nil dual warm-starts E-'s ADMM
-// (core.ADMMOptions.Dual; dlsiAdmmWarmIter iterations if not empty) and
+// (core.ADMMOptions.Dual; incoherentADMMWarmIter iterations if not empty) and
 // receives its final dual, or is emptied when
 // the result is rejected; callers keep one per block across outer
 // iterations, where the multiplier of D = Z changes little. A non-nil inv
 // holds (ρI + 2ηAAᵀ)⁻¹ and sets ρ; with inv and g, A may be nil (it is
 // then never formed: the objective comes from g).
-func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blockGram, part core.Partition, b int, dual *mat.Dense, inv *incoherentInverse, eta float64, original bool, set dl.Settings) error {
+func updateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blockGram, part core.Partition, b int, dual *mat.Dense, inv *incoherentInverse, eta float64, original bool, set dl.Settings) error {
 	if original {
-		return dlsiColumnSweeps(ctx, D, E, F, A, eta)
+		return incoherentSweeps(ctx, D, E, F, A, eta)
 	}
 	d, k := D.Dims()
 	var r int
@@ -180,11 +177,11 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 	}
 	objective := func() float64 {
 		if g == nil {
-			return dlsiIncoherentObjective(D, E, F, A, eta)
+			return incoherentObjective(D, E, F, A, eta)
 		}
 		return core.DictObjective(D, E, F) + eta*g.offBlockSq(part, b)
 	}
-	ws := new(dlsiWork)
+	ws := new(incoherentWork)
 	if g != nil {
 		ws = &g.work
 	}
@@ -211,12 +208,12 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 		}
 	case r < d:
 		// S = ρ/(2η)·I + AᵀA = UᵀU, factorised on another goroutine while
-		// ADMM's first D step runs (dlsiFactor); for r ≤ dlsiInvMax·k, S⁻¹
+		// ADMM's first D step runs (woodburyFactor); for r ≤ woodburyInvMax·k, S⁻¹
 		// is formed (r³ once) and applied by one product per call (r²k):
 		// the two triangular solves run slowly on few right-hand sides.
 		// Larger r keeps the solves.
 		f := &ws.fac
-		f.start(g, A, part, b, r, rho/(2*eta), r <= dlsiInvMax*k && !set.NoWoodburyInverse)
+		f.start(g, A, part, b, r, rho/(2*eta), r <= woodburyInvMax*k && !set.NoWoodburyInverse)
 		wait = f.wg.Wait
 		atv, w := &ws.atv, &ws.w
 		prox = func(z, v *mat.Dense, _ float64) {
@@ -260,12 +257,12 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 			dl.MulDense(z, &inv, v)
 		}
 	}
-	maxIter := dlsiAdmmMaxIter
+	maxIter := incoherentADMMMaxIter
 	if dual != nil && !dual.IsEmpty() {
-		maxIter = dlsiAdmmWarmIter
+		maxIter = incoherentADMMWarmIter
 	}
-	err := ws.admm.Update(ctx, D, E, F, prox, core.ADMMOptions{Rho: rho, MaxIter: maxIter, Tol: dlsiAdmmTol,
-		Update: core.UpdateDictOptions{MaxIter: dlsiAdmmSweeps}, Dual: dual})
+	err := ws.admm.Update(ctx, D, E, F, prox, core.ADMMOptions{Rho: rho, MaxIter: maxIter, Tol: incoherentADMMTol,
+		Update: core.UpdateDictOptions{MaxIter: incoherentADMMSweeps}, Dual: dual})
 	wait() // the factorisation reads g.G
 	if g != nil {
 		g.refresh(g.D, part, b)
@@ -282,204 +279,8 @@ func dlsiUpdateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blo
 	return err
 }
 
-// blockGram keeps G = DᵀD for a dictionary D whose blocks are updated one
-// at a time, so that the Gram matrix AᵀA of the atoms outside a block is
-// gathered from G (r² copies) instead of formed (d·r²): after block b
-// changes, refresh recomputes its rows and columns (d·K·|b|). It also
-// holds the workspaces dlsiUpdateIncoherentGram reuses from block to block.
-type blockGram struct {
-	G    mat.Dense
-	D    *mat.Dense // the dictionary of the last init
-	row  mat.Dense
-	work dlsiWork
-}
-
-// dlsiWork holds the workspaces of dlsiUpdateIncoherentGram: ADMM's, the
-// factorisation of its Z step, the copy of D, the Z step's products Aᵀv and
-// S⁻¹Aᵀv, and the storage of the other atoms A (otherAtomsTo).
-type dlsiWork struct {
-	admm   core.ADMMDictWorkspace
-	fac    dlsiFactor
-	d0     mat.Dense
-	atv, w mat.Dense
-	a      []float64
-}
-
-// dlsiFactor factorises S = c·I + AᵀA, the r×r matrix of E-DLSI-D's Z
-// step for r < d, on its own goroutine: start begins it, wg.Wait waits for
-// it. Then ok reports success, u holds the Cholesky factor U (S = UᵀU)
-// and sinv holds S⁻¹ if it was asked for, else is empty. The goroutine
-// performs exactly the operations the caller would, so the result does not
-// depend on when it runs.
-type dlsiFactor struct {
-	wg   sync.WaitGroup
-	m    mat.SymDense
-	sinv mat.Dense
-	u    blas64.Triangular
-	ok   bool
-}
-
-// start factorises S for A = otherAtoms(D, part, b) with r columns, its
-// Gram matrix AᵀA taken from g, or formed from A if g is nil, and forms
-// S⁻¹ if inverse holds. A, g.G and f must not change until wg.Wait returns.
-func (f *dlsiFactor) start(g *blockGram, A *mat.Dense, part core.Partition, b, r int, c float64, inverse bool) {
-	f.ok = false
-	f.sinv.Reset()
-	f.wg.Add(1)
-	// r³/3 for the Cholesky factor and as much for the inverse, and r²·d/2
-	// to form AᵀA from A: below parallel.MinWork a goroutine costs more
-	// than it overlaps (waking a second core takes tens of µs).
-	work := r * r * r
-	if g == nil {
-		d, _ := A.Dims()
-		work += r * r * d / 2
-	}
-	if work < parallel.MinWork {
-		f.factor(g, A, part, b, r, c, inverse)
-		return
-	}
-	go f.factor(g, A, part, b, r, c, inverse)
-}
-
-// factor is start's work, run on its own goroutine or the caller's.
-func (f *dlsiFactor) factor(g *blockGram, A *mat.Dense, part core.Partition, b, r int, c float64, inverse bool) {
-	defer f.wg.Done()
-	M := &f.m
-	M.Reset()
-	M.ReuseAsSym(r)
-	if g != nil {
-		g.othersTo(M, part, b)
-	} else {
-		M.SymOuterK(1, A.T())
-	}
-	mr := M.RawSymmetric()
-	for i := 0; i < r; i++ {
-		mr.Data[i*mr.Stride+i] += c
-	}
-	f.u, f.ok = lapack64.Potrf(mr)
-	if !f.ok || !inverse {
-		return
-	}
-	var t blas64.Symmetric
-	if t, f.ok = lapack64.Potri(f.u); !f.ok {
-		return
-	}
-	f.sinv.ReuseAs(r, r)
-	sr := f.sinv.RawMatrix()
-	for i := 0; i < r; i++ {
-		for j := i; j < r; j++ {
-			x := t.Data[i*t.Stride+j]
-			sr.Data[i*sr.Stride+j] = x
-			sr.Data[j*sr.Stride+i] = x
-		}
-	}
-}
-
-// init sets G = DᵀD.
-func (g *blockGram) init(D *mat.Dense) {
-	g.D = D
-	g.G.Reset()
-	dl.MulDense(&g.G, D.T(), D)
-}
-
-// others returns AᵀA for A = otherAtoms(D, part, b), from the upper
-// triangle of G.
-func (g *blockGram) others(part core.Partition, b int) *mat.SymDense {
-	K, _ := g.G.Dims()
-	lo, hi := part.Block(b)
-	S := mat.NewSymDense(K-(hi-lo), nil)
-	g.othersTo(S, part, b)
-	return S
-}
-
-// othersTo sets the upper triangle of S (r×r, r the atoms outside block b)
-// to that of AᵀA, as others.
-func (g *blockGram) othersTo(S *mat.SymDense, part core.Partition, b int) {
-	lo, hi := part.Block(b)
-	r := S.SymmetricDim()
-	sr := S.RawSymmetric()
-	gr := g.G.RawMatrix()
-	for i := 0; i < r; i++ {
-		gi := i
-		if i >= lo {
-			gi += hi - lo
-		}
-		row := gr.Data[gi*gr.Stride:]
-		dst := sr.Data[i*sr.Stride:]
-		for j := i; j < r; j++ {
-			gj := j
-			if j >= lo {
-				gj += hi - lo
-			}
-			dst[j] = row[gj]
-		}
-	}
-}
-
-// offBlockSq returns ‖AᵀD_b‖²_F for D_b block b of D and A the atoms
-// outside it, the sum of squares of rows lo..hi of G outside columns lo..hi.
-func (g *blockGram) offBlockSq(part core.Partition, b int) float64 {
-	lo, hi := part.Block(b)
-	gr := g.G.RawMatrix()
-	var s float64
-	for i := lo; i < hi; i++ {
-		row := gr.Data[i*gr.Stride : i*gr.Stride+gr.Cols]
-		s += floats.Dot(row[:lo], row[:lo]) + floats.Dot(row[hi:], row[hi:])
-	}
-	return s
-}
-
-// refresh recomputes rows and columns lo..hi of G after block b of D
-// changed.
-func (g *blockGram) refresh(D *mat.Dense, part core.Partition, b int) {
-	d, K := D.Dims()
-	lo, hi := part.Block(b)
-	if hi == lo {
-		return
-	}
-	g.row.Reset()
-	dl.MulDense(&g.row, D.Slice(0, d, lo, hi).T(), D)
-	for i := lo; i < hi; i++ {
-		for j := 0; j < K; j++ {
-			v := g.row.At(i-lo, j)
-			g.G.Set(i, j, v)
-			g.G.Set(j, i, v)
-		}
-	}
-}
-
-// otherAtoms returns the d×(K−|block b|) matrix of the columns of D outside
-// block b of part.
-func otherAtoms(D *mat.Dense, part core.Partition, b int) *mat.Dense {
-	return otherAtomsTo(nil, D, part, b)
-}
-
-// otherAtomsTo is otherAtoms stored in *buf, grown if too short, when buf
-// is not nil.
-func otherAtomsTo(buf *[]float64, D *mat.Dense, part core.Partition, b int) *mat.Dense {
-	d, K := D.Dims()
-	lo, hi := part.Block(b)
-	r := K - (hi - lo)
-	var data []float64
-	if buf != nil {
-		if cap(*buf) < d*r {
-			*buf = make([]float64, d*r)
-		}
-		data = (*buf)[:d*r]
-	} else {
-		data = make([]float64, d*r)
-	}
-	dr := D.RawMatrix()
-	for i := 0; i < d; i++ {
-		row := dr.Data[i*dr.Stride : i*dr.Stride+K]
-		copy(data[i*r:i*r+lo], row[:lo])
-		copy(data[i*r+lo:(i+1)*r], row[hi:])
-	}
-	return mat.NewDense(d, r, data)
-}
-
-// dlsiColumnSweeps is the original column-by-column solver of (P).
-func dlsiColumnSweeps(ctx context.Context, D, E, F, A *mat.Dense, eta float64) error {
+// incoherentSweeps is the original column-by-column solver of (P).
+func incoherentSweeps(ctx context.Context, D, E, F, A *mat.Dense, eta float64) error {
 	dim, k := D.Dims()
 	B := mat.NewSymDense(dim, nil)
 	if _, r := A.Dims(); r > 0 {
@@ -492,7 +293,7 @@ func dlsiColumnSweeps(ctx context.Context, D, E, F, A *mat.Dense, eta float64) e
 	t := mat.NewVecDense(dim, nil)
 	old := make([]float64, dim)
 	oldv := mat.NewVecDense(dim, old)
-	for sweep := 0; sweep < dlsiOrigMaxSweeps; sweep++ {
+	for sweep := 0; sweep < incoherentOrigMaxSweeps; sweep++ {
 		var change, norm float64
 		for j := 0; j < k; j++ {
 			if err := ctx.Err(); err != nil {
@@ -544,16 +345,16 @@ func dlsiColumnSweeps(ctx context.Context, D, E, F, A *mat.Dense, eta float64) e
 				D.Set(i, j, v)
 			}
 		}
-		if math.Sqrt(change) <= dlsiOrigTol*math.Sqrt(norm) {
+		if math.Sqrt(change) <= incoherentOrigTol*math.Sqrt(norm) {
 			break
 		}
 	}
 	return nil
 }
 
-// dlsiOffBlockSq returns Σ_{b≠c} ‖G_bc‖²_F for the Gram matrix G of atoms split
+// offBlockSq returns Σ_{b≠c} ‖G_bc‖²_F for the Gram matrix G of atoms split
 // into blocks by part, that is Σ_c Σ_{b≠c} ‖D_bᵀD_c‖²_F.
-func dlsiOffBlockSq(G *mat.Dense, part core.Partition) float64 {
+func offBlockSq(G *mat.Dense, part core.Partition) float64 {
 	s := core.Dot(G, G)
 	for c := 0; c < part.Blocks(); c++ {
 		lo, hi := part.Block(c)

@@ -12,7 +12,7 @@ import (
 )
 
 // TestDLSIWorkReused checks that E-DLSI-D passes whose blocks share one
-// blockGram's workspaces (dlsiWork: ADMM's, the factorisation of the Z step
+// blockGram's workspaces (incoherentWork: ADMM's, the factorisation of the Z step
 // on its goroutine, the copies of D and of the other atoms) give the bits
 // of passes that start each block from fresh workspaces, over blocks of
 // different sizes (COPAR's shared block), with S⁻¹ formed and with the
@@ -39,7 +39,7 @@ func TestDLSIWorkReused(t *testing.T) {
 				for pass := 0; pass < 2; pass++ {
 					for b := 0; b < part.Blocks(); b++ {
 						if fresh {
-							g.work = dlsiWork{}
+							g.work = incoherentWork{}
 						}
 						lo, hi := part.Block(b)
 						Db := D.Slice(0, d, lo, hi).(*mat.Dense)
@@ -51,7 +51,7 @@ func TestDLSIWorkReused(t *testing.T) {
 						} else {
 							A = otherAtomsTo(&g.work.a, D, part, b)
 						}
-						if err := dlsiUpdateIncoherentGram(context.Background(), Db, Eb, Fb, A, &g, part, b, &duals[b], nil, eta, false, set); err != nil {
+						if err := updateIncoherentGram(context.Background(), Db, Eb, Fb, A, &g, part, b, &duals[b], nil, eta, false, set); err != nil {
 							t.Fatal(err)
 						}
 					}

@@ -1,14 +1,13 @@
-package methods
+package dl
 
 import (
 	"testing"
 
 	"github.com/james-bowman/sparse"
-	"github.com/lrsdl/lrsdl/methods/internal/dl"
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestPermuteColumnsSparse checks that dl.PermuteColumns gives the same
+// TestPermuteColumnsSparse checks that PermuteColumns gives the same
 // matrix from a sparse.CSC (visited column by column) as from its dense
 // copy, entry by entry against Y.At.
 func TestPermuteColumnsSparse(t *testing.T) {
@@ -22,7 +21,7 @@ func TestPermuteColumnsSparse(t *testing.T) {
 	}
 	S := dok.ToCSC()
 	perm := []int{3, 0, 4, 4, 1}
-	got, want := dl.PermuteColumns(S, perm), dl.PermuteColumns(mat.DenseCopyOf(S), perm)
+	got, want := PermuteColumns(S, perm), PermuteColumns(mat.DenseCopyOf(S), perm)
 	if !mat.Equal(got, want) {
 		t.Fatalf("sparse and dense inputs differ:\n%v\n%v", mat.Formatted(got), mat.Formatted(want))
 	}
@@ -35,7 +34,7 @@ func TestPermuteColumnsSparse(t *testing.T) {
 	}
 }
 
-// TestDenseCopySparse checks dl.DenseCopy against mat.DenseCopyOf on a
+// TestDenseCopySparse checks DenseCopy against mat.DenseCopyOf on a
 // sparse.CSC and on a dense matrix.
 func TestDenseCopySparse(t *testing.T) {
 	dok := sparse.NewDOK(4, 6)
@@ -44,7 +43,7 @@ func TestDenseCopySparse(t *testing.T) {
 	dok.Set(2, 2, 0.5)
 	S := dok.ToCSC()
 	for _, Y := range []mat.Matrix{S, mat.DenseCopyOf(S)} {
-		if got, want := dl.DenseCopy(Y), mat.DenseCopyOf(Y); !mat.Equal(got, want) {
+		if got, want := DenseCopy(Y), mat.DenseCopyOf(Y); !mat.Equal(got, want) {
 			t.Fatalf("%T: got\n%v\nwant\n%v", Y, mat.Formatted(got), mat.Formatted(want))
 		}
 	}
