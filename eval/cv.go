@@ -54,19 +54,20 @@ func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, lab
 // that act only at prediction (lrsdl.Param.Predict) are scored on one fit
 // per fold. A grid value of "k" above the smallest class of a training fold
 // is lowered to it (and duplicate points dropped); Best gives it capped at
-// the whole set's smallest class instead. With four or more
-// training points and an "iters" option, successive halving trains every
-// point for a ninth of the method's iterations if it is Resumable (see
-// below; a quarter for the others, or when a ninth is under 3), keeps the best third of them (at least one) for the next
-// round, and stops when one is left, so that 8 points take two rounds (a
-// ninth, then a third) and the prediction options of the last one are
-// chosen at that round's iterations; the dropped points keep the score of
-// their last round. A Resumable method continues its fits of one round in
-// the next instead of retraining them, to the same models; an
-// EachPredictor scores all prediction options of a fit in one call,
-// sharing the coding, and a Scorer scores from its training state without
-// forming the model, in the coordinates of its span reduction, to the same
-// labels up to rounding.
+// the whole set's smallest class instead. With four or more training
+// points and an "iters" option, successive halving trains every point for
+// a ninth of the method's iterations if it is Resumable (a quarter for the
+// others, or when a ninth is under 3), keeps the best third of them (at
+// least one) for the next round, and stops when one is left, so that 8
+// points take two rounds (a ninth, then a third) and the prediction
+// options of the last one are chosen at that round's iterations; the
+// dropped points keep the score of their last round. A Resumable method
+// continues its fits of one round in the next instead of retraining them,
+// to the same models; an EachPredictor scores all prediction options of a
+// fit in one call, sharing the coding, and a Scorer scores from its
+// training state without forming the model, in the coordinates of its span
+// reduction, to the same labels up to rounding.
+//
 // The fits of a round, every candidate on every fold, train in parallel
 // on GOMAXPROCS goroutines; the result does not depend on how many.
 func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64) (*CVResult, error) {
@@ -261,9 +262,8 @@ const minFirstRound = 3
 // stopped, and a quarter, half and all for the others, which retrain
 // every round (and for a resumable one when a ninth is under
 // minFirstRound). The first round only separates clearly weaker points;
-// the second chooses. Checked by bench/defaults on the training parts of
-// AR gender, Oxford Flower and digits: LRSDL's and FDDL's choices score
-// within 0.2 points of three rounds of halves at full iterations.
+// the second chooses (checked by bench/defaults on the training parts of
+// AR gender, Oxford Flower and digits).
 func halvingRounds(iters int, resumes bool) []int {
 	if first := iters / 9; resumes && first >= minFirstRound {
 		return []int{first, iters / 3, iters}

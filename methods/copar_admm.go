@@ -16,16 +16,9 @@ import (
 
 // COPAR-X ADMM constants: ρ = tr(G)/(5K) to start, the over-relaxation
 // α of core.LassoADMM, FISTA's cap and a residual tolerance of 3e-4.
-// ADMM runs where the codes are dense (coparUpdateX; COIL-100's sparse
-// codes take the path). There ρ·K/tr(G) = 1/5 against 2/3 lowered both
-// the time and the final J (both cores, one run each, factors 1/15 to
-// 2/3 tried): Oxford Flower at k = 40, λ = 0.001 (lrsdl train -data
-// testdata/flower17-split1.mat -method COPAR -params
-// eta=0.01,k=40,lambda=0.001) 25.9 s against 34.8 s, J 250.75459 against
-// 250.76108; the efficiency experiment's E-COPAR (C = 100, d = 300,
-// 15 iterations; make reproduce, section 2) J 4.05514 against 4.05544,
-// 1.42 s per iteration at 91cd367 against 1.85 s at 64ca680 (separate
-// runs, bench/results and git show d8d98dc:bench/results/RESULTS.md).
+// ADMM runs where the codes are dense (coparUpdateX; sparse codes take the
+// path). The factor 1/5 of ρ was chosen by COPAR's Oxford Flower fit and
+// the efficiency experiment's E-COPAR (bench/NOTES.md, coparADMMRhoDiv).
 const (
 	coparADMMRhoDiv  = 5
 	coparADMMMaxIter = 200

@@ -43,12 +43,8 @@ const coparFISTAOuter = 3
 // coparPathDensity is the largest fraction of non-zero codes from which
 // COPAR-X takes the lasso path (coparUpdateXExact) rather than ADMM. The
 // path's work grows with the square of the active atoms per sample, ADMM's
-// does not: on COIL-100 at its CV options the codes are 0.7–1 % non-zero
-// and the path takes 70–90 ms per X step, on Oxford Flower at k = 40,
-// λ = 0.001 they are 71–76 % and it takes 5.4 s: that fit took 80 s with
-// the path alone (3483bf3) against 35 s with ADMM (995a0ff), back to back
-// (lrsdl train -data testdata/flower17-split1.mat -method COPAR -params
-// eta=0.01,k=40,lambda=0.001, both cores).
+// does not (COPAR's COIL-100 and Oxford Flower fits, bench/NOTES.md,
+// coparPathDensity).
 const coparPathDensity = 0.1
 
 // coparDensity returns the fraction of non-zero entries of the codes X.
@@ -65,13 +61,9 @@ func coparDensity(X []*mat.Dense) float64 {
 // coparUpdateXExact solves COPAR-X, min ½tr(XᵀH_cX) − tr(B_cᵀX) + λ‖X‖₁
 // for every class c (coparSystem), exactly: each sample's code by the
 // lasso path on H_c (core.LassoGram's ADMM option), the classes on up to
-// parallel.Procs() goroutines. Where the codes are sparse (COIL-100) it
-// is far cheaper than coparUpdateXADMM's K×K×N product per iteration: a
-// COIL-100 fit (K = 1010, N = 1000; lrsdl train -data
-// testdata/coil100-32x32.mat -method COPAR -train-per-class 10 -params
-// eta=0.01,k=10,lambda=0.01, one core) took 47 s against ADMM's 81 s,
-// final cost 19.9360 against 19.9358 (one build switching solvers, back to
-// back).
+// parallel.Procs() goroutines. Where the codes are sparse it is far
+// cheaper than coparUpdateXADMM's K×K×N product per iteration (COPAR's
+// COIL-100 fit, bench/NOTES.md, coparUpdateXExact).
 func coparUpdateXExact(ctx context.Context, X []*mat.Dense, G, DtY *mat.Dense, part core.Partition, sp core.Partition, lambda float64) error {
 	K := part.Len()
 	C := len(X)

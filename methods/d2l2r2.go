@@ -28,11 +28,9 @@ func (o *D2L2R2Options) spec() optSpec {
 }
 
 // d2l2r2ADMMIters is D2L2R2's default ADMM iteration limit per dictionary
-// update: each update starts from the last D, and in 3-fold
-// cross-validation on the training parts of AR gender, Oxford Flower,
-// digits and COIL-100 5 scores as 20 on every data set
-// (bench/defaults-d2l2r2-admm*.md), and 2 as 5 (mean +0.08 at λ1 = 0.001,
-// −0.03 at 0.01; bench/defaults-d2l2r2-admm2.md) in less time.
+// update: each update starts from the last D, and 3-fold cross-validation
+// on the training parts of four data sets scores 2 as 5 and 20, in less
+// time (bench/studies/defaults/defaults-d2l2r2-admm*.md).
 const d2l2r2ADMMIters = 2
 
 // params returns the training parameters of resolved options.

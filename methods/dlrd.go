@@ -18,7 +18,7 @@ func init() { register("DLRD", func() lrsdl.Classifier { return &DLRD{} }) }
 // DLRDOptions controls DLRD. The zero value means the defaults, chosen by
 // cross-validation on the AR gender training set, and β by
 // cross-validation on the training parts of four data sets
-// (bench/defaults-dlrd.md); Off sets a literal 0 where the range allows it.
+// (bench/studies/defaults/defaults-dlrd.md); Off sets a literal 0 where the range allows it.
 type DLRDOptions struct {
 	K       int     `json:"k"`       // atoms per class; zero means min(20, smallest class)
 	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1 of the codes; zero means 0.02

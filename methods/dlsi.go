@@ -38,7 +38,7 @@ func (o *DLSIOptions) spec() optSpec {
 }
 
 // DLSI is dictionary learning with structured incoherence (Ramirez, Sprechmann
-// and Sapiro, CVPR 2010) in the form of Vu & Monga (eq. dlsi_cost_function):
+// and Sapiro, CVPR 2010) in the form of Vu & Monga:
 //
 //	J(D, X) = Σ_c ‖Y_c − D_c·X^c‖²_F + λ‖X^c‖₁ + η/2·Σ_{j≠c} ‖D_jᵀD_c‖²_F,
 //

@@ -33,8 +33,8 @@ type FDDLOptions struct {
 	// core.RankOneMajorizer when D̄ᵀD̄ has one eigenvalue far above the
 	// rest (atoms sharing a mean direction, as on COIL-100), so that steps
 	// off its eigenvector are as long as the rest of the spectrum allows.
-	// It lowers the cost, not the cross-validated error (bench/README), so
-	// it is off by default.
+	// It lowers the cost, not the cross-validated error (bench/NOTES.md,
+	// x_metric), so it is off by default.
 	XMetric   bool `json:"x_metric"`
 	DIters    int  `json:"d_iters"`    // ODL sweeps per dictionary update (at most 2 per ADMM iteration); zero means 5
 	ADMMIters int  `json:"admm_iters"` // ADMM iterations of nuclear-norm updates (LRSDL, D2L2R2; FDDL has none); zero means 20 (D2L2R2: 2)
@@ -87,10 +87,9 @@ func (o *FDDLOptions) nuclearOpts(admmIters float64) []opt {
 
 // xItersOpt declares the FISTA iterations per X step of FDDL and D2L2R2:
 // by default 50, or 20 when the resolved λ1 is at most 0.001, where FISTA
-// runs to its cap in every X step: in 3-fold cross-validation on the
-// training parts of AR gender, Oxford Flower, digits and COIL-100
-// (bench/defaults-fisher-xiters*.md) 20 has the better mean accuracy of
-// {20, 50} for both methods at λ1 = 0.001, and 50 at λ1 = 0.01.
+// runs to its cap in every X step: 3-fold cross-validation on the training
+// parts of four data sets prefers 20 at λ1 = 0.001 and 50 at λ1 = 0.01
+// (bench/studies/defaults/defaults-fisher-xiters*.md).
 func xItersOpt(i *int, lambda1 *float64) opt {
 	return opt{name: "x_iters", doc: "FISTA iterations per X step", i: i, def: 50, defDoc: "50, or 20 at lambda1 ≤ 0.001", min: 1,
 		defFn: func() float64 {
@@ -102,11 +101,9 @@ func xItersOpt(i *int, lambda1 *float64) opt {
 }
 
 // fisherDIters is the default of d_iters: each dictionary update starts
-// from the previous one, and in 3-fold cross-validation on the training
-// parts of AR gender, Oxford Flower, digits and COIL-100
-// (bench/defaults-fddl-iters*.md, bench/defaults-lrsdl-diters*.md) 5
-// sweeps score within 0.14 points of 20 on every data set, for FDDL and
-// LRSDL at λ1 = 0.01 and 0.001, at a quarter of the sweeps.
+// from the previous one, and 3-fold cross-validation on the training parts
+// of four data sets scores 5 sweeps as 20, at a quarter of the sweeps
+// (bench/studies/defaults/defaults-fddl-iters*.md, defaults-lrsdl-diters*.md).
 const fisherDIters = 5
 
 func (o *FDDLOptions) spec() optSpec { return optSpec{method: "FDDL", opts: o.opts()} }

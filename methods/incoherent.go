@@ -188,9 +188,8 @@ func updateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blockGr
 	before := objective()
 	D0 := &ws.d0
 	D0.CloneFrom(D)
-	// ρ on the scale of the data term, so ADMM converges in few iterations:
-	// half the mean F_jj took 15–20 % fewer iterations than F_jj on Oxford
-	// Flower (DLSI and COPAR), to a lower cost.
+	// ρ on the scale of the data term, so ADMM converges in few iterations
+	// (half the mean F_jj; DLSI's and COPAR's Oxford Flower fits).
 	rho := mat.Trace(F) / float64(2*k)
 	if rho <= 0 {
 		rho = 1

@@ -15,7 +15,7 @@ func init() {
 
 // LRSDLOptions configures LRSDL. The zero value means the defaults: those of
 // FDDLOptions except 20 FISTA iterations per X step (XIters; chosen by
-// cross-validation on training data, bench/defaults-lrsdl-xiters.md),
+// cross-validation on training data, bench/studies/defaults/defaults-lrsdl-xiters.md),
 // k0 = 10 shared atoms and η = 0.1; Off sets k0 or η to 0.
 type LRSDLOptions struct {
 	FDDLOptions
@@ -38,10 +38,9 @@ func (o *LRSDLOptions) spec() optSpec {
 		opt{name: "paper_x", doc: "X step by LRSDL-X alone, without the exact X0 update after it", b: &o.PaperX})}
 }
 
-// lrsdlXIters is LRSDL's default FISTA iteration limit per X step: in
-// 3-fold cross-validation on the training parts of AR gender, Oxford
-// Flower, digits and COIL-100 (bench/defaults-lrsdl-xiters.md) 20 has the
-// best mean accuracy of {10, 20, 50}.
+// lrsdlXIters is LRSDL's default FISTA iteration limit per X step, the best
+// of {10, 20, 50} in 3-fold cross-validation on the training parts of four
+// data sets (bench/studies/defaults/defaults-lrsdl-xiters.md).
 const lrsdlXIters = 20
 
 // params returns the training parameters of resolved options.
@@ -56,9 +55,9 @@ func (o *LRSDLOptions) params() fisher.Params {
 //	J̄(D̄, X̄) = ½f̄_Y(D̄, X̄) + λ1‖X̄‖₁ + λ2/2·ḡ(X̄) + η‖D0‖_*
 //
 // over the class dictionaries D = [D_1..D_C], the shared dictionary D0 and
-// the codes X̄ = [X; X0] (eq. lrsdl_cost_fn), by Algorithm 2, whose X step
+// the codes X̄ = [X; X0], by Algorithm 2, whose X step
 // is LRSDL-X followed by an exact update of X0 (Options.PaperX: LRSDL-X
-// alone). The model and its training are the Fisher model's (fisher*.go).
+// alone). Its training is the Fisher engine's, shared with FDDL and D2L2R2.
 type LRSDL struct {
 	Options LRSDLOptions
 	fisherModel
@@ -98,8 +97,9 @@ func (m *LRSDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error)
 	return m.predict(ctx, &o, Y)
 }
 
-// Transform returns the codes X (K×n) and X0 (k0×n) of the columns of Y by
-// eq. findcodebarx.
+// Transform returns the codes X (K×n) and X0 (k0×n) of the columns of Y,
+//
+//	x̄ = argmin ½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖² + λ‖x̄‖₁.
 func (m *LRSDL) Transform(Y mat.Matrix) (X, X0 *mat.Dense, err error) {
 	o := m.Options
 	return m.transform(&o, Y)

@@ -33,6 +33,7 @@ type OptionError struct {
 	Reason string // e.g. "must be ≥ 0"
 }
 
+// Error returns the message: method, option, value and reason.
 func (e *OptionError) Error() string {
 	return fmt.Sprintf("methods: %s option %s=%s: %s %s", e.Method, e.Name, e.Value, e.Name, e.Reason)
 }

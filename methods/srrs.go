@@ -32,10 +32,8 @@ type SRRSOptions struct {
 	Rho     float64 `json:"rho"`     // growth ρ > 1 of the penalty; zero means 1.5
 	Iters   int     `json:"iters"`   // ALM iterations at most; zero means 200
 	// Tol stops when both constraint residuals, relative to ‖X‖_F, are at
-	// most Tol; zero means 1e-3. Cross-validation on the training sets of
-	// AR gender, Oxford Flower, COIL-100 and digits scored 1e-3 at or
-	// above 1e-5 (equal on three, +0.3 points on COIL-100), in about half
-	// the ALM iterations (Flower: 11 against 22; ‖J‖_* within 0.7 %).
+	// most Tol; zero means 1e-3, chosen by cross-validation on the training
+	// sets of AR gender, Oxford Flower, COIL-100 and digits.
 	Tol float64 `json:"tol"`
 	// Clean matches test samples against the recovered training data
 	// Pᵀ(X − E) instead of PᵀX.
@@ -70,10 +68,8 @@ func (o *SRRSOptions) spec() optSpec {
 // rank(Π_B) = C − 1 negative eigenvalues, the directions along which the
 // between-class scatter exceeds the within-class one; a p below C − 1
 // drops some of them and the directions beyond have nonnegative
-// eigenvalues. 3-fold cross-validation on the training sets (lrsdl eval
-// -cv 3): Oxford Flower p = 10, 16, 32: 36.5, 84.1, 84.4 %; COIL-100
-// p = 10, 99: 62.3, 69.9 %; digits p = 5, 9, 10, 18: 85.3, 89.3, 89.3,
-// 89.3 %; AR gender (person-grouped) p = 1, 10: 87.8 % both.
+// eigenvalues. 3-fold cross-validation on the training sets agrees
+// (lrsdl eval -cv 3; bench/NOTES.md, srrsDefaultP).
 func srrsDefaultP(d dl.Info) float64 {
 	return float64(max(1, min(d.Classes-1, d.Dim, d.N)))
 }
@@ -117,13 +113,12 @@ const srrsMuMax = 1e8
 // residuals ‖X̂ − ΣZ̃ − Ê‖_F and ‖Z̃ − J‖_F are at most Tol·‖X‖_F.
 //
 // Prediction projects by P and assigns each sample the label of the
-// nearest projected class mean (Rule "mean", the default: person-grouped
-// cross-validation on AR gender preferred it, 85.8 % against 84.9 %) or of
-// the nearest projected training sample (Rule "nn", as Li and Fu
-// classify). The defaults η = 0 (the plain trace difference, whose
-// negative eigenvalues are the discriminative directions; η = 1 scored
-// 53 % in the same cross-validation) come from the same search; p = C − 1
-// from the equations (srrsDefaultP).
+// nearest projected class mean (Rule "mean", the default, preferred by
+// person-grouped cross-validation on AR gender) or of the nearest
+// projected training sample (Rule "nn", as Li and Fu classify). The
+// default η = 0 (the plain trace difference, whose negative eigenvalues
+// are the discriminative directions) comes from the same search; p = C − 1
+// from the equations.
 type SRRS struct {
 	Options SRRSOptions
 

@@ -50,12 +50,8 @@ func MulDense(dst *mat.Dense, a, b mat.Matrix) {
 }
 
 // thinMaxCols and thinMinElems bound the products MulDense computes by
-// blas.MulThin: a out of the L2 cache (4 MB) and b of few columns. With
-// OpenBLAS on one core (cd kernels && GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1
-// go test -tags openblas -run '^$' -bench MulThin -benchtime 500x .),
-// d×d times d×k at d = 1024 took 0.64–0.67× Gemm's time at k = 10 and
-// 1.0–1.05× at k = 20 (two runs), 10000×340 times 340×10 0.71×; a
-// 300×300 a in cache took 1.6×.
+// blas.MulThin: a out of the L2 cache (4 MB) and b of few columns
+// (BenchmarkMulThin of package blas).
 const (
 	thinMaxCols  = 12
 	thinMinElems = 1 << 19

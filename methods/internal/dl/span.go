@@ -12,9 +12,8 @@ import (
 )
 
 // spanInlineWork is the d·N² below which ReduceSpan factorises on the
-// calling goroutine instead of one it can leave when ctx is done: about
-// 3 ms of work. DLSI's fit at d = 1000, 60 samples (BenchmarkDLSIFit_*/span)
-// read 2.8–3.8 ms on one core and 3.7–3.9 ms on two with the goroutine.
+// calling goroutine instead of one it can leave when ctx is done
+// (BenchmarkDLSIFit_*/span).
 const spanInlineWork = 1 << 26
 
 // SpanRatio is the least d/N for which ReduceSpan reduces. The

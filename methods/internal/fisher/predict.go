@@ -14,13 +14,13 @@ import (
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
-// Transform codes the columns of Y by eq. findcodebarx,
+// Transform codes the columns of Y,
 //
 //	x̄ = argmin ½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖² + λ‖x̄‖₁,
 //
-// by core.LassoGram's ADMM option (the homotopy path for sparse codes),
-// and returns X (K×n) and X0 (k0×n, nil when k0 = 0); o is a copy of the
-// model's options.
+// by core.LassoGram's ADMM option (the homotopy path for sparse codes)
+// with the parameters p, and returns X (K×n) and X0 (k0×n, nil when
+// k0 = 0).
 func (f *Model) Transform(p Params, Y mat.Matrix) (X, X0 *mat.Dense, err error) {
 	if err := f.Trained(); err != nil {
 		return nil, nil, err
@@ -225,8 +225,7 @@ const lcBoundCond = 1e6
 // every column codes on its classes in increasing order of that bound,
 // in rounds (one core.LassoGram per class over the columns whose turn it
 // is), until the next bound is above its least score so far by more than
-// 1e-9‖y‖², which rounding in the bounds cannot reach. On COIL-100 (100
-// classes) most columns stop after a few classes.
+// 1e-9‖y‖², which rounding in the bounds cannot reach.
 func (f *Model) lcPredict(ctx context.Context, lambda float64, Y mat.Matrix) ([]int, int, error) {
 	K, k0 := f.dims()
 	_, n := Y.Dims()
@@ -385,8 +384,8 @@ func (f *Model) Predict(ctx context.Context, p Params, Y mat.Matrix) ([]int, err
 	return out[0], nil
 }
 
-// PredictEach returns the labels predict gives with each of ps, computing
-// once what rules share: the GC codes and the terms of gcParts once per
+// PredictEach returns the labels Predict gives with each of ps, computing
+// once what rules share: the GC codes and the residual terms once per
 // coding weight (λ, and λ2 for the shared codes) for every w, the LC
 // scores once per λ (LC does not depend on w, nor need the GC codes).
 func (f *Model) PredictEach(ctx context.Context, Y mat.Matrix, ps []Params) ([][]int, error) {

@@ -163,8 +163,9 @@ func (f *Model) keepState(t *train, d int, labels []int, k dataKey, e *spanEntry
 	f.rs = &fitState{t: c, info: f.Info, d: d, labels: slices.Clone(labels), key: k, span: e}
 }
 
-// Resume continues the Fit that f.rs records, on the same training set,
-// up to iters outer iterations in total (see LRSDL.Resume).
+// Resume continues the last Fit, which SetResumable(true) preceded, on
+// the same training set up to iters outer iterations in total; name is
+// the method's, for errors, and progress is called after each iteration.
 func (f *Model) Resume(ctx context.Context, name string, Y mat.Matrix, labels []int, iters int, progress lrsdl.ProgressFunc) error {
 	rs := f.rs
 	if rs == nil {
@@ -222,6 +223,8 @@ func (f *Model) Suspend() {
 	f.Db, f.Mc, f.M0 = nil, nil, nil
 }
 
+// SetResumable sets whether Fit keeps the state Resume continues from;
+// false drops it (and SetScoreOnly).
 func (f *Model) SetResumable(on bool) {
 	f.keep = on
 	if !on {

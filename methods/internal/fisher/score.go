@@ -40,7 +40,8 @@ func (e *spanEntry) project(ctx context.Context, Y *mat.Dense) (*mat.Dense, erro
 	return P, nil
 }
 
-// SetScoreOnly sets f.score; on also sets f.keep.
+// SetScoreOnly sets whether Fit and Resume stop at the training state
+// (ScoreEach scores from it); true implies SetResumable(true).
 func (f *Model) SetScoreOnly(on bool) {
 	f.score = on
 	if on {
@@ -49,9 +50,9 @@ func (f *Model) SetScoreOnly(on bool) {
 }
 
 // ScoreEach returns the labels PredictEach(ctx, Y, ps) gives for the model
-// of the training state f.rs, computed in the coordinates of training:
-// with the span basis Q of the training set (dl.ReduceSpan), D̄ = Q·D̄_r and
-// the columns of Y enter as P = QᵀY (spanEntry.project). The codes depend
+// of the training state kept by the last Fit or Resume, computed in the
+// coordinates of training: with the span basis Q of the training set
+// (dl.ReduceSpan), D̄ = Q·D̄_r and the columns of Y enter as P = QᵀY. The codes depend
 // on D̄ only through D̄ᵀD̄ = D̄_rᵀD̄_r and D̄ᵀY = D̄_rᵀP, and every residual
 // of a sample y, ‖ȳ − D̄x‖² with ȳ − D̄x in y + range(Q), exceeds its
 // reduced form by the same ‖(I − QQᵀ)y‖²: the GC scores of y move by w

@@ -28,9 +28,7 @@ import (
 // other writes the next. On one core the halves run in turn, with the same
 // operations, so results do not depend on GOMAXPROCS.
 //
-// It runs where it was measured to pay (useFused). On AR gender (K̄ = 50,
-// N = 700; BenchmarkLRSDLXSolveARGender) it takes the X step on two cores
-// from about 0.78 of one core's time to 0.63, and one core gains a little.
+// It runs where it pays (useFused; BenchmarkLRSDLXSolveARGender).
 type xfused struct {
 	s          *xstep
 	kb, n      int
@@ -56,15 +54,9 @@ const fusedChunkElems = 16384
 
 // fusedMaxK, fusedMaxElems and fusedMinClass bound the problems whose X
 // step runs fused: K̄ ≤ fusedMaxK, since every chunk's product reads all of
-// H (at K̄ = 1010, BenchmarkLRSDLXSolve100, chunks of 32 columns made one
-// core 1.45 times slower on branch proto/xstep-rowmajor-fused);
-// K̄·N ≤ fusedMaxElems; and N ≥ fusedMinClass·C, since the step runs per
-// row and class within a chunk. On synthetic problems
-// (BenchmarkLRSDLXSolveShapes, one core and two) the fused step was the
-// faster up to K̄ = 80 at N = 5000 and K̄ = 112 at N = 1020, and with 64
-// samples per class; it was the slower at K̄ = 96 with N = 5000 and 8000
-// (its step over row pieces then took longer than the shared step's
-// contiguous passes), by 4 % with 32 samples per class and by 42 % with 7.
+// H; K̄·N ≤ fusedMaxElems; and N ≥ fusedMinClass·C, since the step runs per
+// row and class within a chunk (BenchmarkLRSDLXSolve100,
+// BenchmarkLRSDLXSolveShapes).
 const (
 	fusedMaxK     = 128
 	fusedMaxElems = 400 << 10

@@ -108,10 +108,10 @@ func (s *xstep) setupFrom(Db *mat.Dense, Y *mat.Dense, sp, ap core.Partition, la
 }
 
 // useBlockGemm reports whether a per-class block product of work
-// multiply-adds goes to Gemm rather than addMul: on OpenBLAS from 8192 on
-// (the LRSDL-X gradient on AR gender, k=20, k0=10, 350 samples per class:
-// 110 µs against 200 µs); never on gonum, whose Gemm is slower than the
-// axpys at these shapes (705 µs against 560 µs).
+// multiply-adds goes to Gemm rather than addMul: on OpenBLAS from
+// blockGemmMin on (or always with Settings.BlockGemm), never on gonum,
+// whose Gemm is slower than the axpys at these shapes
+// (BenchmarkLRSDLX_C2n350k20k0_10d300).
 func (s *xstep) useBlockGemm(work int) bool {
 	return !blas.PureGo() && (work >= blockGemmMin || s.set.BlockGemm)
 }
