@@ -102,9 +102,14 @@ func (f *fisherModel) cost(ctx context.Context, o fisherOptions, Y mat.Matrix, l
 	return f.fm.Cost(ctx, p, Y, labels)
 }
 
-// resume is Resume with the options o, whose Iters it sets on success.
-func (f *fisherModel) resume(ctx context.Context, o fisherOptions, Y mat.Matrix, labels []int, iters int, progress lrsdl.ProgressFunc) error {
-	return f.fm.Resume(ctx, o.spec().method, Y, labels, iters, progress)
+// resume is Resume for the model's options o: it sets o.Iters to iters on
+// success.
+func (f *fisherModel) resume(ctx context.Context, o *FDDLOptions, name string, Y mat.Matrix, labels []int, iters int) error {
+	err := f.fm.Resume(ctx, name, Y, labels, iters, o.Progress)
+	if err == nil {
+		o.Iters = iters
+	}
+	return err
 }
 
 // predictSets is PredictEach for options from opts (a fresh copy for each
@@ -212,12 +217,7 @@ func setsParams(sets []map[string]string, opts func() fisherOptions) ([]fisher.P
 // stays stopped. It uses the training options of that Fit and sets
 // Options.Iters to iters. After an error the model is untrained.
 func (m *LRSDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
-	o := m.Options
-	err := m.resume(ctx, &o, Y, labels, iters, m.Options.Progress)
-	if err == nil {
-		m.Options.Iters = iters
-	}
-	return err
+	return m.resume(ctx, &m.Options.FDDLOptions, m.Name(), Y, labels, iters)
 }
 
 // ScoreEach returns the labels PredictEach(ctx, Y, sets) would give for
@@ -241,12 +241,7 @@ func (m *LRSDL) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string
 
 // Resume is LRSDL.Resume.
 func (m *FDDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
-	o := m.Options
-	err := m.resume(ctx, &o, Y, labels, iters, m.Options.Progress)
-	if err == nil {
-		m.Options.Iters = iters
-	}
-	return err
+	return m.resume(ctx, &m.Options, m.Name(), Y, labels, iters)
 }
 
 // ScoreEach is LRSDL.ScoreEach.
@@ -261,12 +256,7 @@ func (m *FDDL) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]
 
 // Resume is LRSDL.Resume.
 func (m *D2L2R2) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
-	o := m.Options
-	err := m.resume(ctx, &o, Y, labels, iters, m.Options.Progress)
-	if err == nil {
-		m.Options.Iters = iters
-	}
-	return err
+	return m.resume(ctx, &m.Options.FDDLOptions, m.Name(), Y, labels, iters)
 }
 
 // ScoreEach is LRSDL.ScoreEach.
