@@ -56,7 +56,7 @@ func (o *COPAROptions) spec() optSpec {
 // with ‖dᵢ‖₂ ≤ 1, where X^j_c are the codes of the samples of class c on
 // D_j. Training alternates COPAR-X and COPAR-D. COPAR-X solves one ℓ1
 // problem per class, by FISTA on its exact gradient (or, with more than
-// d/2 atoms, exactly: coparUpdateXExact)
+// d/2 atoms, exactly, by the lasso path)
 //
 //	∇ = (G + P_cGP_c + I − P_c)·X̄_c − (I + P_c)·D̄ᵀY_c,  G = D̄ᵀD̄,
 //

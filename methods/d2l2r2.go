@@ -15,7 +15,7 @@ func init() {
 
 // D2L2R2Options configures D2L2R2. The zero value means the defaults of
 // FDDLOptions except 2 ADMM iterations per dictionary update (ADMMIters;
-// see d2l2r2ADMMIters), and α = 0.005; Off sets α to 0 (FDDL).
+// chosen by cross-validation), and α = 0.005; Off sets α to 0 (FDDL).
 type D2L2R2Options struct {
 	FDDLOptions
 	Alpha float64 `json:"alpha"` // weight α of Σ_c ‖D_c‖_*; zero means 0.005

@@ -75,10 +75,9 @@ func (o *DLRDOptions) spec() optSpec {
 // A D step that does not lower J (ADMM stopped early) is discarded, so J
 // never increases. The ℓ1 error lives in the data space; with d ≥ 2N
 // training runs in the coordinates of a basis of span(Y) grown by the rows
-// where E is non-zero (dlrdBasis), with only the E step in the data space;
-// the D step runs in span([D E]) (at most 2K dimensions; see
-// dlrdTrain.stepD) and the initial class dictionaries are learned in
-// span(Y_c) (newTrainSpan).
+// where E is non-zero, with only the E step in the data space; the D step
+// runs in span([D E]) (at most 2K dimensions) and the initial class
+// dictionaries are learned in span(Y_c).
 //
 // Prediction follows SRC, as Ma et al. do: y is coded on D by the lasso
 // (½‖y − Dx‖² + λ‖x‖₁) and assigned to the class c of the smallest

@@ -99,12 +99,12 @@ const srrsMuMax = 1e8
 // is X̂ = ΣZ̃ + Ê, and inexact ALM on the split Z̃ = J, penalty μ and
 // multipliers Y1, Y2 repeats
 //
-//	J = D_{1/μ}(Z̃ + Y2/μ)  (singular value thresholding, svtGram or core.SVT)
+//	J = D_{1/μ}(Z̃ + Y2/μ)  (singular value thresholding)
 //	Z̃: (Σ² + I)Z̃ + (2λ2/μ)·S·Z̃·M = R,  S = ΣP̂P̂ᵀΣ,  R = Σ(X̂ − Ê + Y1/μ) + J − Y2/μ,
 //	   solved exactly on each projector: (Σ² + I + 2λ2m_k/μ·S)·Z̃Π_k = RΠ_k
 //	   (Cholesky, r×r; RΠ_B and RΠ_1 are class and global means)
 //	Ê = prox_{λ1/μ‖·‖_{2,1}}(X̂ − ΣZ̃ + Y1/μ)  (column shrinkage, core.L21Prox)
-//	P̂ = the eigenvectors of the p smallest eigenvalues of ΣZ̃·M·Z̃ᵀΣ  (symEigLow)
+//	P̂ = the eigenvectors of the p smallest eigenvalues of ΣZ̃·M·Z̃ᵀΣ
 //	Y1 += μ(X̂ − ΣZ̃ − Ê),  Y2 += μ(Z̃ − J),  μ = min(ρμ, 1e8)
 //
 // from Z̃ = J = Ê = Y1 = Y2 = 0 and P̂ from the P step at Z̃ = Vᵀ (AZ = X).

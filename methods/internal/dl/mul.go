@@ -15,9 +15,8 @@ import (
 // parallel.MinWork multiply-adds are shared between the cores in fixed
 // chunks, so the result does not depend on the number of cores. An empty
 // dst is sized; otherwise it must be len(a's rows)×len(b's columns) and
-// must not overlap a or b. An untransposed a of at least thinMinElems
-// elements times an untransposed b of at most thinMaxCols columns goes
-// through blas.MulThin instead, which streams a once.
+// must not overlap a or b. A large untransposed a times an untransposed b
+// of few columns goes through blas.MulThin instead, which streams a once.
 func MulDense(dst *mat.Dense, a, b mat.Matrix) {
 	ta, ra := rawOf(a)
 	tb, rb := rawOf(b)

@@ -35,8 +35,8 @@ const SpanRatio = 1.2
 // ‖(I−QQᵀ)y‖², the last term the same for every class, so prediction with
 // D on raw data gives the same labels.
 //
-// A factorisation of at least spanInlineWork runs on its own goroutine, so
-// that a cancelled ctx returns ctx.Err() at once (BLAS cannot be
+// A large factorisation runs on its own goroutine, so that a cancelled ctx
+// returns ctx.Err() at once (BLAS cannot be
 // interrupted; the goroutine finishes and its result is dropped).
 func ReduceSpan(ctx context.Context, Y mat.Matrix, set Settings) (Q *SpanBasis, Yr *mat.Dense, err error) {
 	d, n := Y.Dims()
@@ -77,12 +77,12 @@ func ReduceSpan(ctx context.Context, Y mat.Matrix, set Settings) (Q *SpanBasis, 
 // kept factored, Yr = QᵀY (r×N), r the numerical rank of Y, by pivoted
 // CholeskyQR2 (GramBasis): about 1.5dN² multiply-adds, all level-3 BLAS,
 // against 2dN² mostly in level-2 panels for Householder QR. Sparse Y
-// (SpanDensity, set.SpanRoute) takes the sparse route of spanSparse, about
+// (SpanDensity, set.SpanRoute) takes a sparse route by rows, about
 // nnz(Y)·1.5N + N³ multiply-adds; there Q is orthonormal to about
 // ε·κ(Y)² instead of ε (1e-14 on Oxford Flower, 3e-10 for κ ≈ 10⁶).
 // When the factorisation fails (Y is zero) it returns nil and Y as a
-// *mat.Dense. Columns of Y inside the span of the others up to
-// gramSpanTol^½ relative count as such: Q·Yr = Y to that accuracy.
+// *mat.Dense. Columns of Y inside the span of the others up to 1e-7
+// relative count as such: Q·Yr = Y to that accuracy.
 func ThinQR(Y mat.Matrix, set Settings) (Q *SpanBasis, Yr *mat.Dense) {
 	Yd, ok := Y.(*mat.Dense)
 	if !ok {
