@@ -13,6 +13,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
+	"github.com/lrsdl/lrsdl/methods/internal/incoherent"
 )
 
 func init() { register("COPAR", func() lrsdl.Classifier { return &COPAR{} }) }
@@ -209,10 +210,10 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 	d, K := D.Dims()
 	F, E := coparDictProducts(part, X, Ys, sp)
 	var Eb mat.Dense
-	var gram blockGram
-	var inv *incoherentInverse
+	var gram incoherent.Gram
+	var inv *incoherent.Inverse
 	useGram := !original && eta != 0
-	if useGram && useIncoherentInverse(d, part) {
+	if useGram && incoherent.UseInverse(d, part) {
 		// One ρ for the pass: the mean of tr(F_bb)/k_b over the blocks.
 		var rho float64
 		nb := 0
@@ -226,13 +227,13 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		if rho <= 0 {
 			rho = 1
 		}
-		inv = new(incoherentInverse)
-		if !inv.init(D, part, rho, 4*eta) {
+		inv = new(incoherent.Inverse)
+		if !inv.Init(D, part, rho, 4*eta) {
 			inv = nil
 		}
 	}
 	if useGram {
-		gram.init(D)
+		gram.Init(D)
 	}
 	for b := 0; b < part.Blocks(); b++ {
 		if err := ctx.Err(); err != nil {
@@ -240,7 +241,7 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 		}
 		lo, hi := part.Block(b)
 		if hi == lo {
-			if inv != nil && b+1 < part.Blocks() && !inv.next(D, part) {
+			if inv != nil && b+1 < part.Blocks() && !inv.Next(D, part) {
 				inv = nil
 			}
 			continue
@@ -259,21 +260,21 @@ func coparUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*m
 			dual = &duals[b]
 		}
 		if !useGram {
-			if err := updateIncoherent(ctx, Db, &Eb, Fb, otherAtoms(D, part, b), 4*eta, original, set); err != nil {
+			if err := incoherent.Update(ctx, Db, &Eb, Fb, incoherent.OtherAtoms(D, part, b), 4*eta, original, set); err != nil {
 				return err
 			}
 			continue
 		}
 		if inv != nil {
-			if err := updateIncoherentGram(ctx, Db, &Eb, Fb, nil, &gram, part, b, dual, inv, 4*eta, false, set); err != nil {
+			if err := incoherent.UpdateGram(ctx, Db, &Eb, Fb, nil, &gram, part, b, dual, inv, 4*eta, false, set); err != nil {
 				return err
 			}
-			if b+1 < part.Blocks() && !inv.next(D, part) {
+			if b+1 < part.Blocks() && !inv.Next(D, part) {
 				inv = nil
 			}
 			continue
 		}
-		if err := updateIncoherentGram(ctx, Db, &Eb, Fb, otherAtomsTo(&gram.work.a, D, part, b), &gram, part, b, dual, nil, 4*eta, false, set); err != nil {
+		if err := incoherent.UpdateGram(ctx, Db, &Eb, Fb, gram.OtherAtoms(D, part, b), &gram, part, b, dual, nil, 4*eta, false, set); err != nil {
 			return err
 		}
 	}
@@ -340,7 +341,7 @@ func coparTerms(D *mat.Dense, part core.Partition, o COPAROptions, fid, cfid, of
 		{Name: "class fidelity", Value: cfid / 2},
 		{Name: "off-class codes", Value: off / 2},
 		{Name: "sparsity", Value: o.Lambda * l1},
-		{Name: "incoherence", Value: lit(o.Eta) * offBlockSq(&G, part)},
+		{Name: "incoherence", Value: lit(o.Eta) * incoherent.OffBlockSq(&G, part)},
 	}
 	var total float64
 	for _, t := range terms {

@@ -10,6 +10,7 @@ import (
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
+	"github.com/lrsdl/lrsdl/methods/internal/incoherent"
 )
 
 func init() { register("DLSI", func() lrsdl.Classifier { return &DLSI{} }) }
@@ -155,16 +156,16 @@ func dlsiUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.Pa
 }
 
 // dlsiUpdateD updates each D_c in turn with the others fixed (see
-// updateIncoherent).
+// incoherent.Update).
 //
 // duals, if not nil, holds one ADMM dual per class, kept across calls.
 func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, sp core.Partition, duals []mat.Dense, eta float64, original bool, set dl.Settings) error {
 	d, _ := D.Dims()
 	var E, F mat.Dense
-	var gram blockGram
-	var inv *incoherentInverse
+	var gram incoherent.Gram
+	var inv *incoherent.Inverse
 	if !original && eta != 0 {
-		if useIncoherentInverse(d, part) {
+		if incoherent.UseInverse(d, part) {
 			// One ρ for the pass: the mean of tr(F_c)/k_c = ‖X^c‖²_F/k_c.
 			var rho float64
 			for c := range X {
@@ -176,12 +177,12 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 			if rho <= 0 {
 				rho = 1
 			}
-			inv = new(incoherentInverse)
-			if !inv.init(D, part, rho, eta) {
+			inv = new(incoherent.Inverse)
+			if !inv.Init(D, part, rho, eta) {
 				inv = nil
 			}
 		}
-		gram.init(D)
+		gram.Init(D)
 	}
 	for c := range X {
 		if err := ctx.Err(); err != nil {
@@ -195,7 +196,7 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 		dl.MulDense(&E, Ys.Slice(0, d, lo, hi), X[c].T())
 		dl.MulDense(&F, X[c], X[c].T())
 		if original || eta == 0 {
-			if err := updateIncoherent(ctx, Dc, &E, &F, otherAtoms(D, part, c), eta, original, set); err != nil {
+			if err := incoherent.Update(ctx, Dc, &E, &F, incoherent.OtherAtoms(D, part, c), eta, original, set); err != nil {
 				return err
 			}
 			continue
@@ -205,15 +206,15 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 			dual = &duals[c]
 		}
 		if inv != nil {
-			if err := updateIncoherentGram(ctx, Dc, &E, &F, nil, &gram, part, c, dual, inv, eta, false, set); err != nil {
+			if err := incoherent.UpdateGram(ctx, Dc, &E, &F, nil, &gram, part, c, dual, inv, eta, false, set); err != nil {
 				return err
 			}
-			if c+1 < len(X) && !inv.next(D, part) {
+			if c+1 < len(X) && !inv.Next(D, part) {
 				inv = nil
 			}
 			continue
 		}
-		if err := updateIncoherentGram(ctx, Dc, &E, &F, otherAtomsTo(&gram.work.a, D, part, c), &gram, part, c, dual, nil, eta, false, set); err != nil {
+		if err := incoherent.UpdateGram(ctx, Dc, &E, &F, gram.OtherAtoms(D, part, c), &gram, part, c, dual, nil, eta, false, set); err != nil {
 			return err
 		}
 	}
@@ -239,7 +240,7 @@ func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, 
 	terms := []lrsdl.Term{
 		{Name: "fidelity", Value: fid},
 		{Name: "sparsity", Value: o.Lambda * l1},
-		{Name: "incoherence", Value: lit(o.Eta) / 2 * offBlockSq(&G, part)},
+		{Name: "incoherence", Value: lit(o.Eta) / 2 * incoherent.OffBlockSq(&G, part)},
 	}
 	return lrsdl.Cost{Total: terms[0].Value + terms[1].Value + terms[2].Value, Terms: terms}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/internal/testutil"
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
+	"github.com/lrsdl/lrsdl/methods/internal/incoherent"
 	"github.com/lrsdl/lrsdl/methods/internal/toy"
 	"github.com/lrsdl/lrsdl/split"
 )
@@ -74,74 +75,6 @@ func dlsiCheckBlockOptimal(t *testing.T, D *mat.Dense, lo, hi int, J func() floa
 		}
 		if math.Sqrt(tang) > 1e-2*math.Max(1, math.Sqrt(gn)) || (nd > 1-1e-9 && gd > 1e-3) {
 			t.Errorf("atom %d (norm %v): gradient of J not normal to the constraint: tangential %v, g·d = %v", j, nd, math.Sqrt(tang), gd)
-		}
-	}
-}
-
-// dlsiSubproblem returns a random instance of problem (P) with ka other
-// atoms A.
-func dlsiSubproblem(seed uint64, d, k, n, ka int) (D, E, F, A *mat.Dense) {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	Y := testutil.RandDense(rng, d, n)
-	X := testutil.RandDense(rng, k, n)
-	X.Scale(0.3, X)
-	A = testutil.RandUnitCols(rng, d, ka)
-	D = testutil.RandUnitCols(rng, d, k)
-	E, F = new(mat.Dense), new(mat.Dense)
-	E.Mul(Y, X.T())
-	F.Mul(X, X.T())
-	return D, E, F, A
-}
-
-// TestDLSIDictOriginalVsEfficient solves the same instances of (P) with
-// O-DLSI-D and E-DLSI-D: both must lower the objective and agree to well
-// within 1 %; and no feasible perturbation of either answer may do better.
-// Seed 3 has more other atoms than dimensions (E- through the d×d inverse,
-// not Woodbury's identity).
-func TestDLSIDictOriginalVsEfficient(t *testing.T) {
-	for seed := uint64(1); seed <= 3; seed++ {
-		for _, eta := range []float64{0.1, 2} {
-			ka := 10
-			if seed == 3 {
-				ka = 20
-			}
-			D, E, F, AtA := dlsiSubproblem(seed, 15, 5, 30, ka)
-			start := incoherentObjective(D, E, F, AtA, eta)
-			Do, De := mat.DenseCopyOf(D), mat.DenseCopyOf(D)
-			if err := updateIncoherent(context.Background(), Do, E, F, AtA, eta, true, dl.Settings{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := updateIncoherent(context.Background(), De, E, F, AtA, eta, false, dl.Settings{}); err != nil {
-				t.Fatal(err)
-			}
-			fo := incoherentObjective(Do, E, F, AtA, eta)
-			fe := incoherentObjective(De, E, F, AtA, eta)
-			if !(fo < start && fe < start) {
-				t.Errorf("seed %d η=%v: objective %v -> O %v, E %v", seed, eta, start, fo, fe)
-			}
-			if math.Abs(fo-fe) > 1e-3*math.Abs(fo) {
-				t.Errorf("seed %d η=%v: O-DLSI-D %v and E-DLSI-D %v differ", seed, eta, fo, fe)
-			}
-			// Local optimality of the O- answer: random feasible moves only
-			// increase the objective (the problem is convex).
-			rng := rand.New(rand.NewPCG(seed, 3))
-			for trial := 0; trial < 20; trial++ {
-				P := mat.DenseCopyOf(Do)
-				for j := 0; j < 5; j++ {
-					for i := 0; i < 15; i++ {
-						P.Set(i, j, P.At(i, j)+1e-3*rng.NormFloat64())
-					}
-					if n := mat.Norm(P.ColView(j), 2); n > 1 {
-						for i := 0; i < 15; i++ {
-							P.Set(i, j, P.At(i, j)/n)
-						}
-					}
-				}
-				if fp := incoherentObjective(P, E, F, AtA, eta); fp < fo-1e-9*math.Abs(fo) {
-					t.Errorf("seed %d η=%v: perturbed O answer %v beats %v", seed, eta, fp, fo)
-					break
-				}
-			}
 		}
 	}
 }
@@ -365,111 +298,6 @@ func TestDLSIBackends(t *testing.T) {
 	}
 }
 
-// TestDLSIWoodburyInverseVsSolve checks that E-DLSI-D gives the same
-// dictionary with the Woodbury matrix inverted and with Cholesky solves.
-func TestDLSIWoodburyInverseVsSolve(t *testing.T) {
-	for seed := uint64(1); seed <= 3; seed++ {
-		D, E, F, A := dlsiSubproblem(seed, 30, 5, 30, 12)
-		Di, Ds := mat.DenseCopyOf(D), mat.DenseCopyOf(D)
-		if err := updateIncoherent(context.Background(), Di, E, F, A, 0.5, false, dl.Settings{}); err != nil {
-			t.Fatal(err)
-		}
-		if err := updateIncoherent(context.Background(), Ds, E, F, A, 0.5, false, dl.Settings{NoWoodburyInverse: true}); err != nil {
-			t.Fatal(err)
-		}
-		if !mat.EqualApprox(Di, Ds, 1e-9) {
-			t.Errorf("seed %d: inverse and solves differ by %g", seed, toy.MaxAbsDiff(Di, Ds))
-		}
-		if mat.Equal(Di, D) {
-			t.Errorf("seed %d: E-DLSI-D left D unchanged", seed)
-		}
-	}
-}
-
-// TestBlockGram checks that blockGram gives AᵀA of the atoms outside each
-// block and ‖AᵀD_b‖², as formed directly, while the blocks change one at a
-// time.
-func TestBlockGram(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	part := core.Partition{0, 3, 7, 7, 12}
-	D := testutil.RandDense(rng, 9, 12)
-	var g blockGram
-	g.init(D)
-	for b := 0; b < part.Blocks(); b++ {
-		A := otherAtoms(D, part, b)
-		_, r := A.Dims()
-		want := mat.NewSymDense(r, nil)
-		want.SymOuterK(1, A.T())
-		if got := g.others(part, b); !mat.EqualApprox(got, want, 1e-12) {
-			t.Errorf("block %d: AᵀA from G differs", b)
-		}
-		lo, hi := part.Block(b)
-		off := 0.0
-		if hi > lo {
-			var ad mat.Dense
-			ad.Mul(A.T(), D.Slice(0, 9, lo, hi))
-			off = core.Dot(&ad, &ad)
-		}
-		if got := g.offBlockSq(part, b); math.Abs(got-off) > 1e-12*off {
-			t.Errorf("block %d: ‖AᵀD_b‖² from G %v, want %v", b, got, off)
-		}
-		for j := lo; j < hi; j++ {
-			for i := 0; i < 9; i++ {
-				D.Set(i, j, rng.NormFloat64())
-			}
-		}
-		g.refresh(D, part, b)
-	}
-	var G mat.Dense
-	G.Mul(D.T(), D)
-	if !mat.EqualApprox(&g.G, &G, 1e-12) {
-		t.Error("G after the refreshes differs from DᵀD")
-	}
-}
-
-// TestIncoherentInverse checks the Woodbury updates of incoherentInverse
-// against (ρI + 2ηAAᵀ)⁻¹ formed from scratch for every block, with each
-// block changed after its turn as a pass of DLSI-D changes it, and an
-// empty block as COPAR may have.
-func TestIncoherentInverse(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	const d, rho, eta = 9, 0.7, 0.3
-	part := core.Partition{0, 3, 6, 6, 9, 11}
-	D := mat.NewDense(d, part.Len(), nil)
-	for i := range D.RawMatrix().Data {
-		D.RawMatrix().Data[i] = rng.NormFloat64()
-	}
-	var s incoherentInverse
-	if !s.init(D, part, rho, eta) {
-		t.Fatal("init failed")
-	}
-	for b := 0; b < part.Blocks(); b++ {
-		M := mat.NewSymDense(d, nil)
-		M.SymOuterK(2*eta, otherAtoms(D, part, b))
-		for i := 0; i < d; i++ {
-			M.SetSym(i, i, M.At(i, i)+rho)
-		}
-		var want mat.Dense
-		if err := want.Inverse(M); err != nil {
-			t.Fatal(err)
-		}
-		if !mat.EqualApprox(&s.N, &want, 1e-12) {
-			var diff mat.Dense
-			diff.Sub(&s.N, &want)
-			t.Fatalf("block %d: N differs from the direct inverse by %g", b, mat.Norm(&diff, math.Inf(1)))
-		}
-		lo, hi := part.Block(b)
-		for j := lo; j < hi; j++ {
-			for i := 0; i < d; i++ {
-				D.Set(i, j, rng.NormFloat64())
-			}
-		}
-		if b+1 < part.Blocks() && !s.next(D, part) {
-			t.Fatalf("next after block %d failed", b)
-		}
-	}
-}
-
 // TestDLSIUpdateDInverseGram checks a pass of E-DLSI-D with the Woodbury
 // inverse, whose objective check reads ‖AᵀD_b‖² from the kept Gram matrix,
 // against the same pass with the other atoms A formed for every block and
@@ -478,7 +306,7 @@ func TestDLSIUpdateDInverseGram(t *testing.T) {
 	ctx := context.Background()
 	const C, k, eta = 4, 4, 0.5
 	Ys, sp, part, D := toy.Classes(7, C, 12, 10, k)
-	if d, _ := D.Dims(); !useIncoherentInverse(d, part) {
+	if d, _ := D.Dims(); !incoherent.UseInverse(d, part) {
 		t.Fatal("toy problem does not select the Woodbury inverse")
 	}
 	X := make([]*mat.Dense, C)
@@ -497,8 +325,8 @@ func TestDLSIUpdateDInverseGram(t *testing.T) {
 	for c := range X {
 		rho += core.Dot(X[c], X[c]) / k
 	}
-	var inv incoherentInverse
-	if !inv.init(want, part, rho/C, eta) {
+	var inv incoherent.Inverse
+	if !inv.Init(want, part, rho/C, eta) {
 		t.Fatal("init failed")
 	}
 	for c := range X {
@@ -507,10 +335,10 @@ func TestDLSIUpdateDInverseGram(t *testing.T) {
 		var E, F mat.Dense
 		E.Mul(Ys.Slice(0, d, lo, hi), X[c].T())
 		F.Mul(X[c], X[c].T())
-		if err := updateIncoherentGram(ctx, want.Slice(0, d, a, b).(*mat.Dense), &E, &F, otherAtoms(want, part, c), nil, part, c, nil, &inv, eta, false, dl.Settings{}); err != nil {
+		if err := incoherent.UpdateGram(ctx, want.Slice(0, d, a, b).(*mat.Dense), &E, &F, incoherent.OtherAtoms(want, part, c), nil, part, c, nil, &inv, eta, false, dl.Settings{}); err != nil {
 			t.Fatal(err)
 		}
-		if c+1 < C && !inv.next(want, part) {
+		if c+1 < C && !inv.Next(want, part) {
 			t.Fatal("next failed")
 		}
 	}

@@ -1,4 +1,4 @@
-package methods
+package incoherent
 
 import (
 	"sync"
@@ -12,22 +12,22 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// blockGram keeps G = DᵀD for a dictionary D whose blocks are updated one
+// Gram keeps G = DᵀD for a dictionary D whose blocks are updated one
 // at a time, so that the Gram matrix AᵀA of the atoms outside a block is
 // gathered from G (r² copies) instead of formed (d·r²): after block b
-// changes, refresh recomputes its rows and columns (d·K·|b|). It also
-// holds the workspaces updateIncoherentGram reuses from block to block.
-type blockGram struct {
+// changes, UpdateGram recomputes its rows and columns (d·K·|b|). It also
+// holds the workspaces UpdateGram reuses from block to block.
+type Gram struct {
 	G    mat.Dense
-	D    *mat.Dense // the dictionary of the last init
+	D    *mat.Dense // the dictionary of the last Init
 	row  mat.Dense
-	work incoherentWork
+	work workspace
 }
 
-// incoherentWork holds the workspaces of updateIncoherentGram: ADMM's, the
+// workspace holds the workspaces of UpdateGram: ADMM's, the
 // factorisation of its Z step, the copy of D, the Z step's products Aᵀv and
-// S⁻¹Aᵀv, and the storage of the other atoms A (otherAtomsTo).
-type incoherentWork struct {
+// S⁻¹Aᵀv, and the storage of the other atoms A (OtherAtomsTo).
+type workspace struct {
 	admm   core.ADMMDictWorkspace
 	fac    woodburyFactor
 	d0     mat.Dense
@@ -49,10 +49,10 @@ type woodburyFactor struct {
 	ok   bool
 }
 
-// start factorises S for A = otherAtoms(D, part, b) with r columns, its
+// start factorises S for A = OtherAtoms(D, part, b) with r columns, its
 // Gram matrix AᵀA taken from g, or formed from A if g is nil, and forms
 // S⁻¹ if inverse holds. A, g.G and f must not change until wg.Wait returns.
-func (f *woodburyFactor) start(g *blockGram, A *mat.Dense, part core.Partition, b, r int, c float64, inverse bool) {
+func (f *woodburyFactor) start(g *Gram, A *mat.Dense, part core.Partition, b, r int, c float64, inverse bool) {
 	f.ok = false
 	f.sinv.Reset()
 	f.wg.Add(1)
@@ -72,7 +72,7 @@ func (f *woodburyFactor) start(g *blockGram, A *mat.Dense, part core.Partition, 
 }
 
 // factor is start's work, run on its own goroutine or the caller's.
-func (f *woodburyFactor) factor(g *blockGram, A *mat.Dense, part core.Partition, b, r int, c float64, inverse bool) {
+func (f *woodburyFactor) factor(g *Gram, A *mat.Dense, part core.Partition, b, r int, c float64, inverse bool) {
 	defer f.wg.Done()
 	M := &f.m
 	M.Reset()
@@ -106,15 +106,15 @@ func (f *woodburyFactor) factor(g *blockGram, A *mat.Dense, part core.Partition,
 }
 
 // init sets G = DᵀD.
-func (g *blockGram) init(D *mat.Dense) {
+func (g *Gram) Init(D *mat.Dense) {
 	g.D = D
 	g.G.Reset()
 	dl.MulDense(&g.G, D.T(), D)
 }
 
-// others returns AᵀA for A = otherAtoms(D, part, b), from the upper
+// others returns AᵀA for A = OtherAtoms(D, part, b), from the upper
 // triangle of G.
-func (g *blockGram) others(part core.Partition, b int) *mat.SymDense {
+func (g *Gram) others(part core.Partition, b int) *mat.SymDense {
 	K, _ := g.G.Dims()
 	lo, hi := part.Block(b)
 	S := mat.NewSymDense(K-(hi-lo), nil)
@@ -124,7 +124,7 @@ func (g *blockGram) others(part core.Partition, b int) *mat.SymDense {
 
 // othersTo sets the upper triangle of S (r×r, r the atoms outside block b)
 // to that of AᵀA, as others.
-func (g *blockGram) othersTo(S *mat.SymDense, part core.Partition, b int) {
+func (g *Gram) othersTo(S *mat.SymDense, part core.Partition, b int) {
 	lo, hi := part.Block(b)
 	r := S.SymmetricDim()
 	sr := S.RawSymmetric()
@@ -146,9 +146,9 @@ func (g *blockGram) othersTo(S *mat.SymDense, part core.Partition, b int) {
 	}
 }
 
-// offBlockSq returns ‖AᵀD_b‖²_F for D_b block b of D and A the atoms
+// OffBlockSq returns ‖AᵀD_b‖²_F for D_b block b of D and A the atoms
 // outside it, the sum of squares of rows lo..hi of G outside columns lo..hi.
-func (g *blockGram) offBlockSq(part core.Partition, b int) float64 {
+func (g *Gram) OffBlockSq(part core.Partition, b int) float64 {
 	lo, hi := part.Block(b)
 	gr := g.G.RawMatrix()
 	var s float64
@@ -161,7 +161,7 @@ func (g *blockGram) offBlockSq(part core.Partition, b int) float64 {
 
 // refresh recomputes rows and columns lo..hi of G after block b of D
 // changed.
-func (g *blockGram) refresh(D *mat.Dense, part core.Partition, b int) {
+func (g *Gram) refresh(D *mat.Dense, part core.Partition, b int) {
 	d, K := D.Dims()
 	lo, hi := part.Block(b)
 	if hi == lo {
@@ -178,15 +178,15 @@ func (g *blockGram) refresh(D *mat.Dense, part core.Partition, b int) {
 	}
 }
 
-// otherAtoms returns the d×(K−|block b|) matrix of the columns of D outside
+// OtherAtoms returns the d×(K−|block b|) matrix of the columns of D outside
 // block b of part.
-func otherAtoms(D *mat.Dense, part core.Partition, b int) *mat.Dense {
-	return otherAtomsTo(nil, D, part, b)
+func OtherAtoms(D *mat.Dense, part core.Partition, b int) *mat.Dense {
+	return OtherAtomsTo(nil, D, part, b)
 }
 
-// otherAtomsTo is otherAtoms stored in *buf, grown if too short, when buf
+// OtherAtomsTo is OtherAtoms stored in *buf, grown if too short, when buf
 // is not nil.
-func otherAtomsTo(buf *[]float64, D *mat.Dense, part core.Partition, b int) *mat.Dense {
+func OtherAtomsTo(buf *[]float64, D *mat.Dense, part core.Partition, b int) *mat.Dense {
 	d, K := D.Dims()
 	lo, hi := part.Block(b)
 	r := K - (hi - lo)
@@ -206,4 +206,10 @@ func otherAtomsTo(buf *[]float64, D *mat.Dense, part core.Partition, b int) *mat
 		copy(data[i*r+lo:(i+1)*r], row[hi:])
 	}
 	return mat.NewDense(d, r, data)
+}
+
+// OtherAtoms returns the atoms of D outside block b of part, in storage
+// g reuses (OtherAtomsTo).
+func (g *Gram) OtherAtoms(D *mat.Dense, part core.Partition, b int) *mat.Dense {
+	return OtherAtomsTo(&g.work.a, D, part, b)
 }

@@ -1,4 +1,4 @@
-package methods
+package incoherent
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 )
 
 // TestDLSIWorkReused checks that E-DLSI-D passes whose blocks share one
-// blockGram's workspaces (incoherentWork: ADMM's, the factorisation of the Z step
+// Gram's workspaces (work: ADMM's, the factorisation of the Z step
 // on its goroutine, the copies of D and of the other atoms) give the bits
 // of passes that start each block from fresh workspaces, over blocks of
 // different sizes (COPAR's shared block), with S⁻¹ formed and with the
@@ -33,13 +33,13 @@ func TestDLSIWorkReused(t *testing.T) {
 			E.Mul(Y, X.T())
 			run := func(fresh bool) *mat.Dense {
 				D := mat.DenseCopyOf(D0)
-				var g blockGram
-				g.init(D)
+				var g Gram
+				g.Init(D)
 				duals := make([]mat.Dense, part.Blocks())
 				for pass := 0; pass < 2; pass++ {
 					for b := 0; b < part.Blocks(); b++ {
 						if fresh {
-							g.work = incoherentWork{}
+							g.work = workspace{}
 						}
 						lo, hi := part.Block(b)
 						Db := D.Slice(0, d, lo, hi).(*mat.Dense)
@@ -47,11 +47,11 @@ func TestDLSIWorkReused(t *testing.T) {
 						Fb := mat.DenseCopyOf(F.Slice(lo, hi, lo, hi))
 						var A *mat.Dense
 						if fresh {
-							A = otherAtoms(D, part, b)
+							A = OtherAtoms(D, part, b)
 						} else {
-							A = otherAtomsTo(&g.work.a, D, part, b)
+							A = OtherAtomsTo(&g.work.a, D, part, b)
 						}
-						if err := updateIncoherentGram(context.Background(), Db, Eb, Fb, A, &g, part, b, &duals[b], nil, eta, false, set); err != nil {
+						if err := UpdateGram(context.Background(), Db, Eb, Fb, A, &g, part, b, &duals[b], nil, eta, false, set); err != nil {
 							t.Fatal(err)
 						}
 					}

@@ -1,4 +1,4 @@
-package methods
+package incoherent
 
 import (
 	"context"
@@ -38,14 +38,14 @@ const woodburyInvMax = 20
 // (BenchmarkDLSIFit).
 const incoherentADMMMaxIter, incoherentADMMWarmIter = 20, 5
 
-// incoherentInverse keeps N = (ρI + 2ηAAᵀ)⁻¹ (d×d) for A the atoms outside
+// Inverse keeps N = (ρI + 2ηAAᵀ)⁻¹ (d×d) for A the atoms outside
 // the block being updated, while a pass updates the blocks of D in turn
 // with one ρ: moving from block b to b+1 adds the new atoms of b to A and
 // removes those of b+1, a rank-(|b|+|b+1|) Woodbury update of N (4d²(|b|+|b+1|)
 // flops) instead of a factorisation per block. The Z step of E-DLSI-D is
 // then Z = ρN·V, 2d²k flops per ADMM iteration. It pays when the other
 // atoms number at least about d/2 (many classes, small d).
-type incoherentInverse struct {
+type Inverse struct {
 	N        mat.Dense
 	rho, eta float64
 	b        int // block whose complement N inverts
@@ -53,18 +53,18 @@ type incoherentInverse struct {
 	m        mat.Dense
 }
 
-// useIncoherentInverse reports whether a pass over part with atoms of
-// dimension d should keep an incoherentInverse.
-func useIncoherentInverse(d int, part core.Partition) bool {
+// UseInverse reports whether a pass over part with atoms of
+// dimension d should keep an Inverse.
+func UseInverse(d int, part core.Partition) bool {
 	return part.Blocks() > 2 && 2*part.Len() >= d
 }
 
 // init sets N for block 0 of part from scratch (d²r + d³ flops).
-func (s *incoherentInverse) init(D *mat.Dense, part core.Partition, rho, eta float64) bool {
+func (s *Inverse) Init(D *mat.Dense, part core.Partition, rho, eta float64) bool {
 	d, _ := D.Dims()
 	s.rho, s.eta, s.b = rho, eta, 0
 	M := mat.NewSymDense(d, nil)
-	M.SymOuterK(2*eta, otherAtoms(D, part, 0))
+	M.SymOuterK(2*eta, OtherAtoms(D, part, 0))
 	for i := 0; i < d; i++ {
 		M.SetSym(i, i, M.At(i, i)+rho)
 	}
@@ -82,7 +82,7 @@ func (s *incoherentInverse) init(D *mat.Dense, part core.Partition, rho, eta flo
 // at its updated value:
 //
 //	N ← N − NW(S⁻¹ + WᵀNW)⁻¹WᵀN,  W = [D_b  D_{b+1}],  S = 2η·diag(I, −I).
-func (s *incoherentInverse) next(D *mat.Dense, part core.Partition) bool {
+func (s *Inverse) Next(D *mat.Dense, part core.Partition) bool {
 	d, _ := D.Dims()
 	lo, hi := part.Block(s.b)
 	lo1, hi1 := part.Block(s.b + 1)
@@ -119,14 +119,14 @@ func (s *incoherentInverse) next(D *mat.Dense, part core.Partition) bool {
 	return true
 }
 
-// incoherentObjective returns the objective of (P) at D.
-func incoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
+// Objective returns the objective of (P) at D.
+func Objective(D, E, F, A *mat.Dense, eta float64) float64 {
 	var ad mat.Dense
 	dl.MulDense(&ad, A.T(), D)
 	return core.DictObjective(D, E, F) + eta*core.Dot(&ad, &ad)
 }
 
-// updateIncoherent updates D in place towards the solution of (P), given
+// Update updates D in place towards the solution of (P), given
 // the other atoms A. The original algorithm (O-DLSI-D of Ramirez et al.)
 // sweeps over the columns, solving for column j exactly with the others fixed:
 //
@@ -149,22 +149,21 @@ func incoherentObjective(D, E, F, A *mat.Dense, eta float64) float64 {
 // O(rdk + r²k) per ADMM iteration instead of a d×d inverse and O(d²k). The result
 // is kept only if it lowers the objective of (P), so the update never
 // increases the cost even when ADMM stops early.
-func updateIncoherent(ctx context.Context, D, E, F, A *mat.Dense, eta float64, original bool, set dl.Settings) error {
-	return updateIncoherentGram(ctx, D, E, F, A, nil, nil, 0, nil, nil, eta, original, set)
+func Update(ctx context.Context, D, E, F, A *mat.Dense, eta float64, original bool, set dl.Settings) error {
+	return UpdateGram(ctx, D, E, F, A, nil, nil, 0, nil, nil, eta, original, set)
 }
 
-// updateIncoherentGram is updateIncoherent for D = block b of part
+// UpdateGram is Update for D = block b of part
 // of the dictionary whose Gram matrix g keeps, or for D alone if g is nil.
 // With g, AᵀA and ‖AᵀD‖² of the objective check come from g.G, and g is
 // refreshed for the new D (one d×K×k product instead of AᵀD before and
-// after and the refresh). A non-nil dual warm-starts E-'s ADMM
-// (core.ADMMOptions.Dual; incoherentADMMWarmIter iterations if not empty) and
-// receives its final dual, or is emptied when
-// the result is rejected; callers keep one per block across outer
+// after and the update of g). A non-nil dual warm-starts E-'s ADMM
+// (core.ADMMOptions.Dual; fewer iterations if not empty) and receives its
+// final dual, or is emptied when the result is rejected; callers keep one per block across outer
 // iterations, where the multiplier of D = Z changes little. A non-nil inv
 // holds (ρI + 2ηAAᵀ)⁻¹ and sets ρ; with inv and g, A may be nil (it is
 // then never formed: the objective comes from g).
-func updateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blockGram, part core.Partition, b int, dual *mat.Dense, inv *incoherentInverse, eta float64, original bool, set dl.Settings) error {
+func UpdateGram(ctx context.Context, D, E, F, A *mat.Dense, g *Gram, part core.Partition, b int, dual *mat.Dense, inv *Inverse, eta float64, original bool, set dl.Settings) error {
 	if original {
 		return incoherentSweeps(ctx, D, E, F, A, eta)
 	}
@@ -177,11 +176,11 @@ func updateIncoherentGram(ctx context.Context, D, E, F, A *mat.Dense, g *blockGr
 	}
 	objective := func() float64 {
 		if g == nil {
-			return incoherentObjective(D, E, F, A, eta)
+			return Objective(D, E, F, A, eta)
 		}
-		return core.DictObjective(D, E, F) + eta*g.offBlockSq(part, b)
+		return core.DictObjective(D, E, F) + eta*g.OffBlockSq(part, b)
 	}
-	ws := new(incoherentWork)
+	ws := new(workspace)
 	if g != nil {
 		ws = &g.work
 	}
@@ -351,9 +350,9 @@ func incoherentSweeps(ctx context.Context, D, E, F, A *mat.Dense, eta float64) e
 	return nil
 }
 
-// offBlockSq returns Σ_{b≠c} ‖G_bc‖²_F for the Gram matrix G of atoms split
+// OffBlockSq returns Σ_{b≠c} ‖G_bc‖²_F for the Gram matrix G of atoms split
 // into blocks by part, that is Σ_c Σ_{b≠c} ‖D_bᵀD_c‖²_F.
-func offBlockSq(G *mat.Dense, part core.Partition) float64 {
+func OffBlockSq(G *mat.Dense, part core.Partition) float64 {
 	s := core.Dot(G, G)
 	for c := 0; c < part.Blocks(); c++ {
 		lo, hi := part.Block(c)
