@@ -72,8 +72,13 @@ func (f *cvFake) Fit(_ context.Context, Y mat.Matrix, labels []int) error {
 }
 
 func (f *cvFake) Predict(Y mat.Matrix) ([]int, error) {
+	return qualityLabels(Y, f.a*float64(f.iters)/40*(1-(f.p-2)*(f.p-2)/10)), nil
+}
+
+// qualityLabels labels the first q·n samples of Y right (feature 0 holds
+// the label, 0 or 1) and the rest wrong.
+func qualityLabels(Y mat.Matrix, q float64) []int {
 	_, n := Y.Dims()
-	q := f.a * float64(f.iters) / 40 * (1 - (f.p-2)*(f.p-2)/10)
 	out := make([]int, n)
 	for j := range n {
 		out[j] = int(Y.At(0, j))
@@ -81,7 +86,7 @@ func (f *cvFake) Predict(Y mat.Matrix) ([]int, error) {
 			out[j] = 1 - out[j]
 		}
 	}
-	return out, nil
+	return out
 }
 
 func cvData() split.Set {

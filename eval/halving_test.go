@@ -60,16 +60,7 @@ func (f *curveFake) Fit(context.Context, mat.Matrix, []int) error {
 }
 
 func (f *curveFake) Predict(Y mat.Matrix) ([]int, error) {
-	_, n := Y.Dims()
-	q := curves[f.curve](f.iters)
-	out := make([]int, n)
-	for j := range n {
-		out[j] = int(Y.At(0, j))
-		if float64(j) >= q*float64(n) {
-			out[j] = 1 - out[j]
-		}
-	}
-	return out, nil
+	return qualityLabels(Y, curves[f.curve](f.iters)), nil
 }
 
 // TestFairHalvingKeepsSlowPoint checks that successive halving carries on
