@@ -8,13 +8,16 @@
 // the points as given and the distinct ones (rows equal on every data set
 // that differ only in a prediction option, as w under lc=1, are one); the
 // order the scores give when read side by side (mixed) and the fair order
-// (points scored at full length first, by score; then the others, which
-// were not compared with them at equal length); and the points whose rank
-// differs, with the full-length points they outscored at fewer iterations.
+// (points of the last round first, by score; then the cut ones, which were
+// not compared with them at equal length); and the points whose rank
+// differs, with the last-round points they outscored at fewer iterations.
+// The last round is full length under the fair rule; the halving it
+// replaces stopped when one candidate was left, which for the default
+// grids' 8 training candidates is at a third of the iterations.
 //
 // With -old and -new, two tables of the same grid and data (one run under
 // the old halving, one under the fair rule) are compared point by point:
-// score, iterations (full or *), fair rank in each, and the choice.
+// score, cut (*) or not, fair rank in each, and the choice.
 //
 // Usage:
 //
@@ -179,8 +182,8 @@ func onlyPredict(a, b string) bool {
 }
 
 // fairOrder returns the rows of data set d with a score, distinct ones
-// only: those scored at full length by score, then the cut ones by score.
-// With mixed, full and cut ones are sorted together by score.
+// only: those of the last round by score, then the cut ones by score.
+// With mixed, last-round and cut ones are sorted together by score.
 func fairOrder(t *table, d int, same []int, mixed bool) []int {
 	var rows []int
 	for i := range t.points {
@@ -238,7 +241,7 @@ func report(t *table) (withCut, changed int) {
 			if rank[i] == r+1 || !t.cells[i][d].cut {
 				continue
 			}
-			// A cut point read above a full-length one: name those it outscored.
+			// A cut point read above a last-round one: name those it outscored.
 			var above []string
 			for _, j := range fair {
 				if !t.cells[j][d].cut && t.cells[j][d].acc < t.cells[i][d].acc {
@@ -247,22 +250,22 @@ func report(t *table) (withCut, changed int) {
 			}
 			lines = append(lines, fmt.Sprintf("| %s | %.2f* | %d | %d | %s |", t.points[i], t.cells[i][d].acc, rank[i], r+1, strings.Join(above, "; ")))
 		}
-		fmt.Printf("\n### %s, %s, %s\n\n%d grid points, %d distinct (rows equal on every data set that differ only in w or lc merged); %d scored at full length, %d cut.\n",
+		fmt.Printf("\n### %s, %s, %s\n\n%d grid points, %d distinct (rows equal on every data set that differ only in w or lc merged); %d scored in the last round, %d cut.\n",
 			t.file, t.method, set, len(t.points), nd, len(fair)-cut, cut)
 		if len(lines) == 0 {
-			fmt.Println("\nNo rank changes: every cut point scored below every full-length point.")
+			fmt.Println("\nNo rank changes: every cut point scored below every point of the last round.")
 			continue
 		}
 		changed++
-		fmt.Printf("\nCut points read above full-length ones (ranks among the %d distinct):\n\n| point | score | mixed rank | fair rank | full-length points it outscored at fewer iterations |\n|---|---:|---:|---:|---|\n", nd)
+		fmt.Printf("\nCut points read above last-round ones (ranks among the %d distinct):\n\n| point | score | mixed rank | fair rank | last-round points it outscored at fewer iterations |\n|---|---:|---:|---:|---|\n", nd)
 		fmt.Println(strings.Join(lines, "\n"))
 	}
 	return withCut, changed
 }
 
 // overSets prints the table's chosen point (best mean over the data sets)
-// and the data sets it was cut on, and the best mean among the points
-// scored at full length on every data set, the only means comparable.
+// and the data sets it was cut on, and the best mean among the points of
+// the last round on every data set, the only means comparable.
 func overSets(t *table) {
 	mean := func(i int) float64 {
 		m := 0.0
@@ -289,15 +292,15 @@ func overSets(t *table) {
 				cutOn = append(cutOn, t.sets[d])
 			}
 		}
-		note := "scored at full length on every data set"
+		note := "in the last round on every data set"
 		if len(cutOn) > 0 {
 			note = "cut on " + strings.Join(cutOn, ", ") + ": its mean mixes iterations"
 		}
 		fmt.Printf("The study chose %s (mean %.2f), %s.\n", t.points[t.chosen], mean(t.chosen), note)
 	}
 	if fair < 0 {
-		fmt.Println("No point was scored at full length on every data set: the table cannot choose fairly.")
+		fmt.Println("No point reached the last round on every data set: the table cannot choose fairly.")
 	} else {
-		fmt.Printf("Best mean among points scored at full length on every data set: %s (%.2f).\n", t.points[fair], mean(fair))
+		fmt.Printf("Best mean among points of the last round on every data set: %s (%.2f).\n", t.points[fair], mean(fair))
 	}
 }
