@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/core"
-	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -21,87 +18,128 @@ type CVScore struct {
 	Params   Params
 	Accuracy float64
 	// Iters is the number of outer iterations the score was measured at:
-	// those of the last round of successive halving the point was trained
-	// in (the method's own without halving); 0 for methods without an
-	// iters option.
+	// the method's own (or the point's "iters") for a point trained to the
+	// end, fewer for one successive halving dropped; 0 for methods without
+	// an iters option.
 	Iters int
+	// Same is the index in CVResult.Scores of the first point trained
+	// with the same options whose predictions equal this one's on every
+	// fold (it differs only in prediction options that had no effect, such
+	// as the GC weight under local coding); this point's own index if none.
+	Same int
 }
 
 // CVResult is the outcome of CrossValidate.
 type CVResult struct {
-	// Best is the first point of the last round run with the highest
-	// mean accuracy, except that a k the folds capped at their smallest
-	// class (see CrossValidateSet) is the grid's value capped at the
-	// smallest class of the whole set: with 10 samples per class and 3
-	// folds, k=25 is scored as 6 and chosen as 10.
-	Best   Params
-	Scores []CVScore // in the order of Grid.Points
+	// Best is the chosen point as it was scored: among the points scored
+	// at full length, the highest mean accuracy; ties go to fewer atoms
+	// (smaller k), then to the larger sparsity weight (lambda1, else
+	// lambda), then to the grid's order. A k the folds capped is the
+	// capped value (see KCap), and is what the final fit should use.
+	Best Params
+	// Chosen is the index of Best in Scores.
+	Chosen int
+	// Scores are the distinct points scored, in the order of Grid.Points
+	// of the grid after capping k: two grid points equal after capping
+	// are one score.
+	Scores []CVScore
+	// Points is the number of points of the grid as given.
+	Points int
+	// KCap, if not 0, is the smallest class of a training fold, at which
+	// every grid value of "k" above it was scored.
+	KCap int
+	// Iters is the full length: the method's outer iterations (0 for a
+	// method without an iters option, or when the grid sets "iters").
+	Iters int
+}
+
+// Distinct returns the number of scores that are not the same as an
+// earlier one (see CVScore.Same): the points that were really compared.
+func (r *CVResult) Distinct() int {
+	n := 0
+	for i, s := range r.Scores {
+		if s.Same == i {
+			n++
+		}
+	}
+	return n
+}
+
+// Halving selects how CrossValidateWith spends its training.
+type Halving int
+
+const (
+	// HalvingFair is successive halving that compares points only at
+	// equal training length and carries on a point still rising (see
+	// CrossValidateWith). It is the default.
+	HalvingFair Halving = iota
+	// HalvingOff trains every point for all of the method's iterations.
+	HalvingOff
+)
+
+// CVOptions are the options of CrossValidateWith; the zero value is the
+// default of CrossValidate.
+type CVOptions struct {
+	Halving Halving
 }
 
 // CrossValidate chooses the point of grid with the highest mean accuracy
 // over k-fold cross-validation on (Y, labels), which should be training
 // data only. Folds are stratified by class and drawn from seed.
 func CrossValidate(ctx context.Context, newClassifier NewFunc, Y mat.Matrix, labels []int, k int, grid Grid, seed uint64) (*CVResult, error) {
-	return CrossValidateSet(ctx, newClassifier, split.Set{Y: Y, Labels: labels}, k, grid, seed)
+	return CrossValidateWith(ctx, newClassifier, split.Set{Y: Y, Labels: labels}, k, grid, seed, CVOptions{})
 }
 
-// CrossValidateSet is CrossValidate on s. Folds are split.Folds drawn
+// CrossValidateSet is CrossValidateWith with the default options.
+func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64) (*CVResult, error) {
+	return CrossValidateWith(ctx, newClassifier, s, k, grid, seed, CVOptions{})
+}
+
+// CrossValidateWith is CrossValidate on s. Folds are split.Folds drawn
 // from PCG(seed, 0) or, if s.Groups is not nil, split.GroupFolds drawn
 // from split.Rand(seed), which keep each group in one fold, so that
 // validation measures generalisation to unseen groups, e.g. new people.
 //
-// The work is cut three ways without changing what is compared. Options
-// that act only at prediction (lrsdl.Param.Predict) are scored on one fit
-// per fold. A grid value of "k" above the smallest class of a training fold
-// is lowered to it (and duplicate points dropped); Best gives it capped at
-// the whole set's smallest class instead. With four or more training
-// points and an "iters" option, successive halving trains every point for
-// a ninth of the method's iterations if it is Resumable (a quarter for the
-// others, or when a ninth is under 3), keeps the best third of them (at
-// least one) for the next round, and stops when one is left, so that 8
-// points take two rounds (a ninth, then a third) and the prediction
-// options of the last one are chosen at that round's iterations; the
-// dropped points keep the score of their last round. A Resumable method
-// continues its fits of one round in the next instead of retraining them,
-// to the same models; an EachPredictor scores all prediction options of a
-// fit in one call, sharing the coding, and a Scorer scores from its
-// training state without forming the model, in the coordinates of its span
-// reduction, to the same labels up to rounding.
+// A grid value of "k" above the smallest class of a training fold is
+// lowered to it and the points made equal are merged (Scores holds the
+// distinct ones; Points counts the grid's). Options that act only at
+// prediction (lrsdl.Param.Predict) are scored on one fit per fold.
 //
-// The fits of a round, every candidate on every fold, train in parallel
-// on GOMAXPROCS goroutines; the result does not depend on how many.
-func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64) (*CVResult, error) {
+// Successive halving (o.Halving, HalvingFair unless off; used with four
+// or more training points, an "iters" option the grid does not set, and
+// a first round of at least 2 iterations) trains all points for a ninth
+// of the method's iterations if it is Resumable (a quarter for the
+// others, or when a ninth is under 3), after a probe at half of that,
+// then for a third (a half), then to the end. After each round but the
+// last, every point alive has been scored at the same iterations; the
+// best third (at least one) go on, and so does any other point whose
+// score, continued along its rise since the round before, linearly in
+// iterations to the full length, would reach the lowest score kept: for a
+// learning curve that flattens as it goes, no point is dropped that could
+// win at full length. The survivors are trained to the end, and Best is
+// chosen among points scored at full length only. Dropped points keep the
+// score of their last round, with its iterations.
+//
+// A Resumable method continues its fits of one round in the next instead
+// of retraining them, to the same models; an EachPredictor scores all
+// prediction options of a fit in one call, sharing the coding, and a
+// Scorer scores from its training state without forming the model, to
+// the same labels up to rounding. The fits of a round, every candidate on
+// every fold, train in parallel on GOMAXPROCS goroutines; the result does
+// not depend on how many.
+func CrossValidateWith(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64, o CVOptions) (*CVResult, error) {
 	if k < 2 {
 		return nil, fmt.Errorf("eval: %d-fold cross-validation: need at least 2 folds", k)
+	}
+	if o.Halving != HalvingFair && o.Halving != HalvingOff {
+		return nil, fmt.Errorf("eval: cross-validation: unknown halving mode %d", o.Halving)
 	}
 	if _, n := s.Y.Dims(); n != len(s.Labels) {
 		return nil, fmt.Errorf("eval: %d labels for %d samples", len(s.Labels), n)
 	}
-	var fold []int
-	var err error
-	if s.Groups == nil {
-		fold, err = split.Folds(s.Labels, k, rand.New(rand.NewPCG(seed, 0)))
-	} else {
-		fold, err = split.GroupFolds(s.Labels, s.Groups, k, split.Rand(seed))
-	}
+	trains, vals, smallest, err := cvFolds(s, k, seed)
 	if err != nil {
-		return nil, fmt.Errorf("eval: cross-validation: %w", err)
-	}
-	trains, vals := make([]split.Set, k), make([]split.Set, k)
-	smallest := math.MaxInt
-	classes, _ := split.ByClass(s.Labels)
-	for f := range k {
-		tr, va := split.Fold(fold, f)
-		trains[f], vals[f] = split.Subset(s, tr), split.Subset(s, va)
-		in, idx := split.ByClass(trains[f].Labels)
-		for _, ix := range idx {
-			smallest = min(smallest, len(ix))
-		}
-		for _, c := range classes {
-			if _, ok := slices.BinarySearch(in, c); !ok {
-				return nil, fmt.Errorf("eval: grouped cross-validation: all samples of class %d are in fold %d; it needs more groups", c, f+1)
-			}
-		}
+		return nil, err
 	}
 	probe, err := newClassifier()
 	if err != nil {
@@ -116,33 +154,15 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 	if v, ok := CurrentParams(probe)["iters"].(float64); ok {
 		iters = int(v)
 	}
-	kFrom := map[float64]float64{} // capped k → the grid's value
-	if g, ok := grid["k"]; ok {
-		// Cap k at the smallest class of a training fold.
-		capped := Grid{}
-		for n, v := range grid {
-			capped[n] = v
-		}
-		var ks []any
-		for _, v := range g {
-			if x, ok := gridValue(v).(float64); ok {
-				v = min(x, float64(smallest))
-				if _, ok := kFrom[v.(float64)]; !ok {
-					kFrom[v.(float64)] = x
-				}
-			}
-			if !slices.Contains(ks, v) {
-				ks = append(ks, v)
-			}
-		}
-		capped["k"], grid = ks, capped
-	}
+	res := &CVResult{Points: len(grid.Points())}
+	grid, res.KCap = capK(grid, smallest)
 	pts := grid.Points()
 	// cands are the training points; each lists the grid points it scores.
 	type cand struct {
 		train  Params
 		pts    []int
 		models []lrsdl.Classifier // suspended fits to resume, by fold
+		last   []float64          // the scores of pts at the round before
 	}
 	var cands []*cand
 	byKey := map[string]*cand{}
@@ -161,18 +181,21 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 		}
 		byKey[key].pts = append(byKey[key].pts, i)
 	}
-	res := &CVResult{Scores: make([]CVScore, len(pts))}
+	res.Scores = make([]CVScore, len(pts))
 	for i, p := range pts {
-		res.Scores[i].Params = p
+		res.Scores[i] = CVScore{Params: p, Same: i}
+	}
+	_, fixed := grid["iters"]
+	if !fixed {
+		res.Iters = iters
 	}
 	rounds := []int{iters}
-	if _, fixed := grid["iters"]; len(cands) >= 4 && iters >= 4 && !fixed {
-		_, resumes := probe.(Resumable)
+	if _, resumes := probe.(Resumable); o.Halving == HalvingFair && len(cands) >= 4 && !fixed {
 		rounds = halvingRounds(iters, resumes)
 	}
 	alive := cands
-	for r, it := range rounds {
-		last := r == len(rounds)-1
+	for r := 0; r < len(rounds); r++ {
+		it, last := rounds[r], r == len(rounds)-1
 		jobs := make([]cvJob, 0, len(alive))
 		for ci, c := range alive {
 			tp := c.train
@@ -190,241 +213,120 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 			}
 			jobs = append(jobs, cvJob{ctx: sctx, tp: tp, models: c.models, idx: c.pts})
 		}
-		accs, err := crossValidateRound(newClassifier, jobs, it, !last, pts, trains, vals)
+		out, err := crossValidateRound(newClassifier, jobs, it, !last, pts, trains, vals)
 		if err != nil {
 			return nil, err
 		}
 		for ci, c := range alive {
 			for j, i := range c.pts {
-				res.Scores[i].Accuracy, res.Scores[i].Iters = accs[ci][j], it
+				sc := &res.Scores[i]
+				sc.Accuracy, sc.Iters, sc.Same = out[ci].acc[j], it, i
+				if v, ok := pts[i]["iters"].(float64); ok && fixed {
+					sc.Iters = int(v)
+				}
+				for jj, h := range out[ci].preds[:j] {
+					if slices.Equal(h, out[ci].preds[j]) {
+						sc.Same = c.pts[jj]
+						break
+					}
+				}
 			}
 		}
-		if r == len(rounds)-1 {
+		if last {
 			break
 		}
-		// Keep the best third, by each candidate's best point; ties keep
-		// the grid's order.
-		best := func(c *cand) float64 {
-			b := -1.0
-			for _, i := range c.pts {
-				b = max(b, res.Scores[i].Accuracy)
+		if r == 0 {
+			// The probe round: every point's first score, for its rise.
+			for ci, c := range alive {
+				c.last = out[ci].acc
 			}
-			return b
+			continue
 		}
-		next := slices.Clone(alive)
-		slices.SortStableFunc(next, func(a, b *cand) int { return cmpDesc(best(a), best(b)) })
-		next = next[:(len(next)+2)/3]
-		alive = alive[:0:0]
-		for _, c := range cands {
-			if slices.Contains(next, c) {
-				alive = append(alive, c)
+		now, proj := make([]float64, len(alive)), make([]float64, len(alive))
+		for ci, c := range alive {
+			now[ci], proj[ci] = -1, -1
+			for j, a := range out[ci].acc {
+				now[ci] = max(now[ci], a)
+				proj[ci] = max(proj[ci], project(c.last[j], a, rounds[r-1], it, rounds[len(rounds)-1]))
+			}
+			c.last = out[ci].acc
+		}
+		keep := survivors(now, proj)
+		next := alive[:0:0]
+		for ci, c := range alive {
+			if keep[ci] {
+				next = append(next, c)
 			} else {
 				c.models = nil // frees the dropped candidate's training states
 			}
 		}
-		if len(alive) == 1 {
-			break // chosen: another round would only re-rank its prediction options
+		alive = next
+		if len(alive) == 1 && r < len(rounds)-2 {
+			// One is left: train it to the end.
+			rounds = append(rounds[:r+1], rounds[len(rounds)-1])
 		}
 	}
-	bestAcc := -1.0
+	var eligible []int
 	for _, c := range alive {
-		for _, i := range c.pts {
-			if a := res.Scores[i].Accuracy; a > bestAcc || a == bestAcc && i < indexOf(pts, res.Best) {
-				bestAcc, res.Best = a, pts[i]
-			}
-		}
+		eligible = append(eligible, c.pts...)
 	}
-	if k, ok := res.Best["k"].(float64); ok && kFrom[k] > k {
-		// A k capped at the folds' smallest class is capped again at the
-		// whole set's, which the chosen options are trained on.
-		all := math.MaxInt
-		_, idx := split.ByClass(s.Labels)
-		for _, ix := range idx {
-			all = min(all, len(ix))
-		}
-		best := Params{}
-		for n, v := range res.Best {
-			best[n] = v
-		}
-		best["k"] = min(kFrom[k], float64(all))
-		res.Best = best
-	}
+	slices.Sort(eligible)
+	res.Chosen = choose(res.Scores, eligible)
+	res.Best = pts[res.Chosen]
 	return res, nil
 }
 
-// minFirstRound is the fewest outer iterations of the first round of
-// successive halving.
-const minFirstRound = 3
-
-// halvingRounds returns the outer iterations of the rounds of successive
-// halving for a method of iters iterations: a ninth, a third and all of
-// them for a resumable method, whose survivors continue where they
-// stopped, and a quarter, half and all for the others, which retrain
-// every round (and for a resumable one when a ninth is under
-// minFirstRound). The first round only separates clearly weaker points;
-// the second chooses (checked by bench/defaults on the training parts of
-// AR gender, Oxford Flower and digits).
-func halvingRounds(iters int, resumes bool) []int {
-	if first := iters / 9; resumes && first >= minFirstRound {
-		return []int{first, iters / 3, iters}
+// cvFolds draws the k folds of s and returns their training and
+// validation parts and the smallest class of a training part.
+func cvFolds(s split.Set, k int, seed uint64) (trains, vals []split.Set, smallest int, err error) {
+	var fold []int
+	if s.Groups == nil {
+		fold, err = split.Folds(s.Labels, k, rand.New(rand.NewPCG(seed, 0)))
+	} else {
+		fold, err = split.GroupFolds(s.Labels, s.Groups, k, split.Rand(seed))
 	}
-	return []int{max(iters/4, 1), iters / 2, iters}
-}
-
-// cmpDesc orders larger values first.
-func cmpDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
-}
-
-// indexOf returns the index of the point p in pts (by identity of content), or len(pts).
-func indexOf(pts []Params, p Params) int {
-	for i, q := range pts {
-		if p != nil && q.String() == p.String() {
-			return i
-		}
-	}
-	return len(pts)
-}
-
-// cvJob is one candidate of a round of CrossValidateSet: its training
-// options tp, its fits by fold (suspended fits to resume, or nil) and the
-// grid points idx it scores.
-type cvJob struct {
-	ctx    context.Context
-	tp     Params
-	models []lrsdl.Classifier
-	idx    []int
-}
-
-// crossValidateRound trains every job's options (it outer iterations) on
-// every fold and returns, by job, the mean validation accuracy of each of
-// its grid points pts[i], i in idx, setting their prediction options on
-// the fit. The fits of all jobs and folds share one pool of GOMAXPROCS
-// goroutines, taken job by job, so that a round of many candidates keeps
-// both cores busy where the folds of one candidate would leave one idle,
-// and a job's fold f starts after the previous job's, whose span factors
-// it shares (see foldScores). models[f], if not nil, is fold f's
-// suspended fit of the same options at fewer iterations, which is resumed
-// instead; with keep, the fits of resumable methods are left in models.
-// Each fit is independent, so the result does not depend on the order.
-func crossValidateRound(newClassifier NewFunc, jobs []cvJob, it int, keep bool, pts []Params, trains, vals []split.Set) ([][]float64, error) {
-	k := len(trains)
-	accs := make([][]float64, len(jobs)*k)
-	err := core.ForEach(len(jobs)*k, runtime.GOMAXPROCS(0), func(_, i int) error {
-		j, f := &jobs[i/k], i%k
-		fctx := withStage(j.ctx, func(s *Stage) { s.Fold = f + 1 })
-		var err error
-		parallel.Job(func() {
-			accs[i], j.models[f], err = foldScores(fctx, newClassifier, j.models[f], j.tp, it, keep, pts, j.idx, trains[f], vals[f])
-		})
-		if err != nil {
-			return fmt.Errorf("cross-validation at %v, fold %d: %w", j.tp, f+1, err)
-		}
-		return nil
-	})
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, fmt.Errorf("eval: cross-validation: %w", err)
 	}
-	out := make([][]float64, len(jobs))
-	for ji, j := range jobs {
-		out[ji] = make([]float64, len(j.idx))
-		for f := range k {
-			for p := range j.idx {
-				out[ji][p] += accs[ji*k+f][p] / float64(k)
+	trains, vals = make([]split.Set, k), make([]split.Set, k)
+	smallest = math.MaxInt
+	classes, _ := split.ByClass(s.Labels)
+	for f := range k {
+		tr, va := split.Fold(fold, f)
+		trains[f], vals[f] = split.Subset(s, tr), split.Subset(s, va)
+		in, idx := split.ByClass(trains[f].Labels)
+		for _, ix := range idx {
+			smallest = min(smallest, len(ix))
+		}
+		for _, c := range classes {
+			if _, ok := slices.BinarySearch(in, c); !ok {
+				return nil, nil, 0, fmt.Errorf("eval: grouped cross-validation: all samples of class %d are in fold %d; it needs more groups", c, f+1)
 			}
 		}
 	}
-	return out, nil
+	return trains, vals, smallest, nil
 }
 
-// foldScores fits one classifier on train with the options tp (or resumes
-// prev, a suspended fit of them, to it outer iterations) and returns the
-// accuracy on val of each grid point pts[i], i in idx, whose remaining
-// (prediction) options it sets before predicting. With keep and a
-// resumable method, it returns the fit suspended, to be resumed later; a
-// scorer's fit is returned even without keep, so that the fits of one
-// fold, holding it, share its span factors.
-func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifier, tp Params, it int, keep bool, pts []Params, idx []int, train, val split.Set) ([]float64, lrsdl.Classifier, error) {
-	c := prev
-	if rc, ok := prev.(Resumable); ok {
-		notifyStage(ctx, c)
-		if err := rc.Resume(ctx, train.Y, train.Labels, it); err != nil {
-			return nil, nil, err
+// capK returns grid with every value of "k" above smallest lowered to it
+// and repeated values dropped, and smallest if a value was lowered, else 0.
+func capK(grid Grid, smallest int) (Grid, int) {
+	g, ok := grid["k"]
+	if !ok {
+		return grid, 0
+	}
+	capped, kcap := Grid{}, 0
+	for n, v := range grid {
+		capped[n] = v
+	}
+	var ks []any
+	for _, v := range g {
+		if x, ok := gridValue(v).(float64); ok && x > float64(smallest) {
+			v, kcap = float64(smallest), smallest
 		}
-	} else {
-		var err error
-		if c, err = newClassifier(); err != nil {
-			return nil, nil, err
-		}
-		if err := Configure(c, tp); err != nil {
-			return nil, nil, err
-		}
-		if sc, ok := c.(Scorer); ok {
-			sc.SetScoreOnly(true)
-		} else if rc, ok := c.(Resumable); ok {
-			rc.SetResumable(keep)
-		}
-		notifyStage(ctx, c)
-		if err := c.Fit(ctx, train.Y, train.Labels); err != nil {
-			return nil, nil, err
+		if !slices.Contains(ks, gridValue(v)) {
+			ks = append(ks, gridValue(v))
 		}
 	}
-	pps := make([]Params, len(idx))
-	for j, i := range idx {
-		pps[j] = Params{}
-		for n, v := range pts[i] {
-			if _, ok := tp[n]; !ok {
-				pps[j][n] = v
-			}
-		}
-	}
-	out := make([]float64, len(idx))
-	sc, isScorer := c.(Scorer)
-	if ep, ok := c.(EachPredictor); ok || isScorer {
-		sets := make([]map[string]string, len(pps))
-		for j, pp := range pps {
-			sets[j] = map[string]string{}
-			for n, v := range pp {
-				sets[j][n] = formatValue(v)
-			}
-		}
-		var preds [][]int
-		var err error
-		if isScorer {
-			preds, err = sc.ScoreEach(ctx, val.Y, sets)
-		} else {
-			preds, err = ep.PredictEach(ctx, val.Y, sets)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		for j, pred := range preds {
-			out[j] = Accuracy(pred, val.Labels)
-		}
-	} else {
-		for j, pp := range pps {
-			if err := Configure(c, pp); err != nil {
-				return nil, nil, err
-			}
-			pred, err := c.Predict(val.Y)
-			if err != nil {
-				return nil, nil, err
-			}
-			out[j] = Accuracy(pred, val.Labels)
-		}
-	}
-	if isScorer {
-		return out, c, nil
-	}
-	if rc, ok := c.(Resumable); ok && keep {
-		rc.Suspend()
-		return out, c, nil
-	}
-	return out, nil, nil
+	capped["k"] = ks
+	return capped, kcap
 }

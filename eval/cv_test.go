@@ -72,8 +72,13 @@ func (f *cvFake) Fit(_ context.Context, Y mat.Matrix, labels []int) error {
 }
 
 func (f *cvFake) Predict(Y mat.Matrix) ([]int, error) {
+	return qualityLabels(Y, f.a*float64(f.iters)/40*(1-(f.p-2)*(f.p-2)/10)), nil
+}
+
+// qualityLabels labels the first q·n samples of Y right (feature 0 holds
+// the label, 0 or 1) and the rest wrong.
+func qualityLabels(Y mat.Matrix, q float64) []int {
 	_, n := Y.Dims()
-	q := f.a * float64(f.iters) / 40 * (1 - (f.p-2)*(f.p-2)/10)
 	out := make([]int, n)
 	for j := range n {
 		out[j] = int(Y.At(0, j))
@@ -81,7 +86,7 @@ func (f *cvFake) Predict(Y mat.Matrix) ([]int, error) {
 			out[j] = 1 - out[j]
 		}
 	}
-	return out, nil
+	return out
 }
 
 func cvData() split.Set {
@@ -108,18 +113,20 @@ func TestCrossValidateHalvingAndPredictOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 		// k capped at the 150 samples of a class in a training fold: one
-		// value; rounds of 8 and 3 candidates on 4 folds, then one is left.
-		if n := fits.Load(); n != (8+3)*4 {
-			t.Errorf("GOMAXPROCS %d: %d fits, want %d", procs, n, (8+3)*4)
+		// value. cvFake's scores rise linearly: rounds of 8 at 5 and 10
+		// iterations, every point projected to reach the third best; then
+		// 8 at 20, where a=0.3 (projected 0.3) falls short of a=0.8's 0.4;
+		// then 7 to the end, on 4 folds.
+		if n := fits.Load(); n != (8+8+8+7)*4 {
+			t.Errorf("GOMAXPROCS %d: %d fits, want %d", procs, n, (8+8+8+7)*4)
 		}
-		// Best's k: 200 and 400 both capped at the whole set's 200.
-		if len(res.Scores) != 24 || res.Best["a"] != 1.0 || res.Best["p"] != 2.0 || res.Best["k"] != 200.0 {
-			t.Fatalf("best %v of %d scores", res.Best, len(res.Scores))
+		// Best's k is the value scored, 150 for both 200 and 400.
+		if len(res.Scores) != 24 || res.Points != 48 || res.KCap != 150 || res.Best["a"] != 1.0 || res.Best["p"] != 2.0 || res.Best["k"] != 150.0 {
+			t.Fatalf("best %v of %d scores, %d points, k capped at %d", res.Best, len(res.Scores), res.Points, res.KCap)
 		}
 		for _, sc := range res.Scores {
-			want := 10 // a quarter of 40: cvFake is not resumable
-			switch a := sc.Params["a"].(float64); {
-			case a >= 0.8:
+			want := 40
+			if sc.Params["a"] == 0.3 {
 				want = 20
 			}
 			if sc.Iters != want {
@@ -137,11 +144,13 @@ func TestCrossValidateHalvingAndPredictOptions(t *testing.T) {
 	if _, err := CrossValidateSet(context.Background(), newFake, cvData(), 4, Grid{"a": {0.5, 1}, "p": {1, 2}}, 1); err != nil || fits.Load() != 2*4 {
 		t.Errorf("small grid: %d fits, %v; want 8", fits.Load(), err)
 	}
-	// Four training points round (4, then 2 on 4 folds), three do not.
+	// Four training points round (4 at 5, 10 and 20 iterations, where
+	// a=0.35 projects to 0.35 at 40, short of a=0.8's 0.4; then 3 to the
+	// end, on 4 folds); three do not.
 	for _, c := range []struct {
 		a    []any
 		want int64
-	}{{[]any{0.4, 0.6, 0.8, 1.0}, (4 + 2) * 4}, {[]any{0.6, 0.8, 1.0}, 3 * 4}} {
+	}{{[]any{0.35, 0.6, 0.8, 1.0}, (4 + 4 + 4 + 3) * 4}, {[]any{0.6, 0.8, 1.0}, 3 * 4}} {
 		fits.Store(0)
 		if _, err := CrossValidateSet(context.Background(), newFake, cvData(), 4, Grid{"a": c.a}, 1); err != nil || fits.Load() != c.want {
 			t.Errorf("%d training points: %d fits, %v; want %d", len(c.a), fits.Load(), err, c.want)
@@ -149,18 +158,20 @@ func TestCrossValidateHalvingAndPredictOptions(t *testing.T) {
 	}
 }
 
-// TestHalvingRounds checks the rounds of successive halving: a ninth, a
-// third and all of the iterations for a resumable method, or a quarter,
-// half and all when a ninth is under 3 or the method is not resumable.
+// TestHalvingRounds checks the rounds of successive halving: a probe at
+// half the first round, then a ninth, a third and all of the iterations
+// for a resumable method, or a quarter, half and all when a ninth is under
+// 3 or the method is not resumable; none when the first round is under 2.
 func TestHalvingRounds(t *testing.T) {
 	for _, c := range []struct {
 		iters   int
 		resumes bool
 		want    []int
 	}{
-		{30, true, []int{3, 10, 30}}, {40, true, []int{4, 13, 40}}, {27, true, []int{3, 9, 27}},
-		{24, true, []int{6, 12, 24}}, {15, true, []int{3, 7, 15}}, {4, true, []int{1, 2, 4}},
-		{30, false, []int{7, 15, 30}}, {50, false, []int{12, 25, 50}}, {15, false, []int{3, 7, 15}},
+		{30, true, []int{1, 3, 10, 30}}, {40, true, []int{2, 4, 13, 40}}, {27, true, []int{1, 3, 9, 27}},
+		{24, true, []int{3, 6, 12, 24}}, {15, true, []int{1, 3, 7, 15}}, {4, true, []int{4}},
+		{30, false, []int{3, 7, 15, 30}}, {50, false, []int{6, 12, 25, 50}}, {15, false, []int{1, 3, 7, 15}},
+		{8, false, []int{1, 2, 4, 8}}, {7, false, []int{7}},
 	} {
 		if got := halvingRounds(c.iters, c.resumes); !slices.Equal(got, c.want) {
 			t.Errorf("%d iterations, resumable %v: rounds %v, want %v", c.iters, c.resumes, got, c.want)

@@ -90,6 +90,7 @@ type Run struct {
 	NTest     int
 	Params    Params    // options chosen by cross-validation, if any
 	CV        []CVScore // the cross-validation scores behind Params, if any
+	CVResult  *CVResult // the cross-validation behind Params, if any
 }
 
 // FitPredict trains c on train, predicts test and times both.
@@ -122,8 +123,9 @@ type SplitOptions struct {
 	Seed         uint64 // seeds the splits (split i uses PCG(Seed, i))
 	// Folds > 1 chooses the options in Grid per split by Folds-fold
 	// cross-validation on that split's training samples.
-	Folds int
-	Grid  Grid
+	Folds   int
+	Grid    Grid
+	Halving Halving // successive halving of the cross-validation
 	// Parallel is the number of splits trained at once; 0 or 1 trains them
 	// one after another; the results are the same.
 	Parallel int
@@ -207,12 +209,13 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 		}
 		var best Params
 		var scores []CVScore
+		var cv *CVResult
 		if opts.Folds > 1 && len(opts.Grid) > 0 {
 			cctx := ctx
 			if opts.Fit != nil {
 				cctx = context.WithValue(ctx, stageKey{}, stageHook{opts.Fit, Stage{Split: i + 1, Splits: splits, Folds: opts.Folds}})
 			}
-			cv, err := CrossValidateSet(cctx, newClassifier, tr, opts.Folds, opts.Grid, rng.Uint64())
+			cv, err = CrossValidateWith(cctx, newClassifier, tr, opts.Folds, opts.Grid, rng.Uint64(), CVOptions{Halving: opts.Halving})
 			if err != nil {
 				return Run{}, err
 			}
@@ -230,7 +233,7 @@ func RandomSplits(ctx context.Context, newClassifier NewFunc, train, test split.
 		}
 		var r Run
 		parallel.Job(func() { r, _, err = FitPredict(ctx, c, tr, te) })
-		r.Params, r.CV = best, scores
+		r.Params, r.CV, r.CVResult = best, scores, cv
 		return r, err
 	}
 	workers := min(max(opts.Parallel, 1), splits)

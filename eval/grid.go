@@ -123,7 +123,7 @@ func ParseGrid(s string) (Grid, error) {
 // coding, or SRRS's nearest mean or sample). SRRS's subspace dimension is
 // left to its data-aware default, C − 1. Options a method lacks are
 // dropped by DefaultGrid. Prediction options cost no training, and
-// successive halving (see CrossValidateSet) trains most candidates briefly.
+// successive halving (see CrossValidateWith) trains most candidates briefly.
 var DefaultGrids = map[string]Grid{
 	"LRSDL":    {"k": {20, 40}, "lambda1": {0.001, 0.01}, "eta": {0.01, 0.1}, "w": {0.25, 0.5}, "lc": {0, 1}},
 	"FDDL":     {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},

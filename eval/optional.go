@@ -7,7 +7,7 @@ import (
 )
 
 // The interfaces of this file are optional: a classifier that implements
-// them is cross-validated faster (CrossValidateSet), to the same result.
+// them is cross-validated faster (CrossValidateWith), to the same result.
 
 // Resumable is a classifier whose training can be continued (as
 // methods.LRSDL, FDDL and D2L2R2): after SetResumable(true), Fit keeps its

@@ -148,7 +148,8 @@ func TestEvalProgress(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, e)
 	}
 	for _, want := range []string{
-		"FAKE: 2 splits, each choosing among 2 grid points by 3-fold cross-validation",
+		"FAKE: 2 splits, each choosing among 2 grid points by 3-fold cross-validation (fewer if k is capped)",
+		"FAKE: split 1/2 cross-validation: 2 grid points; chose lambda=0.1 (",
 		"FAKE: split 1/2 · cv 1/2 lambda=0.9 · fold 3/3 · iter 2 cost 0.5",
 		"FAKE: split 2/2 · cv 2/2 lambda=0.1 · fold 1/3 · iter 1 cost 1",
 		"FAKE: split 2/2 · final fit lambda=0.1 · iter 2 cost 0.5",

@@ -34,16 +34,22 @@ type evalResult struct {
 	CVFolds              int           `json:"cv_folds,omitempty"`
 	CVGroupSize          int           `json:"cv_group_size,omitempty"`
 	CVGrid               eval.Grid     `json:"cv_grid,omitempty"`
-	CVChosen             []eval.Params `json:"cv_chosen,omitempty"`
-	CVScores             [][]cvScore   `json:"cv_scores,omitempty"` // per split, in the order of the grid's points
+	CVChosen             []eval.Params `json:"cv_chosen,omitempty"`       // per split, as scored
+	CVScores             [][]cvScore   `json:"cv_scores,omitempty"`       // per split, one per distinct grid point
+	CVDistinct           []int         `json:"cv_distinct,omitempty"`     // per split, points with distinct predictions
+	CVKCap               []int         `json:"cv_k_cap,omitempty"`        // per split, the folds' cap on k (0: none)
+	CVChosenIters        []int         `json:"cv_chosen_iters,omitempty"` // per split
 }
 
 // cvScore is the mean validation accuracy of one grid point, measured at
 // iters outer iterations (fewer for points successive halving dropped).
+// SameAs, if set, is the index of an earlier score of the split whose
+// predictions were the same on every fold.
 type cvScore struct {
 	Params   eval.Params `json:"params"`
 	Accuracy float64     `json:"accuracy"`
 	Iters    int         `json:"iters,omitempty"`
+	SameAs   *int        `json:"same_as,omitempty"`
 }
 
 // fewClasses is the most classes at which eval -cv without -group-size
@@ -177,12 +183,18 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			if r.Params != nil {
 				chosen = ", chose " + r.Params.String()
 			}
-			for _, sc := range r.CV {
+			for j, sc := range r.CV {
 				at := ""
 				if sc.Iters > 0 {
 					at = fmt.Sprintf(" at %d iterations", sc.Iters)
 				}
+				if sc.Same != j {
+					at += fmt.Sprintf(", same predictions as %s", r.CV[sc.Same].Params)
+				}
 				e.rep.event("%s: split %d/%d cross-validation %s: %.2f%%%s", c.Name(), i+1, *splits, sc.Params, 100*sc.Accuracy, at)
+			}
+			if cv := r.CVResult; cv != nil {
+				e.rep.event("%s: split %d/%d cross-validation: %s", c.Name(), i+1, *splits, cvAccount(cv))
 			}
 			e.rep.event("%s: split %d/%d accuracy %.2f%%, training %.3gs%s", c.Name(), i+1, *splits, 100*r.Accuracy, r.TrainTime.Seconds(), chosen)
 		}
@@ -211,10 +223,19 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			for _, r := range s.Runs {
 				res.CVChosen = append(res.CVChosen, r.Params)
 				var sc []cvScore
-				for _, v := range r.CV {
-					sc = append(sc, cvScore{v.Params, v.Accuracy, v.Iters})
+				for j, v := range r.CV {
+					s := cvScore{Params: v.Params, Accuracy: v.Accuracy, Iters: v.Iters}
+					if v.Same != j {
+						s.SameAs = &v.Same
+					}
+					sc = append(sc, s)
 				}
 				res.CVScores = append(res.CVScores, sc)
+				if cv := r.CVResult; cv != nil {
+					res.CVDistinct = append(res.CVDistinct, cv.Distinct())
+					res.CVKCap = append(res.CVKCap, cv.KCap)
+					res.CVChosenIters = append(res.CVChosenIters, cv.Scores[cv.Chosen].Iters)
+				}
 			}
 		}
 		if *asJSON {
@@ -245,7 +266,7 @@ func newEvalTracker(r *reporter, label string, opts eval.SplitOptions, newC eval
 	t := &evalTracker{splits: max(opts.Splits, 1), cv: map[int]float64{}, newC: newC}
 	t.j = r.job(label, t.splits)
 	if opts.Folds > 1 {
-		r.event("%s: %d splits, each choosing among %d grid points by %d-fold cross-validation", label, t.splits, len(opts.Grid.Points()), opts.Folds)
+		r.event("%s: %d splits, each choosing among %d grid points by %d-fold cross-validation (fewer if k is capped)", label, t.splits, len(opts.Grid.Points()), opts.Folds)
 	}
 	return t
 }
@@ -311,6 +332,26 @@ func (t *evalTracker) iterations(c lrsdl.Classifier, s eval.Stage) int {
 		return iterations(f)
 	}
 	return iterations(c)
+}
+
+// cvAccount says what a cross-validation compared and chose: the grid's
+// points, the distinct ones scored, and the choice as scored.
+func cvAccount(cv *eval.CVResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d grid points", cv.Points)
+	if cv.KCap > 0 {
+		fmt.Fprintf(&b, ", %d after capping k at the folds' smallest class (%d)", len(cv.Scores), cv.KCap)
+	}
+	if d := cv.Distinct(); d < len(cv.Scores) {
+		fmt.Fprintf(&b, ", %d with distinct predictions", d)
+	}
+	best := cv.Scores[cv.Chosen]
+	fmt.Fprintf(&b, "; chose %s (%.2f%%", best.Params, 100*best.Accuracy)
+	if best.Iters > 0 {
+		fmt.Fprintf(&b, " at %d iterations", best.Iters)
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // gridDoc describes eval.DefaultGrids for -h.

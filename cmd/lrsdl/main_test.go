@@ -217,7 +217,7 @@ func TestEvalJSON(t *testing.T) {
 	defer useFakes("FAKE", "OTHER")()
 	eval.DefaultGrids["FAKE"] = eval.Grid{"lambda": {0.9, 0.1}}
 	defer delete(eval.DefaultGrids, "FAKE")
-	args := []string{"eval", "-data", digits, "-method", "FAKE,OTHER", "-train-per-class", "15", "-test-per-class", "20", "-splits", "3", "-seed", "4", "-json"}
+	args := []string{"eval", "-data", digits, "-method", "FAKE,OTHER", "-train-per-class", "15", "-test-per-class", "20", "-splits", "3", "-seed", "4", "-p", "iters=3", "-json"}
 	code, o, e := runCmd(t, append(args, "-cv", "3")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, e)
@@ -245,8 +245,19 @@ func TestEvalJSON(t *testing.T) {
 	if r.MeanAcc < 0.7 || r.MeanAcc > 1 || r.StdAcc < 0 || r.TrainSeconds <= 0 || r.TestSecondsPerSample <= 0 {
 		t.Errorf("result %+v", r)
 	}
-	if r.CVFolds != 3 || len(r.CVChosen) != 3 {
+	if r.CVFolds != 3 || len(r.CVChosen) != 3 || len(r.CVDistinct) != 3 || len(r.CVKCap) != 3 || len(r.CVChosenIters) != 3 {
 		t.Fatalf("cross-validation %+v", r)
+	}
+	// Every score has its iterations; the chosen one was scored at full length.
+	for i, sc := range r.CVScores {
+		for _, s := range sc {
+			if s.Iters <= 0 || s.Iters > r.CVChosenIters[i] {
+				t.Errorf("split %d: %v scored at %d iterations, the chosen point at %d", i+1, s.Params, s.Iters, r.CVChosenIters[i])
+			}
+		}
+		if r.CVDistinct[i] != len(sc) {
+			t.Errorf("split %d: %d distinct of %d scores", i+1, r.CVDistinct[i], len(sc))
+		}
 	}
 	for i, p := range r.CVChosen {
 		if p["lambda"] != 0.1 {
