@@ -1,0 +1,172 @@
+package online
+
+import (
+	"context"
+	"math"
+
+	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/blas"
+	"github.com/lrsdl/lrsdl/core"
+)
+
+// work holds the workspaces of a minibatch step, reused between batches.
+type work struct {
+	Db, G, MA, B0m    mat.Dense // [D D0], D̄ᵀD̄, M(DᵀD)+2λ2I, 2D0ᵀD0+λ2I
+	lin, T, MX, Yb, V mat.Dense // per batch
+	Xb                mat.Dense // codes [X; X0] of the batch
+	F, Dn             mat.Dense // M(A); candidate D0
+	sub               mat.Dense // D̄_cᵀD̄_c
+	Mc                mat.Dense
+	m, m0             []float64
+	sp                core.Partition // samples of each class in the batch
+	fista             core.FISTA
+	odl               core.DictUpdater
+	admm              core.ADMMDictWorkspace
+	svt               core.SVTWorkspace
+}
+
+// reuse returns dst resized to r×c (r, c > 0), keeping its storage when
+// it is large enough; the entries are zero after a resize only.
+func reuse(dst *mat.Dense, r, c int) *mat.Dense {
+	if rr, cc := dst.Dims(); rr != r || cc != c {
+		dst.Reset()
+		dst.ReuseAs(r, c)
+	}
+	return dst
+}
+
+func gemm(tA, tB gblas.Transpose, alpha float64, a, b mat.Matrix, beta float64, c *mat.Dense) {
+	blas.Gemm(tA, tB, alpha, raw(a), raw(b), beta, c.RawMatrix())
+}
+
+func raw(a mat.Matrix) blas64.General { return a.(*mat.Dense).RawMatrix() }
+
+// lipschitz returns a Lipschitz constant of the gradient of the X step's
+// objective: its Hessian for a sample of class c is
+//
+//	D̄ᵀD̄ + P_cᵀD̄_cᵀD̄_cP_c + Σ_{j≠c} P_jᵀD_jᵀD_jP_j + λ2·diag(2I, I),
+//
+// whose last two atom terms act on disjoint coordinates, so
+// L = λmax(D̄ᵀD̄) + max_c λmax(D̄_cᵀD̄_c) + 2λ2 with D̄_c = [D_c D0]. The
+// power iterations start cold, so L depends on D̄ alone.
+func (w *work) lipschitz(part core.Partition, k0 int, lambda2 float64) float64 {
+	var pi core.PowerIter
+	_, top := pi.MaxEig(&w.G)
+	K := part.Len()
+	var blk float64
+	var pc core.PowerIter
+	for c := 0; c+1 < len(part); c++ {
+		lo, hi := part.Block(c)
+		k := hi - lo
+		sub := reuse(&w.sub, k+k0, k+k0)
+		sub.Slice(0, k, 0, k).(*mat.Dense).Copy(w.G.Slice(lo, hi, lo, hi))
+		if k0 > 0 {
+			sub.Slice(0, k, k, k+k0).(*mat.Dense).Copy(w.G.Slice(lo, hi, K, K+k0))
+			sub.Slice(k, k+k0, 0, k).(*mat.Dense).Copy(w.G.Slice(K, K+k0, lo, hi))
+			sub.Slice(k, k+k0, k, k+k0).(*mat.Dense).Copy(w.G.Slice(K, K+k0, K, K+k0))
+		}
+		_, ub := pc.MaxEig(sub)
+		blk = math.Max(blk, ub)
+	}
+	return top + blk + 2*lambda2
+}
+
+// prepare computes the products of D̄ that the X step of every batch uses
+// until the next dictionary update, and returns the Lipschitz constant.
+func (w *work) prepare(s *state, lambda2 float64) float64 {
+	d, K, k0 := s.d, s.K(), s.D0.RawMatrix().Cols
+	if s.D0.IsEmpty() {
+		k0 = 0
+	}
+	Db := reuse(&w.Db, d, K+k0)
+	Db.Slice(0, d, 0, K).(*mat.Dense).Copy(&s.D)
+	if k0 > 0 {
+		Db.Slice(0, d, K, K+k0).(*mat.Dense).Copy(&s.D0)
+	}
+	G := reuse(&w.G, K+k0, K+k0)
+	gemm(gblas.Trans, gblas.NoTrans, 1, Db, Db, 0, G)
+	MA := reuse(&w.MA, K, K)
+	MA.Copy(G.Slice(0, K, 0, K))
+	blas.DoubleDiagBlocks(MA.RawMatrix(), s.part, s.part)
+	for i := 0; i < K; i++ {
+		MA.Set(i, i, MA.At(i, i)+2*lambda2)
+	}
+	if k0 > 0 {
+		B0m := reuse(&w.B0m, k0, k0)
+		B0m.Scale(2, G.Slice(K, K+k0, K, K+k0))
+		for i := 0; i < k0; i++ {
+			B0m.Set(i, i, B0m.At(i, i)+lambda2)
+		}
+	}
+	return w.lipschitz(s.part, k0, lambda2)
+}
+
+// xStep sets w.Xb to the codes [X; X0] ((K+k0)×b) of the batch w.Yb
+// (columns sorted by class, partition w.sp) minimising
+//
+//	Σ_i ½‖y_i − D̄x̄_i‖² + ½‖y_i − D_c x_i^c − D0 x0_i‖² + ½Σ_{j≠c}‖D_j x_i^j‖²
+//	    + λ2(‖x_i − m_c‖² + mᵀx_i) + λ2/2‖x0_i − m0‖² + λ1‖x̄_i‖₁
+//
+// (c the class of y_i) by FISTA from zero. With the running means equal to
+// the means of the codes, its gradient is LRSDL-X's (eqs. hbar_diff_up and
+// hbar_diff_lo):
+//
+//	∇_X  = (M(DᵀD) + 2λ2I)X − M(Dᵀ(Y − D0X0)) + λ2(M − 2M̂)
+//	∇_X0 = (2D0ᵀD0 + λ2I)X0 − 2D0ᵀV − λ2M0,  V = Y − ½D·M(X).
+//
+// prepare must have been called since D̄ last changed.
+func (w *work) xStep(ctx context.Context, s *state, p *params, L float64) error {
+	K, k0 := s.K(), 0
+	if !s.D0.IsEmpty() {
+		k0 = s.D0.RawMatrix().Cols
+	}
+	_, b := w.Yb.Dims()
+	part, sp := s.part, w.sp
+	lin := reuse(&w.lin, K+k0, b)
+	gemm(gblas.Trans, gblas.NoTrans, 1, &w.Db, &w.Yb, 0, lin)
+	lx := lin.Slice(0, K, 0, b).(*mat.Dense)
+	blas.DoubleDiagBlocks(lx.RawMatrix(), part, sp)
+	lr := lin.RawMatrix()
+	for c := 0; c+1 < len(sp); c++ {
+		for j := sp[c]; j < sp[c+1]; j++ {
+			for i := 0; i < K; i++ {
+				lr.Data[i*lr.Stride+j] = p.lambda2*(w.m[i]-2*w.Mc.At(i, c)) - lr.Data[i*lr.Stride+j]
+			}
+		}
+	}
+	for i := K; i < K+k0; i++ {
+		row := lr.Data[i*lr.Stride : i*lr.Stride+b]
+		for j := range row {
+			row[j] = -2*row[j] - p.lambda2*w.m0[i-K]
+		}
+	}
+	T := reuse(&w.T, K, b)
+	MX := reuse(&w.MX, K, b)
+	grad := func(G, W *mat.Dense) {
+		X := W.Slice(0, K, 0, b)
+		GX := G.Slice(0, K, 0, b).(*mat.Dense)
+		GX.Copy(lx)
+		gemm(gblas.NoTrans, gblas.NoTrans, 1, &w.MA, X, 1, GX)
+		if k0 == 0 {
+			return
+		}
+		X0 := W.Slice(K, K+k0, 0, b)
+		gemm(gblas.NoTrans, gblas.NoTrans, 1, w.G.Slice(0, K, K, K+k0), X0, 0, T)
+		blas.DoubleDiagBlocks(T.RawMatrix(), part, sp)
+		GX.Add(GX, T)
+		MX.Copy(X)
+		blas.DoubleDiagBlocks(MX.RawMatrix(), part, sp)
+		G0 := G.Slice(K, K+k0, 0, b).(*mat.Dense)
+		G0.Copy(lin.Slice(K, K+k0, 0, b))
+		gemm(gblas.NoTrans, gblas.NoTrans, 1, &w.B0m, X0, 1, G0)
+		gemm(gblas.NoTrans, gblas.NoTrans, 1, w.G.Slice(K, K+k0, 0, K), MX, 1, G0)
+	}
+	Xb := reuse(&w.Xb, K+k0, b)
+	Xb.Zero()
+	w.fista.MaxIter, w.fista.Tol, w.fista.Restart = p.xIters, 1e-4, true
+	_, err := w.fista.Solve(ctx, Xb, grad, L, p.lambda1, nil)
+	return err
+}
