@@ -170,17 +170,27 @@ func gather(dst *mat.Dense, Y *mat.Dense, idx []int) *mat.Dense {
 	return dst
 }
 
-// step trains on the samples idx of Y: it buffers those of untrained
-// classes, initialises the classes that have K buffered samples, then
-// runs the X, D and D0 steps on the samples of classes trained before.
+// step trains on the samples idx of Y (load, then update).
 func (m *Model) step(ctx context.Context, Y *mat.Dense, labels []int, idx []int) error {
+	n, err := m.load(ctx, Y, labels, idx)
+	if err != nil || n == 0 {
+		return err
+	}
+	return m.update(ctx)
+}
+
+// load buffers the samples idx of Y whose classes are untrained,
+// initialises the classes that have K buffered samples (and D0 on the
+// first batch), and gathers the samples of the classes trained before into
+// the batch w.Yb, sorted by class (partition w.sp). It returns their number.
+func (m *Model) load(ctx context.Context, Y *mat.Dense, labels []int, idx []int) (int, error) {
 	s, w, p := &m.st, &m.w, &m.p
 	d := s.d
 	rng := rand.New(rand.NewPCG(p.seed, uint64(2*s.t+1)))
 	if p.k0 > 0 && s.D0.IsEmpty() {
 		D0, X0, err := core.LearnDict(ctx, gather(&w.Yb, Y, idx), p.k0, p.lambda1, rng, core.LearnDictOptions{Iter: 5})
 		if err != nil {
-			return err
+			return 0, err
 		}
 		s.D0 = *D0
 		s.A0.ReuseAs(p.k0, p.k0)
@@ -206,9 +216,8 @@ func (m *Model) step(ctx context.Context, Y *mat.Dense, labels []int, idx []int)
 		s.pend[labels[k]] = append(s.pend[labels[k]], slices.Clone(col))
 	}
 	if err := m.initClasses(ctx, rng); err != nil {
-		return err
+		return 0, err
 	}
-	// The trained samples, sorted by class.
 	C := len(s.labels)
 	sel := make([]int, 0, len(idx))
 	cls := make([]int, 0, len(idx))
@@ -219,7 +228,7 @@ func (m *Model) step(ctx context.Context, Y *mat.Dense, labels []int, idx []int)
 		}
 	}
 	if len(sel) == 0 {
-		return nil
+		return 0, nil
 	}
 	order := make([]int, len(sel))
 	for i := range order {
@@ -237,12 +246,24 @@ func (m *Model) step(ctx context.Context, Y *mat.Dense, labels []int, idx []int)
 		w.sp[c+1] += w.sp[c]
 	}
 	gather(&w.Yb, Y, sorted)
+	return len(sel), nil
+}
 
-	K, k0 := s.K(), s.k0()
+// prepareX sets the running means and the products of D̄ that the X
+// step uses, and returns its Lipschitz constant.
+func (m *Model) prepareX() float64 {
+	s, w := &m.st, &m.w
+	K, k0, C := s.K(), s.k0(), len(s.labels)
 	w.m = slices.Grow(w.m[:0], K)[:K]
 	w.m0 = slices.Grow(w.m0[:0], k0)[:k0]
 	s.means(reuse(&w.Mc, K, C), w.m, w.m0)
-	L := w.prepare(s, p.lambda2)
+	return w.prepare(s, m.p.lambda2)
+}
+
+// update runs the X, D and D0 steps on the batch that load gathered.
+func (m *Model) update(ctx context.Context) error {
+	s, w, p := &m.st, &m.w, &m.p
+	L := m.prepareX()
 	if err := w.xStep(ctx, s, p, L); err != nil {
 		return err
 	}
@@ -252,13 +273,14 @@ func (m *Model) step(ctx context.Context, Y *mat.Dense, labels []int, idx []int)
 	if err := w.dStep(ctx, s, p); err != nil {
 		return err
 	}
-	if k0 > 0 {
+	if s.k0() > 0 {
 		w.accumulate0(s, beta)
 		if err := w.d0Step(ctx, s, p); err != nil {
 			return err
 		}
 	}
-	s.seen += int64(len(sel))
+	_, b := w.Yb.Dims()
+	s.seen += int64(b)
 	return nil
 }
 

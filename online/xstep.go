@@ -77,10 +77,7 @@ func (w *work) lipschitz(part core.Partition, k0 int, lambda2 float64) float64 {
 // prepare computes the products of D̄ that the X step of every batch uses
 // until the next dictionary update, and returns the Lipschitz constant.
 func (w *work) prepare(s *state, lambda2 float64) float64 {
-	d, K, k0 := s.d, s.K(), s.D0.RawMatrix().Cols
-	if s.D0.IsEmpty() {
-		k0 = 0
-	}
+	d, K, k0 := s.d, s.K(), s.k0()
 	Db := reuse(&w.Db, d, K+k0)
 	Db.Slice(0, d, 0, K).(*mat.Dense).Copy(&s.D)
 	if k0 > 0 {
@@ -104,25 +101,11 @@ func (w *work) prepare(s *state, lambda2 float64) float64 {
 	return w.lipschitz(s.part, k0, lambda2)
 }
 
-// xStep sets w.Xb to the codes [X; X0] ((K+k0)×b) of the batch w.Yb
-// (columns sorted by class, partition w.sp) minimising
-//
-//	Σ_i ½‖y_i − D̄x̄_i‖² + ½‖y_i − D_c x_i^c − D0 x0_i‖² + ½Σ_{j≠c}‖D_j x_i^j‖²
-//	    + λ2(‖x_i − m_c‖² + mᵀx_i) + λ2/2‖x0_i − m0‖² + λ1‖x̄_i‖₁
-//
-// (c the class of y_i) by FISTA from zero. With the running means equal to
-// the means of the codes, its gradient is LRSDL-X's (eqs. hbar_diff_up and
-// hbar_diff_lo):
-//
-//	∇_X  = (M(DᵀD) + 2λ2I)X − M(Dᵀ(Y − D0X0)) + λ2(M − 2M̂)
-//	∇_X0 = (2D0ᵀD0 + λ2I)X0 − 2D0ᵀV − λ2M0,  V = Y − ½D·M(X).
-//
-// prepare must have been called since D̄ last changed.
-func (w *work) xStep(ctx context.Context, s *state, p *params, L float64) error {
-	K, k0 := s.K(), 0
-	if !s.D0.IsEmpty() {
-		k0 = s.D0.RawMatrix().Cols
-	}
+// gradient returns the gradient of xStep's objective (without the ℓ1
+// term) for the batch w.Yb, after computing its constant part, which
+// depends on the batch and the running means.
+func (w *work) gradient(s *state, p *params) core.GradFunc {
+	K, k0 := s.K(), s.k0()
 	_, b := w.Yb.Dims()
 	part, sp := s.part, w.sp
 	lin := reuse(&w.lin, K+k0, b)
@@ -145,7 +128,7 @@ func (w *work) xStep(ctx context.Context, s *state, p *params, L float64) error 
 	}
 	T := reuse(&w.T, K, b)
 	MX := reuse(&w.MX, K, b)
-	grad := func(G, W *mat.Dense) {
+	return func(G, W *mat.Dense) {
 		X := W.Slice(0, K, 0, b)
 		GX := G.Slice(0, K, 0, b).(*mat.Dense)
 		GX.Copy(lx)
@@ -164,6 +147,26 @@ func (w *work) xStep(ctx context.Context, s *state, p *params, L float64) error 
 		gemm(gblas.NoTrans, gblas.NoTrans, 1, &w.B0m, X0, 1, G0)
 		gemm(gblas.NoTrans, gblas.NoTrans, 1, w.G.Slice(K, K+k0, 0, K), MX, 1, G0)
 	}
+}
+
+// xStep sets w.Xb to the codes [X; X0] ((K+k0)×b) of the batch w.Yb
+// (columns sorted by class, partition w.sp) minimising
+//
+//	Σ_i ½‖y_i − D̄x̄_i‖² + ½‖y_i − D_c x_i^c − D0 x0_i‖² + ½Σ_{j≠c}‖D_j x_i^j‖²
+//	    + λ2(‖x_i − m_c‖² + mᵀx_i) + λ2/2‖x0_i − m0‖² + λ1‖x̄_i‖₁
+//
+// (c the class of y_i) by FISTA from zero. With the running means equal to
+// the means of the codes, its gradient is LRSDL-X's (eqs. hbar_diff_up and
+// hbar_diff_lo):
+//
+//	∇_X  = (M(DᵀD) + 2λ2I)X − M(Dᵀ(Y − D0X0)) + λ2(M − 2M̂)
+//	∇_X0 = (2D0ᵀD0 + λ2I)X0 − 2D0ᵀV − λ2M0,  V = Y − ½D·M(X).
+//
+// prepare must have been called since D̄ last changed.
+func (w *work) xStep(ctx context.Context, s *state, p *params, L float64) error {
+	grad := w.gradient(s, p)
+	K, k0 := s.K(), s.k0()
+	_, b := w.Yb.Dims()
 	Xb := reuse(&w.Xb, K+k0, b)
 	Xb.Zero()
 	w.fista.MaxIter, w.fista.Tol, w.fista.Restart = p.xIters, 1e-4, true

@@ -1,0 +1,401 @@
+package online
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/stream"
+)
+
+// faces returns a face-like problem of C classes, n training and n test
+// samples per class, d = 60; the training set is in class order.
+func faces(C, n int) (Ytr *mat.Dense, ltr []int, Yte *mat.Dense, lte []int) {
+	Y, l := data.FaceLike(C, 60, 2*n, 11)
+	var tr, te []int
+	for i := range l {
+		if i%(2*n) < n {
+			tr = append(tr, i)
+		} else {
+			te = append(te, i)
+		}
+	}
+	sub := func(idx []int) (*mat.Dense, []int) {
+		var m mat.Dense
+		gather(&m, Y, idx)
+		ls := make([]int, len(idx))
+		for i, j := range idx {
+			ls[i] = l[j]
+		}
+		return &m, ls
+	}
+	Ytr, ltr = sub(tr)
+	Yte, lte = sub(te)
+	return
+}
+
+var testOpts = Options{K: 5, K0: 3, Batch: 40, Epochs: 3}
+
+// accuracy returns the percentage of the columns of Y that the model's
+// methods classifier labels as want, restricted to labels keep (all if nil).
+func accuracy(t *testing.T, m *Model, Y *mat.Dense, want []int, keep func(int) bool) float64 {
+	t.Helper()
+	c, err := m.Classifier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := c.Predict(Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n, ok int
+	for i, l := range want {
+		if keep != nil && !keep(l) {
+			continue
+		}
+		n++
+		if pred[i] == l {
+			ok++
+		}
+	}
+	return 100 * float64(ok) / float64(n)
+}
+
+func mustNew(t *testing.T, o Options) *Model {
+	t.Helper()
+	m, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// half returns the columns of Y with i%2 == r.
+func half(Y *mat.Dense, l []int, r int) (*mat.Dense, []int) {
+	var idx []int
+	for i := range l {
+		if i%2 == r {
+			idx = append(idx, i)
+		}
+	}
+	var m mat.Dense
+	gather(&m, Y, idx)
+	ls := make([]int, len(idx))
+	for i, j := range idx {
+		ls[i] = l[j]
+	}
+	return &m, ls
+}
+
+// TestPartialFitHalves checks that passes of PartialFit over the training
+// set in two halves give a model within 1 point of passes in one call, and
+// that both classify well through methods.LRSDL.
+func TestPartialFitHalves(t *testing.T) {
+	Ytr, ltr, Yte, lte := faces(8, 30)
+	ctx := context.Background()
+	one, two := mustNew(t, testOpts), mustNew(t, testOpts)
+	Y1, l1 := half(Ytr, ltr, 0)
+	Y2, l2 := half(Ytr, ltr, 1)
+	for e := 0; e < 3; e++ {
+		if err := one.PartialFit(ctx, Ytr, ltr); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range []struct {
+			Y *mat.Dense
+			l []int
+		}{{Y1, l1}, {Y2, l2}} {
+			if err := two.PartialFit(ctx, h.Y, h.l); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a1, a2 := accuracy(t, one, Yte, lte, nil), accuracy(t, two, Yte, lte, nil)
+	t.Logf("accuracy: one call per pass %.2f%%, two halves %.2f%%", a1, a2)
+	if math.Abs(a1-a2) > 1 || a1 < 90 {
+		t.Errorf("accuracy in one call %.2f%%, in halves %.2f%%: want within 1 point, above 90%%", a1, a2)
+	}
+	if n, _ := one.Seen(); n == 0 {
+		t.Errorf("Seen = 0 after training")
+	}
+}
+
+// TestNewClass checks that a class first seen by PartialFit is learned
+// (its own test samples mostly recognised) without losing more than 1 point
+// on the classes trained before.
+func TestNewClass(t *testing.T) {
+	const C = 8
+	Ytr, ltr, Yte, lte := faces(C, 30)
+	old := func(l int) bool { return l < C-1 }
+	var oldIdx, newIdx []int
+	for i, l := range ltr {
+		if old(l) {
+			oldIdx = append(oldIdx, i)
+		} else {
+			newIdx = append(newIdx, i)
+		}
+	}
+	var Yo, Yn mat.Dense
+	gather(&Yo, Ytr, oldIdx)
+	gather(&Yn, Ytr, newIdx)
+	lo := make([]int, len(oldIdx))
+	for i, j := range oldIdx {
+		lo[i] = ltr[j]
+	}
+	ln := make([]int, len(newIdx))
+	for i := range ln {
+		ln[i] = C - 1
+	}
+	m := mustNew(t, testOpts)
+	ctx := context.Background()
+	if err := m.Fit(ctx, &stream.Dense{Y: &Yo, Labels: lo, Size: 100}); err != nil {
+		t.Fatal(err)
+	}
+	before := accuracy(t, m, Yte, lte, old)
+	for e := 0; e < 2; e++ {
+		if err := m.PartialFit(ctx, &Yn, ln); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := m.Classes(); len(got) != C || got[C-1] != C-1 {
+		t.Fatalf("classes after PartialFit: %v", got)
+	}
+	after := accuracy(t, m, Yte, lte, old)
+	newAcc := accuracy(t, m, Yte, lte, func(l int) bool { return !old(l) })
+	t.Logf("old classes %.2f%% → %.2f%%, new class %.2f%%", before, after, newAcc)
+	if after < before-1 {
+		t.Errorf("old classes: %.2f%% before the new class, %.2f%% after", before, after)
+	}
+	if newAcc < 80 {
+		t.Errorf("new class: %.2f%% of its test samples recognised", newAcc)
+	}
+}
+
+func equalStates(t *testing.T, a, b *lrsdl.State) bool {
+	t.Helper()
+	if a.Method != b.Method || !bytes.Equal(a.Options, b.Options) || !reflect.DeepEqual(a.Classes, b.Classes) || !reflect.DeepEqual(a.Names, b.Names) {
+		t.Logf("states differ in method, options, classes or names:\n%s\n%s", a.Options, b.Options)
+		return false
+	}
+	for _, n := range a.Names {
+		if !mat.Equal(a.Matrices[n], b.Matrices[n]) {
+			t.Logf("matrix %s differs", n)
+			return false
+		}
+	}
+	return true
+}
+
+// TestResume checks that a model saved to a model file between PartialFit
+// calls, pending samples included, resumes exactly: the next call gives
+// the same state bit for bit as without the interruption, for LRSDL and
+// FDDL.
+func TestResume(t *testing.T) {
+	Ytr, ltr, _, _ := faces(6, 20)
+	Y1, l1 := half(Ytr, ltr, 0)
+	Y2, l2 := half(Ytr, ltr, 1)
+	// Leave class 5 pending after the first call: only 2 of its samples.
+	var keep []int
+	n5 := 0
+	for i, l := range l1 {
+		if l == 5 {
+			if n5++; n5 > 2 {
+				continue
+			}
+		}
+		keep = append(keep, i)
+	}
+	var Y1p mat.Dense
+	gather(&Y1p, Y1, keep)
+	l1p := make([]int, len(keep))
+	for i, j := range keep {
+		l1p[i] = l1[j]
+	}
+	for _, method := range []string{"LRSDL", "FDDL"} {
+		o := testOpts
+		o.Method = method
+		if method == "FDDL" {
+			o.K0 = 0
+		}
+		ctx := context.Background()
+		a := mustNew(t, o)
+		if err := a.PartialFit(ctx, &Y1p, l1p); err != nil {
+			t.Fatal(err)
+		}
+		if p := a.Pending(); len(p) != 1 || p[0] != 5 {
+			t.Fatalf("%s: pending classes %v, want [5]", method, p)
+		}
+		st, err := a.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := data.EncodeModel(&buf, st); err != nil {
+			t.Fatal(err)
+		}
+		st2, err := data.DecodeModel(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := mustNew(t, Options{})
+		if err := b.SetState(st2); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(b.Resolved().Method, method) || b.Resolved().K != o.K {
+			t.Errorf("%s: resolved options after SetState: %+v", method, b.Resolved())
+		}
+		for _, m := range []*Model{a, b} {
+			if err := m.PartialFit(ctx, Y2, l2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sa, _ := a.State()
+		sb, _ := b.State()
+		if !equalStates(t, sa, sb) {
+			t.Errorf("%s: a model restored between PartialFit calls continues differently", method)
+		}
+		if len(sa.Classes) != 6 {
+			t.Errorf("%s: classes %v after the pending class's samples arrived", method, sa.Classes)
+		}
+	}
+}
+
+// TestCores checks that one seed gives the same model bit for bit with
+// GOMAXPROCS 1 and 2.
+func TestCores(t *testing.T) {
+	Ytr, ltr, _, _ := faces(6, 20)
+	var states []*lrsdl.State
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		m := mustNew(t, Options{K: 5, K0: 3, Batch: 40, Epochs: 2, Seed: 4})
+		if err := m.Fit(context.Background(), &stream.Dense{Y: Ytr, Labels: ltr, Size: 70}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := m.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, st)
+	}
+	if !equalStates(t, states[0], states[1]) {
+		t.Errorf("GOMAXPROCS 1 and 2 train different models")
+	}
+}
+
+// chunks is a Source over fixed chunks.
+type chunks struct {
+	cs  []stream.Chunk
+	pos int
+}
+
+func (s *chunks) Next(ctx context.Context) (stream.Chunk, error) {
+	if s.pos == len(s.cs) {
+		return stream.Chunk{}, io.EOF
+	}
+	s.pos++
+	return s.cs[s.pos-1], nil
+}
+
+func (s *chunks) Reset() error { s.pos = 0; return nil }
+
+// TestBadInput checks that bad chunks and inputs are errors naming the
+// chunk, and that the model keeps what it had.
+func TestBadInput(t *testing.T) {
+	Ytr, ltr, _, _ := faces(4, 20)
+	ctx := context.Background()
+	good := stream.Chunk{Y: Ytr, Labels: ltr, Name: "good.npy"}
+	small := mat.NewDense(59, 3, nil)
+	nan := mat.DenseCopyOf(Ytr)
+	nan.Set(3, 7, math.NaN())
+	cases := []struct {
+		name string
+		bad  stream.Chunk
+		want string
+	}{
+		{"dimension", stream.Chunk{Y: small, Labels: []int{0, 1, 2}, Name: "X_002.npy"}, "X_002.npy has dimension 59"},
+		{"fewer labels", stream.Chunk{Y: Ytr, Labels: ltr[:5], Name: "X_003.npy"}, "X_003.npy has 80 samples and 5 labels"},
+		{"no labels", stream.Chunk{Y: Ytr, Name: "X_004.npy"}, "X_004.npy has 80 samples and 0 labels"},
+		{"NaN", stream.Chunk{Y: nan, Labels: ltr, Name: "X_005.npy"}, "X_005.npy holds NaN"},
+	}
+	for _, c := range cases {
+		m := mustNew(t, testOpts)
+		err := m.Fit(ctx, &chunks{cs: []stream.Chunk{good, c.bad}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Fit error %v, want one containing %q", c.name, err, c.want)
+		}
+		if _, err := m.State(); err == nil {
+			t.Errorf("%s: a failed Fit left a trained model", c.name)
+		}
+		// PartialFit on a trained model: the error, and no change.
+		if err := m.PartialFit(ctx, Ytr, ltr); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := m.State()
+		err = m.PartialFit(ctx, c.bad.Y, c.bad.Labels)
+		if err == nil || !strings.Contains(err.Error(), "PartialFit input") {
+			t.Errorf("%s: PartialFit error %v, want one naming the input", c.name, err)
+		}
+		after, _ := m.State()
+		if !equalStates(t, before, after) {
+			t.Errorf("%s: a failed PartialFit changed the model", c.name)
+		}
+	}
+	// A class with fewer than K samples in the whole source.
+	m := mustNew(t, testOpts)
+	l := append([]int(nil), ltr...)
+	l[0] = 99
+	if err := m.Fit(ctx, &stream.Dense{Y: Ytr, Labels: l}); err == nil || !strings.Contains(err.Error(), "labels 99") {
+		t.Errorf("class with one sample: Fit error %v", err)
+	}
+	if _, err := New(Options{Method: "FDDL", K0: 5}); err == nil {
+		t.Errorf("FDDL with K0 = 5: no error")
+	}
+	if _, err := New(Options{Lambda1: -1}); err == nil {
+		t.Errorf("Lambda1 = −1: no error")
+	}
+}
+
+// TestCancel checks that cancelling from the progress callback stops Fit
+// with ctx.Err() and leaves the model untrained, that progress counts
+// samples, and that the options given are not modified.
+func TestCancel(t *testing.T) {
+	Ytr, ltr, _, _ := faces(4, 40)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var last Progress
+	calls := 0
+	o := testOpts
+	o.Progress = func(p Progress) {
+		last = p
+		if calls++; calls == 3 {
+			cancel()
+		}
+	}
+	m := mustNew(t, o)
+	err := m.Fit(ctx, &stream.Dense{Y: Ytr, Labels: ltr, Size: 50})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Fit after cancel: %v", err)
+	}
+	if calls != 3 {
+		t.Errorf("progress called %d times after cancelling at the third", calls)
+	}
+	if last.Epoch != 1 || last.EpochSeen != 90 || last.ETA <= 0 {
+		t.Errorf("last progress %+v, want epoch 1, 90 samples of the epoch and an ETA", last)
+	}
+	if _, err := m.State(); err == nil {
+		t.Errorf("a cancelled Fit left a trained model")
+	}
+	if m.Options().K0 != 3 || m.Options().Lambda1 != 0 || m.Resolved().Lambda1 != 0.01 || m.Resolved().Forget != 3 {
+		t.Errorf("options %+v, resolved %+v", m.Options(), m.Resolved())
+	}
+}
