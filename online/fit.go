@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -20,8 +19,7 @@ import (
 // src.Reset before each. Every chunk is shuffled (seeded by Seed and the
 // batch count) and cut into minibatches of Batch samples. A chunk with
 // another dimension, with fewer or more labels than samples, or with a
-// NaN or an infinity is an error naming it; so is a class with fewer than
-// K samples in the whole source. On any error, cancellation included
+// NaN or an infinity is an error naming it. On any error, cancellation included
 // (ctx.Err() is returned), the model is left as it was before Fit.
 func (m *Model) Fit(ctx context.Context, src stream.Source) error {
 	if src == nil {
@@ -65,9 +63,9 @@ func (m *Model) fit(ctx context.Context, src stream.Source) error {
 				return err
 			}
 		}
-	}
-	if p := m.Pending(); len(p) > 0 {
-		return fmt.Errorf("online: %d classes have fewer than k=%d samples in the source (labels %s)", len(p), m.p.k, labelList(p))
+		if err := m.Flush(ctx); err != nil {
+			return err
+		}
 	}
 	if len(m.st.labels) < 2 {
 		return fmt.Errorf("online: the source holds %d classes, need at least 2", len(m.st.labels))
@@ -75,19 +73,21 @@ func (m *Model) fit(ctx context.Context, src stream.Source) error {
 	return nil
 }
 
-func labelList(ls []int) string {
-	var b strings.Builder
-	for i, l := range ls {
-		if i == 8 {
-			b.WriteString(", …")
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprint(&b, l)
+// Flush adds every pending class (Pending) to the model, its atoms learned
+// from the fewer than K samples it has and completed by random unit
+// vectors (core.InitDict). Fit flushes at the end of every epoch, so that
+// a class with fewer than K samples in the whole source is still learned.
+// An error leaves the model unchanged.
+func (m *Model) Flush(ctx context.Context) error {
+	if len(m.st.pend) == 0 {
+		return nil
 	}
-	return b.String()
+	old := m.st.clone()
+	if err := m.initClasses(ctx, rand.New(rand.NewPCG(m.p.seed, uint64(2*m.st.t+1))), 1); err != nil {
+		m.st = old
+		return err
+	}
+	return nil
 }
 
 // PartialFit continues training from the current model with the columns
@@ -215,7 +215,7 @@ func (m *Model) load(ctx context.Context, Y *mat.Dense, labels []int, idx []int)
 		mat.Col(col, k, Y)
 		s.pend[labels[k]] = append(s.pend[labels[k]], slices.Clone(col))
 	}
-	if err := m.initClasses(ctx, rng); err != nil {
+	if err := m.initClasses(ctx, rng, p.k); err != nil {
 		return 0, err
 	}
 	C := len(s.labels)
@@ -284,14 +284,14 @@ func (m *Model) update(ctx context.Context) error {
 	return nil
 }
 
-// initClasses learns the atoms of every pending class with at least K
-// buffered samples (in increasing order of label) by ODL on them, and adds
-// the classes to the model.
-func (m *Model) initClasses(ctx context.Context, rng *rand.Rand) error {
+// initClasses learns the atoms of every pending class with at least
+// minSamples buffered samples (in increasing order of label) by ODL on
+// them, and adds the classes to the model.
+func (m *Model) initClasses(ctx context.Context, rng *rand.Rand, minSamples int) error {
 	s, p := &m.st, &m.p
 	var ready []int
 	for l, cols := range s.pend {
-		if len(cols) >= p.k {
+		if len(cols) >= minSamples {
 			ready = append(ready, l)
 		}
 	}
