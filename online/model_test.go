@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -401,5 +404,65 @@ func TestCancel(t *testing.T) {
 	}
 	if m.Options().K0 != 3 || m.Options().Lambda1 != 0 || m.Resolved().Lambda1 != 0.01 || m.Resolved().Forget != 3 {
 		t.Errorf("options %+v, resolved %+v", m.Options(), m.Resolved())
+	}
+}
+
+// TestFitFromDisk trains from a directory of .npy shards and checks that
+// a shard truncated after the directory was opened stops Fit with an
+// error naming it, leaving the model as it was.
+func TestFitFromDisk(t *testing.T) {
+	dir := t.TempDir()
+	src := &stream.FaceLike{C: 5, D: 30, N: 400, Chunk: 100, Seed: 1, SampleSeed: 2}
+	for i := 0; ; i++ {
+		c, err := src.Next(context.Background())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []struct {
+			name  string
+			write func(io.Writer) error
+		}{
+			{fmt.Sprintf("X_%d.npy", i), func(w io.Writer) error { return stream.WriteNPY(w, c.Y, true) }},
+			{fmt.Sprintf("y_%d.npy", i), func(w io.Writer) error { return stream.WriteLabelsNPY(w, c.Labels) }},
+		} {
+			fh, err := os.Create(filepath.Join(dir, f.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.write(fh); err != nil {
+				t.Fatal(err)
+			}
+			fh.Close()
+		}
+	}
+	d, err := stream.OpenDir(dir, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	m := mustNew(t, Options{K: 5, K0: 3, Batch: 50, Epochs: 2})
+	if err := m.Fit(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	test := &stream.FaceLike{C: 5, D: 30, N: 200, Chunk: 200, Seed: 1, SampleSeed: 9}
+	c, _ := test.Next(context.Background())
+	if a := accuracy(t, m, c.Y, c.Labels, nil); a < 90 {
+		t.Errorf("accuracy %.2f%% after training from disk", a)
+	}
+	before, _ := m.State()
+	p := filepath.Join(dir, "X_2.npy")
+	fi, _ := os.Stat(p)
+	if err := os.Truncate(p, fi.Size()-1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Fit(context.Background(), d); err == nil || !strings.Contains(err.Error(), "X_2.npy is truncated") {
+		t.Errorf("Fit over a truncated shard: %v", err)
+	}
+	after, _ := m.State()
+	if !equalStates(t, before, after) {
+		t.Errorf("a failed Fit changed the model")
 	}
 }
