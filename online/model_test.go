@@ -33,18 +33,20 @@ func faces(C, n int) (Ytr *mat.Dense, ltr []int, Yte *mat.Dense, lte []int) {
 			te = append(te, i)
 		}
 	}
-	sub := func(idx []int) (*mat.Dense, []int) {
-		var m mat.Dense
-		gather(&m, Y, idx)
-		ls := make([]int, len(idx))
-		for i, j := range idx {
-			ls[i] = l[j]
-		}
-		return &m, ls
-	}
-	Ytr, ltr = sub(tr)
-	Yte, lte = sub(te)
+	Ytr, ltr = cols(Y, l, tr)
+	Yte, lte = cols(Y, l, te)
 	return
+}
+
+// cols returns the columns idx of Y and their labels.
+func cols(Y *mat.Dense, l []int, idx []int) (*mat.Dense, []int) {
+	var m mat.Dense
+	gather(&m, Y, idx)
+	ls := make([]int, len(idx))
+	for i, j := range idx {
+		ls[i] = l[j]
+	}
+	return &m, ls
 }
 
 var testOpts = Options{K: 5, K0: 3, Batch: 40, Epochs: 3}
@@ -91,13 +93,7 @@ func half(Y *mat.Dense, l []int, r int) (*mat.Dense, []int) {
 			idx = append(idx, i)
 		}
 	}
-	var m mat.Dense
-	gather(&m, Y, idx)
-	ls := make([]int, len(idx))
-	for i, j := range idx {
-		ls[i] = l[j]
-	}
-	return &m, ls
+	return cols(Y, l, idx)
 }
 
 // TestPartialFitHalves checks that passes of PartialFit over the training
@@ -147,25 +143,16 @@ func TestNewClass(t *testing.T) {
 			newIdx = append(newIdx, i)
 		}
 	}
-	var Yo, Yn mat.Dense
-	gather(&Yo, Ytr, oldIdx)
-	gather(&Yn, Ytr, newIdx)
-	lo := make([]int, len(oldIdx))
-	for i, j := range oldIdx {
-		lo[i] = ltr[j]
-	}
-	ln := make([]int, len(newIdx))
-	for i := range ln {
-		ln[i] = C - 1
-	}
+	Yo, lo := cols(Ytr, ltr, oldIdx)
+	Yn, ln := cols(Ytr, ltr, newIdx)
 	m := mustNew(t, testOpts)
 	ctx := context.Background()
-	if err := m.Fit(ctx, &stream.Dense{Y: &Yo, Labels: lo, Size: 100}); err != nil {
+	if err := m.Fit(ctx, &stream.Dense{Y: Yo, Labels: lo, Size: 100}); err != nil {
 		t.Fatal(err)
 	}
 	before := accuracy(t, m, Yte, lte, old)
 	for e := 0; e < 2; e++ {
-		if err := m.PartialFit(ctx, &Yn, ln); err != nil {
+		if err := m.PartialFit(ctx, Yn, ln); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -217,12 +204,7 @@ func TestResume(t *testing.T) {
 		}
 		keep = append(keep, i)
 	}
-	var Y1p mat.Dense
-	gather(&Y1p, Y1, keep)
-	l1p := make([]int, len(keep))
-	for i, j := range keep {
-		l1p[i] = l1[j]
-	}
+	Y1p, l1p := cols(Y1, l1, keep)
 	for _, method := range []string{"LRSDL", "FDDL"} {
 		o := testOpts
 		o.Method = method
@@ -231,7 +213,7 @@ func TestResume(t *testing.T) {
 		}
 		ctx := context.Background()
 		a := mustNew(t, o)
-		if err := a.PartialFit(ctx, &Y1p, l1p); err != nil {
+		if err := a.PartialFit(ctx, Y1p, l1p); err != nil {
 			t.Fatal(err)
 		}
 		if p := a.Pending(); len(p) != 1 || p[0] != 5 {

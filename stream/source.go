@@ -101,3 +101,46 @@ func (s *Dense) Reset() error { s.pos = 0; return nil }
 
 // Len returns the number of columns of Y.
 func (s *Dense) Len() int64 { _, n := s.Y.Dims(); return int64(n) }
+
+// Normalized is a Source that scales every sample of S to unit ℓ2 norm
+// (zero samples stay zero), as the paper's protocol prepares data.
+type Normalized struct{ S Source }
+
+// Next returns the next chunk of S with unit-norm columns; it modifies
+// the chunk's storage in place.
+func (n Normalized) Next(ctx context.Context) (Chunk, error) {
+	c, err := n.S.Next(ctx)
+	if err != nil {
+		return c, err
+	}
+	raw := c.Y.RawMatrix()
+	norm := make([]float64, raw.Cols)
+	for i := 0; i < raw.Rows; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			norm[j] += v * v
+		}
+	}
+	for j, s := range norm {
+		if s > 0 {
+			norm[j] = 1 / math.Sqrt(s)
+		}
+	}
+	for i := 0; i < raw.Rows; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+		for j := range row {
+			row[j] *= norm[j]
+		}
+	}
+	return c, nil
+}
+
+// Reset resets S.
+func (n Normalized) Reset() error { return n.S.Reset() }
+
+// Len returns the length of S, or −1 if S does not report it.
+func (n Normalized) Len() int64 {
+	if l, ok := n.S.(Lener); ok {
+		return l.Len()
+	}
+	return -1
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -296,5 +297,24 @@ func TestFaceLike(t *testing.T) {
 	cancel()
 	if _, err := o.Next(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Next: %v", err)
+	}
+}
+
+// TestNormalized checks unit-norm columns and that zero columns stay zero.
+func TestNormalized(t *testing.T) {
+	Y := mat.NewDense(3, 4, []float64{3, 0, 1, 2, 4, 0, 1, 2, 0, 0, 1, 2})
+	s := Normalized{S: &Dense{Y: Y, Labels: []int{0, 1, 0, 1}}}
+	c, err := s.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1, 0, 1, 1}
+	for j, w := range want {
+		if n := mat.Norm(c.Y.ColView(j), 2); math.Abs(n-w) > 1e-15 {
+			t.Errorf("column %d has norm %g, want %g", j, n, w)
+		}
+	}
+	if math.Abs(c.Y.At(0, 0)-0.6) > 1e-15 || s.Len() != 4 {
+		t.Errorf("first entry %g, Len %d", c.Y.At(0, 0), s.Len())
 	}
 }
