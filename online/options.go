@@ -31,6 +31,11 @@ type Options struct {
 	Eta     float64 // nuclear-norm weight η of D0; zero means 0.1, Off 0
 	// XIters caps the FISTA iterations of an X step; zero means 20.
 	XIters int
+	// OwnIters is the number of FISTA iterations of a first pass of the X
+	// step restricted to each sample's own class atoms (and the shared
+	// ones), whose result starts the XIters iterations on all atoms; zero
+	// means XIters, Off starts from zero codes.
+	OwnIters int
 	// DIters caps the ODL sweeps of a dictionary step; zero means 5.
 	DIters int
 	// ADMMIters caps the ADMM iterations of a D0 step; zero means 20.
@@ -60,6 +65,7 @@ type params struct {
 	k, k0                   int
 	lambda1, lambda2, eta   float64
 	xIters, dIters, admmIts int
+	ownIters                int
 	seed                    uint64
 }
 
@@ -97,11 +103,12 @@ func (o Options) resolve() (Options, params, error) {
 	deff(&r.Lambda1, 0.01)
 	deff(&r.Lambda2, 0.01)
 	def(&r.XIters, 20)
+	def(&r.OwnIters, r.XIters)
 	def(&r.DIters, 5)
 	def(&r.ADMMIters, 20)
 	p := params{lrsdl: r.Method == "LRSDL", batch: r.Batch, epochs: r.Epochs, forget: litf(r.Forget),
 		k: r.K, k0: liti(r.K0), lambda1: r.Lambda1, lambda2: litf(r.Lambda2), eta: litf(r.Eta),
-		xIters: r.XIters, dIters: r.DIters, admmIts: r.ADMMIters, seed: r.Seed}
+		xIters: r.XIters, dIters: r.DIters, admmIts: r.ADMMIters, ownIters: liti(r.OwnIters), seed: r.Seed}
 	bad := func(name string, v any, want string) error {
 		return fmt.Errorf("online: option %s=%v: must be %s", name, v, want)
 	}
@@ -123,6 +130,8 @@ func (o Options) resolve() (Options, params, error) {
 		return r, p, bad("Lambda2", r.Lambda2, "≥ 0 or Off")
 	case !(p.eta >= 0) || !finite(p.eta):
 		return r, p, bad("Eta", r.Eta, "≥ 0 or Off")
+	case p.ownIters < 0:
+		return r, p, bad("OwnIters", r.OwnIters, "≥ 0 or Off")
 	case p.xIters < 1 || p.dIters < 1 || p.admmIts < 1:
 		return r, p, fmt.Errorf("online: XIters=%d, DIters=%d, ADMMIters=%d: each must be ≥ 1", r.XIters, r.DIters, r.ADMMIters)
 	}

@@ -22,6 +22,7 @@ type record struct {
 	XIters    int     `json:"x_iters"`
 	DIters    int     `json:"d_iters"`
 	ADMMIters int     `json:"admm_iters"`
+	OwnIters  int     `json:"own_iters"`
 	Batches   int64   `json:"batches"` // minibatches trained
 	Seen      int64   `json:"seen"`    // samples trained on
 	N0        float64 `json:"n0"`      // weighted sample count of the shared statistics
@@ -66,7 +67,7 @@ func (m *Model) State() (*lrsdl.State, error) {
 		return nil, fmt.Errorf("online: model has %d trained classes, need at least 2", C)
 	}
 	rec := record{Batch: m.res.Batch, Epochs: m.res.Epochs, Forget: m.res.Forget, XIters: m.res.XIters,
-		DIters: m.res.DIters, ADMMIters: m.res.ADMMIters, Batches: s.t, Seen: s.seen, N0: s.n0}
+		DIters: m.res.DIters, ADMMIters: m.res.ADMMIters, OwnIters: m.res.OwnIters, Batches: s.t, Seen: s.seen, N0: s.n0}
 	var opts []byte
 	var err error
 	if m.p.lrsdl {
@@ -191,7 +192,7 @@ func (m *Model) SetState(st *lrsdl.State) error {
 	}
 	o.Method, o.Batch, o.Epochs, o.Forget = st.Method, rec.Batch, rec.Epochs, rec.Forget
 	if rec.XIters > 0 {
-		o.XIters, o.DIters, o.ADMMIters = rec.XIters, rec.DIters, rec.ADMMIters
+		o.XIters, o.DIters, o.ADMMIters, o.OwnIters = rec.XIters, rec.DIters, rec.ADMMIters, rec.OwnIters
 	}
 	o.Progress = m.opts.Progress
 	res, p, err := o.resolve()

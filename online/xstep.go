@@ -2,7 +2,6 @@ package online
 
 import (
 	"context"
-	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -18,7 +17,6 @@ type work struct {
 	lin, T, MX, Yb, V mat.Dense // per batch
 	Xb                mat.Dense // codes [X; X0] of the batch
 	F, Dn             mat.Dense // M(A); candidate D0
-	sub               mat.Dense // D̄_cᵀD̄_c
 	Mc                mat.Dense
 	m, m0             []float64
 	sp                core.Partition // samples of each class in the batch
@@ -45,33 +43,25 @@ func gemm(tA, tB gblas.Transpose, alpha float64, a, b mat.Matrix, beta float64, 
 func raw(a mat.Matrix) blas64.General { return a.(*mat.Dense).RawMatrix() }
 
 // lipschitz returns a Lipschitz constant of the gradient of the X step's
-// objective: its Hessian for a sample of class c is
+// objective. The Hessian for a sample of class c is the positive
+// semidefinite block matrix
 //
-//	D̄ᵀD̄ + P_cᵀD̄_cᵀD̄_cP_c + Σ_{j≠c} P_jᵀD_jᵀD_jP_j + λ2·diag(2I, I),
+//	[M(DᵀD) + 2λ2I    Q_c        ]
+//	[Q_cᵀ             2D0ᵀD0 + λ2I],
 //
-// whose last two atom terms act on disjoint coordinates, so
-// L = λmax(D̄ᵀD̄) + max_c λmax(D̄_cᵀD̄_c) + 2λ2 with D̄_c = [D_c D0]. The
-// power iterations start cold, so L depends on D̄ alone.
-func (w *work) lipschitz(part core.Partition, k0 int, lambda2 float64) float64 {
+// whose largest eigenvalue is at most the sum of those of its diagonal
+// blocks, so L = λmax(M(DᵀD) + 2λ2I) + λmax(2D0ᵀD0 + λ2I), for every c
+// (exact for FDDL). The power iterations start cold, so L depends on D̄
+// alone.
+func (w *work) lipschitz(k0 int) float64 {
 	var pi core.PowerIter
-	_, top := pi.MaxEig(&w.G)
-	K := part.Len()
-	var blk float64
-	var pc core.PowerIter
-	for c := 0; c+1 < len(part); c++ {
-		lo, hi := part.Block(c)
-		k := hi - lo
-		sub := reuse(&w.sub, k+k0, k+k0)
-		sub.Slice(0, k, 0, k).(*mat.Dense).Copy(w.G.Slice(lo, hi, lo, hi))
-		if k0 > 0 {
-			sub.Slice(0, k, k, k+k0).(*mat.Dense).Copy(w.G.Slice(lo, hi, K, K+k0))
-			sub.Slice(k, k+k0, 0, k).(*mat.Dense).Copy(w.G.Slice(K, K+k0, lo, hi))
-			sub.Slice(k, k+k0, k, k+k0).(*mat.Dense).Copy(w.G.Slice(K, K+k0, K, K+k0))
-		}
-		_, ub := pc.MaxEig(sub)
-		blk = math.Max(blk, ub)
+	_, L := pi.MaxEig(&w.MA)
+	if k0 > 0 {
+		var p0 core.PowerIter
+		_, l0 := p0.MaxEig(&w.B0m)
+		L += l0
 	}
-	return top + blk + 2*lambda2
+	return L
 }
 
 // prepare computes the products of D̄ that the X step of every batch uses
@@ -98,7 +88,7 @@ func (w *work) prepare(s *state, lambda2 float64) float64 {
 			B0m.Set(i, i, B0m.At(i, i)+lambda2)
 		}
 	}
-	return w.lipschitz(s.part, k0, lambda2)
+	return w.lipschitz(k0)
 }
 
 // gradient returns the gradient of xStep's objective (without the ℓ1
@@ -155,7 +145,12 @@ func (w *work) gradient(s *state, p *params) core.GradFunc {
 //	Σ_i ½‖y_i − D̄x̄_i‖² + ½‖y_i − D_c x_i^c − D0 x0_i‖² + ½Σ_{j≠c}‖D_j x_i^j‖²
 //	    + λ2(‖x_i − m_c‖² + mᵀx_i) + λ2/2‖x0_i − m0‖² + λ1‖x̄_i‖₁
 //
-// (c the class of y_i) by FISTA from zero. With the running means equal to
+// (c the class of y_i) by FISTA. The start is zero, or (Options.OwnIters)
+// the result of a first FISTA run in which each sample's codes on the
+// atoms of other classes are held at zero, as Algorithm 2's
+// initialisation gives every sample codes on its own class's atoms only:
+// from zero, the few iterations of a minibatch spread the codes over the
+// classes and the class dictionaries mix. With the running means equal to
 // the means of the codes, its gradient is LRSDL-X's (eqs. hbar_diff_up and
 // hbar_diff_lo):
 //
@@ -169,6 +164,31 @@ func (w *work) xStep(ctx context.Context, s *state, p *params, L float64) error 
 	_, b := w.Yb.Dims()
 	Xb := reuse(&w.Xb, K+k0, b)
 	Xb.Zero()
+	if p.ownIters > 0 {
+		// Start from the codes restricted to each sample's own class
+		// atoms (and the shared ones): the gradient's other rows are zeroed,
+		// so those codes stay zero.
+		own := func(G, W *mat.Dense) {
+			grad(G, W)
+			gr := G.RawMatrix()
+			for c := 0; c+1 < len(w.sp); c++ {
+				lo, hi := s.part.Block(c)
+				for i := 0; i < K; i++ {
+					if i >= lo && i < hi {
+						continue
+					}
+					row := gr.Data[i*gr.Stride:]
+					for j := w.sp[c]; j < w.sp[c+1]; j++ {
+						row[j] = 0
+					}
+				}
+			}
+		}
+		w.fista.MaxIter, w.fista.Tol, w.fista.Restart = p.ownIters, 1e-4, true
+		if _, err := w.fista.Solve(ctx, Xb, own, L, p.lambda1, nil); err != nil {
+			return err
+		}
+	}
 	w.fista.MaxIter, w.fista.Tol, w.fista.Restart = p.xIters, 1e-4, true
 	_, err := w.fista.Solve(ctx, Xb, grad, L, p.lambda1, nil)
 	return err

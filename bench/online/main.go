@@ -8,7 +8,7 @@
 //
 //	go run -tags openblas ./bench/online -n 1000,10000,100000
 //	go run -tags openblas ./bench/online -million        # adds N = 10⁶ (~2 GB of float32 shards)
-//	go run -tags openblas ./bench/online -n '' -accuracy
+//	go run -tags openblas ./bench/online -n '' -accuracy -sets argender,coil,flower
 package main
 
 import (
@@ -45,7 +45,9 @@ var (
 	test     = flag.Int("test", 1000, "synthetic test samples")
 	accuracy = flag.Bool("accuracy", false, "compare minibatch and batch LRSDL on testdata")
 	testdata = flag.String("testdata", "testdata", "directory of argender.mat and the other data sets")
+	sets     = flag.String("sets", "argender,coil,flower", "data sets of -accuracy")
 	epochs   = flag.Int("epochs", 0, "epochs of the -accuracy comparison (0: the batch method's outer iterations)")
+	own      = flag.Int("own", 0, "online.Options.OwnIters (0: its default, -1: off)")
 	child    = flag.Int64("child", 0, "internal: train on the N samples in -dir and print one JSON result")
 )
 
@@ -218,7 +220,7 @@ func train(n int64) error {
 	if src.Len() != n {
 		return fmt.Errorf("%s holds %d samples, want %d", *dir, src.Len(), n)
 	}
-	m, err := online.New(online.Options{Batch: *batch, Epochs: 1, K: *k, K0: *k0})
+	m, err := online.New(online.Options{Batch: *batch, Epochs: 1, K: *k, K0: *k0, OwnIters: *own})
 	if err != nil {
 		return err
 	}
