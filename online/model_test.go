@@ -384,6 +384,22 @@ func TestCancel(t *testing.T) {
 	if _, err := m.State(); err == nil {
 		t.Errorf("a cancelled Fit left a trained model")
 	}
+	// PartialFit cancelled after its first minibatch leaves a trained
+	// model as it was.
+	m2 := mustNew(t, testOpts)
+	if err := m2.PartialFit(context.Background(), Ytr, ltr); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := m2.State()
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	m2.opts.Progress = func(Progress) { cancel2() }
+	if err := m2.PartialFit(ctx2, Ytr, ltr); !errors.Is(err, context.Canceled) {
+		t.Fatalf("PartialFit after cancel: %v", err)
+	}
+	if after, _ := m2.State(); !equalStates(t, before, after) {
+		t.Errorf("a cancelled PartialFit changed the model")
+	}
 	if m.Options().K0 != 3 || m.Options().Lambda1 != 0 || m.Resolved().Lambda1 != 0.01 || m.Resolved().Forget != 3 {
 		t.Errorf("options %+v, resolved %+v", m.Options(), m.Resolved())
 	}
