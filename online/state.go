@@ -13,8 +13,10 @@ import (
 	"github.com/lrsdl/lrsdl/methods"
 )
 
-// record is what a State's options hold beside the batch method's options:
-// the minibatch options and what has been seen.
+// record is what a State holds beside the batch method's options, as the
+// 1×10 matrix "online.record" in the order of its fields: the minibatch
+// options and what has been seen. (The options stay the batch method's
+// own, so that a model file of it reads as any LRSDL or FDDL model.)
 type record struct {
 	Batch     int     `json:"batch"`
 	Epochs    int     `json:"epochs"`
@@ -28,21 +30,32 @@ type record struct {
 	N0        float64 `json:"n0"`      // weighted sample count of the shared statistics
 }
 
-type lrsdlRecord struct {
-	methods.LRSDLOptions
-	Online record `json:"online"`
+// matrix returns r as the 1×10 matrix of State.
+func (r record) matrix() *mat.Dense {
+	return rowOf([]float64{float64(r.Batch), float64(r.Epochs), r.Forget, float64(r.XIters), float64(r.DIters),
+		float64(r.ADMMIters), float64(r.OwnIters), float64(r.Batches), float64(r.Seen), r.N0})
 }
 
-type fddlRecord struct {
-	methods.FDDLOptions
-	Online record `json:"online"`
+// recordOf reads a record from State's matrix; a state without one (a
+// batch-trained model) gives the zero record.
+func recordOf(st *lrsdl.State) (record, error) {
+	m, ok := st.Matrices[matRecord]
+	if !ok {
+		return record{}, nil
+	}
+	if r, c := m.Dims(); r != 1 || c != 10 {
+		return record{}, fmt.Errorf("online: state matrix %s is %d×%d, want 1×10", matRecord, r, c)
+	}
+	v := m.RawRowView(0)
+	return record{Batch: int(v[0]), Epochs: int(v[1]), Forget: v[2], XIters: int(v[3]), DIters: int(v[4]),
+		ADMMIters: int(v[5]), OwnIters: int(v[6]), Batches: int64(v[7]), Seen: int64(v[8]), N0: v[9]}, nil
 }
 
 // Names of the State matrices that only minibatch training uses.
 const (
 	matA, matB, matA0, matB0 = "online.A", "online.B", "online.A0", "online.B0"
 	matS, matN, matS0        = "online.S", "online.n", "online.s0"
-	matPending               = "online.pending"
+	matPending, matRecord    = "online.pending", "online.record"
 )
 
 // fisherOptions returns the batch method's options that describe the model.
@@ -56,7 +69,7 @@ func (m *Model) fisherOptions() methods.FDDLOptions {
 // methods.FDDL (Method "LRSDL" or "FDDL"): matrices Dbar = [D D0], part,
 // Mc (the running class means of the codes) and m0, with the options of
 // the batch method. It also holds the accumulated statistics, the samples
-// of pending classes and, in the options' "online" field, the minibatch
+// of pending classes and, in the matrix online.record, the minibatch
 // options and the number of samples and minibatches seen, so that
 // SetState resumes training exactly. It needs at least two trained
 // classes.
@@ -71,9 +84,9 @@ func (m *Model) State() (*lrsdl.State, error) {
 	var opts []byte
 	var err error
 	if m.p.lrsdl {
-		opts, err = json.Marshal(lrsdlRecord{LRSDLOptions: methods.LRSDLOptions{FDDLOptions: m.fisherOptions(), K0: m.res.K0, Eta: m.res.Eta}, Online: rec})
+		opts, err = json.Marshal(methods.LRSDLOptions{FDDLOptions: m.fisherOptions(), K0: m.res.K0, Eta: m.res.Eta})
 	} else {
-		opts, err = json.Marshal(fddlRecord{FDDLOptions: m.fisherOptions(), Online: rec})
+		opts, err = json.Marshal(m.fisherOptions())
 	}
 	if err != nil {
 		return nil, err
@@ -100,6 +113,7 @@ func (m *Model) State() (*lrsdl.State, error) {
 	add(matB, &s.B)
 	add(matS, &s.S)
 	add(matN, rowOf(s.n))
+	add(matRecord, rec.matrix())
 	if k0 > 0 {
 		add(matA0, &s.A0)
 		add(matB0, &s.B0)
@@ -172,21 +186,24 @@ func (m *Model) SetState(st *lrsdl.State) error {
 		return errors.New("online: nil state")
 	}
 	var o Options
-	var rec record
+	rec, err := recordOf(st)
+	if err != nil {
+		return err
+	}
 	switch st.Method {
 	case "LRSDL":
-		var r lrsdlRecord
+		var r methods.LRSDLOptions
 		if err := json.Unmarshal(st.Options, &r); err != nil {
 			return fmt.Errorf("online: LRSDL state options: %v", err)
 		}
 		o = fromFisher(r.FDDLOptions)
-		o.K0, o.Eta, rec = r.K0, r.Eta, r.Online
+		o.K0, o.Eta = r.K0, r.Eta
 	case "FDDL":
-		var r fddlRecord
+		var r methods.FDDLOptions
 		if err := json.Unmarshal(st.Options, &r); err != nil {
 			return fmt.Errorf("online: FDDL state options: %v", err)
 		}
-		o, rec = fromFisher(r.FDDLOptions), r.Online
+		o = fromFisher(r)
 	default:
 		return fmt.Errorf("online: state is for method %q, not LRSDL or FDDL", st.Method)
 	}

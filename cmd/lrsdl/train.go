@@ -44,6 +44,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	perClass := fs.Int("train-per-class", 0, "train on `N` samples per class drawn at random (0: all training samples)")
 	out := fs.String("o", "", "model `file` to write"+outputDoc)
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	var sf streamFlags
+	sf.register(fs)
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
@@ -54,6 +56,15 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return usagef("missing -o MODEL")
 	case *perClass < 0:
 		return usagef("-train-per-class %d: want N ≥ 0", *perClass)
+	case sf.batch < 0:
+		return usagef("-batch %d: want B ≥ 1", sf.batch)
+	case sf.batch > 0:
+		if *perClass != 0 || *asJSON {
+			return usagef("-batch streams every sample of -data: -train-per-class and -json do not apply")
+		}
+		return runTrainStream(ctx, e, *method, df.path, *out, df.normalize, &mf, &sf)
+	case sf.epochs != 0 || sf.labels != "":
+		return usagef("-epochs and -labels go with -batch")
 	}
 	c, err := mf.newClassifier(*method)()
 	if err != nil {
