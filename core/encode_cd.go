@@ -31,6 +31,7 @@ type cdWork struct {
 	xw      []float64 // the code restricted to W (m)
 	hist    [andersonM + 1][]float64
 	xe, ce  []float64 // extrapolated code and its correlations (m)
+	ue      []float64 // b − G_{:,F}x_F of a Newton step with fixed atoms F (m)
 	lp      *lassoPath
 	wpos    []int      // position of each atom in W, −1 if absent (k)
 	nf      *lassoPath // Cholesky factor of G_AA on the support (Newton steps)
@@ -238,7 +239,7 @@ func (w *cdWork) inner(g []float64, yy, lambda, target float64, o *EncodeOptions
 		bw[p], cw[p], xw[p] = w.b[i], w.c[i], w.x[i]
 	}
 	nh := 0
-	w.xe, w.ce = grow(w.xe, m), grow(w.ce, m)
+	w.xe, w.ce, w.ue = grow(w.xe, m), grow(w.ce, m), grow(w.ue, m)
 	if !o.NoAnderson {
 		for h := range w.hist {
 			w.hist[h] = grow(w.hist[h], m)
@@ -434,7 +435,9 @@ func (w *cdWork) newtonPays(xw []float64, rate, gap, target float64) bool {
 // encodeNewtonDrops times); the objective decreases along each segment. It
 // updates cw, keeps the old point if the objective (P at xw) did not
 // decrease, and reports whether it moved. An atom whose Cholesky pivot is
-// too small (G_AA numerically singular) makes it give up.
+// too small (in the numerical span of the others: G_AA singular, as when
+// the support has more atoms than D has rows) stays out of the factor with
+// its coefficient fixed, and the step minimises over the others.
 func (w *cdWork) newton(g, gw, bw, cw, xw []float64, yy, lambda, P float64) bool {
 	m, nf := len(xw), w.nf
 	xe, ce := w.xe[:m], w.ce[:m]
@@ -444,23 +447,37 @@ func (w *cdWork) newton(g, gw, bw, cw, xw []float64, yy, lambda, P float64) bool
 			nf.remove(q)
 		}
 	}
-	add := 0
+	add, fixed := 0, false
 	for p, v := range xe {
 		if v != 0 && nf.pos[w.W[p]] < 0 {
 			add++
 		}
 	}
-	if add > encodeRefactor && 2*add > nf.na {
-		if !w.refactor(g, xe) {
-			return false
-		}
-	} else {
+	if !(add > encodeRefactor && 2*add > nf.na && w.refactor(g, xe)) {
+		// Atoms whose pivot is too small (in the span of the others) stay
+		// out of the factor, fixed at their values.
 		for p, v := range xe {
 			if v != 0 && nf.pos[w.W[p]] < 0 {
-				if !nf.add(g, w.W[p], math.Copysign(1, v)) {
-					return false
+				if nf.add(g, w.W[p], math.Copysign(1, v)) {
+					continue
 				}
+				fixed = true
 			}
+		}
+	}
+	ue := w.ue[:m]
+	if fixed {
+		// b_A − G_AF·x_F = c_A + G_AA·x_A at the start (cw), for the atoms
+		// F outside the factor, whose coefficients do not change.
+		for _, i := range nf.act[:nf.na] {
+			p := w.wpos[i]
+			row := gw[p*m : (p+1)*m]
+			v := cw[p]
+			for _, j := range nf.act[:nf.na] {
+				r := w.wpos[j]
+				v += row[r] * xw[r]
+			}
+			ue[p] = v
 		}
 	}
 	for drop := 0; drop < encodeNewtonDrops && nf.na > 0; drop++ {
@@ -468,6 +485,11 @@ func (w *cdWork) newton(g, gw, bw, cw, xw []float64, yy, lambda, P float64) bool
 		rhs := nf.d[:na]
 		for q, i := range nf.act[:na] {
 			rhs[q] = w.b[i] - math.Copysign(lambda, xe[w.wpos[i]])
+		}
+		if fixed {
+			for q, i := range nf.act[:na] {
+				rhs[q] = ue[w.wpos[i]] - math.Copysign(lambda, xe[w.wpos[i]])
+			}
 		}
 		xn := nf.x[:na]
 		nf.cholSolve(xn, rhs)
