@@ -122,9 +122,9 @@ type EncodeInfo struct {
 // goroutine at a time; it reuses its workspaces between calls.
 type SparseCoder struct {
 	k    int
-	G    *mat.Dense // DᵀD (k×k)
-	D    *mat.Dense
-	norm []float64 // ‖d_i‖
+	gram *mat.Dense // DᵀD (k×k)
+	dict *mat.Dense // D, nil for a coder built from G
+	norm []float64  // ‖d_i‖
 	work []*cdWork
 	B    *mat.Dense
 	yy   []float64
@@ -144,7 +144,7 @@ func NewSparseCoder(D *mat.Dense) (*SparseCoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.D = D
+	c.dict = D
 	return c, nil
 }
 
@@ -161,7 +161,7 @@ func NewSparseCoderGram(G *mat.Dense) (*SparseCoder, error) {
 	if G.RawMatrix().Stride != k {
 		G = mat.DenseCopyOf(G)
 	}
-	c := &SparseCoder{k: k, G: G, norm: make([]float64, k)}
+	c := &SparseCoder{k: k, gram: G, norm: make([]float64, k)}
 	for i := range c.norm {
 		c.norm[i] = math.Sqrt(max(G.At(i, i), 0))
 	}
@@ -170,10 +170,10 @@ func NewSparseCoderGram(G *mat.Dense) (*SparseCoder, error) {
 
 // Encode sets X (k×n) to the codes of Y (d×n) at λ ≥ 0 (see SparseCoder).
 func (c *SparseCoder) Encode(ctx context.Context, X *mat.Dense, Y mat.Matrix, lambda float64, opts EncodeOptions) (EncodeInfo, error) {
-	if c.D == nil {
+	if c.dict == nil {
 		return EncodeInfo{}, fmt.Errorf("core: sparse coder built from a Gram matrix: use EncodeGram")
 	}
-	d, k := c.D.Dims()
+	d, k := c.dict.Dims()
 	yr, n := Y.Dims()
 	if yr != d {
 		return EncodeInfo{}, fmt.Errorf("core: sparse coder dictionary has %d rows, data has %d", d, yr)
@@ -181,7 +181,7 @@ func (c *SparseCoder) Encode(ctx context.Context, X *mat.Dense, Y mat.Matrix, la
 	if c.B == nil || !sameDims(c.B, k, n) {
 		c.B = mat.NewDense(k, n, nil)
 	}
-	MulTrans(c.B, c.D, Y)
+	MulTrans(c.B, c.dict, Y)
 	c.yy = colNorms2To(c.yy, Y)
 	return c.EncodeGram(ctx, X, c.B, c.yy, lambda, opts)
 }
@@ -240,8 +240,8 @@ func (c *SparseCoder) EncodeGram(ctx context.Context, X, B *mat.Dense, yy []floa
 	algo := o.Algorithm
 	if algo == AlgoAuto {
 		d := 0
-		if c.D != nil {
-			d, _ = c.D.Dims()
+		if c.dict != nil {
+			d, _ = c.dict.Dims()
 		}
 		algo = chooseAlgorithm(B, lambda, d)
 	}
@@ -251,12 +251,12 @@ func (c *SparseCoder) EncodeGram(ctx context.Context, X, B *mat.Dense, yy []floa
 		lo := LassoOptions{}
 		var err error
 		if algo == AlgoADMM {
-			err = LassoADMM(ctx, X, c.G, B, lambda, lo)
+			err = LassoADMM(ctx, X, c.gram, B, lambda, lo)
 		} else {
 			if !warm {
 				X.Zero()
 			}
-			err = LassoGram(ctx, X, c.G, B, lambda, lo)
+			err = LassoGram(ctx, X, c.gram, B, lambda, lo)
 		}
 		if err != nil {
 			return EncodeInfo{}, err
@@ -275,7 +275,7 @@ func (c *SparseCoder) EncodeGram(ctx context.Context, X, B *mat.Dense, yy []floa
 	for len(c.work) < procs {
 		c.work = append(c.work, nil)
 	}
-	g := c.G.RawMatrix().Data
+	g := c.gram.RawMatrix().Data
 	xr, bm := X.RawMatrix(), B.RawMatrix()
 	err := ForEach(chunks, procs, func(w, ch int) error {
 		if err := ctx.Err(); err != nil {

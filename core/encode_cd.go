@@ -147,6 +147,7 @@ func (w *cdWork) solve(g, norm []float64, yy, lambda float64, o *EncodeOptions) 
 	w.W = w.W[:0]
 	if w.nf == nil {
 		w.nf = newLassoPath(k, k)
+		w.nf.vec = true
 	}
 	w.nf.clear()
 	w.nf.na = 0
@@ -601,6 +602,7 @@ const encodePathSteps = 4
 func (w *cdWork) path(g, norm []float64, yy, lambda float64, o *EncodeOptions) colStat {
 	if w.lp == nil {
 		w.lp = newLassoPath(w.k, w.k)
+		w.lp.vec = true
 	}
 	copy(w.lp.b, w.b)
 	ok := w.lp.solve(g, lambda, encodePathSteps*w.k+16)

@@ -129,8 +129,8 @@ func TestEncodeScreeningSafe(t *testing.T) {
 						w.b[i], w.x[i] = B.At(i, j), 0
 						wr.b[i], wr.x[i] = B.At(i, j), 0
 					}
-					st := w.solve(c.G.RawMatrix().Data, c.norm, yy[j], lambda, &o)
-					wr.solve(c.G.RawMatrix().Data, c.norm, yy[j], lambda, &ref)
+					st := w.solve(c.gram.RawMatrix().Data, c.norm, yy[j], lambda, &o)
+					wr.solve(c.gram.RawMatrix().Data, c.norm, yy[j], lambda, &ref)
 					screened += st.screened
 					for i := 0; i < sh.k; i++ {
 						if math.Abs(wr.x[i]) > 1e-9 && !w.kept[i] {
@@ -340,7 +340,7 @@ func TestEncodeAllocs(t *testing.T) {
 	lambda := 0.01 * lambdaMax(D, Y)
 	o := EncodeOptions{}.defaults()
 	w := newCDWork(60)
-	g := c.G.RawMatrix().Data
+	g := c.gram.RawMatrix().Data
 	run := func() {
 		for j := 0; j < 4; j++ {
 			for i := 0; i < 60; i++ {
