@@ -29,6 +29,18 @@ func lambdaMax(D, Y *mat.Dense) float64 {
 	return m
 }
 
+// coderParts returns a coder for D, DᵀY and the squared norms of Y's
+// columns.
+func coderParts(t *testing.T, D, Y *mat.Dense) (c *SparseCoder, B *mat.Dense, yy []float64) {
+	c, err := NewSparseCoder(D)
+	if err != nil {
+		t.Fatal(err)
+	}
+	B = &mat.Dense{}
+	B.Mul(D.T(), Y)
+	return c, B, colNorms2(Y)
+}
+
 // directGap returns, per column, the primal objective and the duality gap
 // of X computed from D and Y directly (not from the Gram matrix).
 func directGap(D, Y, X *mat.Dense, lambda float64) (P, gap []float64) {
@@ -110,13 +122,7 @@ func TestEncodeScreeningSafe(t *testing.T) {
 	testutil.Backends(t, func(t *testing.T) {
 		for seed, sh := range []struct{ d, k, n int }{{30, 20, 20}, {20, 50, 20}, {50, 50, 10}} {
 			D, Y := encodeProblem(uint64(10+seed), sh.d, sh.k, sh.n)
-			c, err := NewSparseCoder(D)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var B mat.Dense
-			B.Mul(D.T(), Y)
-			yy := colNorms2(Y)
+			c, B, yy := coderParts(t, D, Y)
 			lmax := lambdaMax(D, Y)
 			for _, ratio := range []float64{0.01, 0.1, 0.4} {
 				lambda := ratio * lmax
@@ -330,13 +336,7 @@ func TestEncodeWarm(t *testing.T) {
 // TestEncodeAllocs checks that the warm per-column solve allocates nothing.
 func TestEncodeAllocs(t *testing.T) {
 	D, Y := encodeProblem(9, 30, 60, 4)
-	c, err := NewSparseCoder(D)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var B mat.Dense
-	B.Mul(D.T(), Y)
-	yy := colNorms2(Y)
+	c, B, yy := coderParts(t, D, Y)
 	lambda := 0.01 * lambdaMax(D, Y)
 	o := EncodeOptions{}.defaults()
 	w := newCDWork(60)
