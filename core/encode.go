@@ -210,7 +210,10 @@ func colNorms2To(dst []float64, Y mat.Matrix) []float64 {
 }
 
 // EncodeGram is Encode given B = DᵀY (k×n) and yy, the squared norms of
-// the columns of Y (n), which the duality gap needs.
+// the columns of Y (n), which the duality gap needs. For a lasso given
+// only in Gram form, ½xᵀGx − bᵀx + λ‖x‖₁, yy must be ‖y‖² of data y with
+// Dᵀy = b for some D with DᵀD = G (at least bᵀG⁺b); the objectives and
+// gaps reported then include the constant ½yy.
 //
 // AlgoAuto chooses AlgoPath for an overcomplete dictionary (k > d, known
 // when the coder was built from D) when most columns have
@@ -248,15 +251,14 @@ func (c *SparseCoder) EncodeGram(ctx context.Context, X, B *mat.Dense, yy []floa
 	warm := o.Warm
 	switch algo {
 	case AlgoFISTA, AlgoADMM:
-		lo := LassoOptions{}
+		if !warm {
+			X.Zero()
+		}
 		var err error
 		if algo == AlgoADMM {
-			err = LassoADMM(ctx, X, c.gram, B, lambda, lo)
+			err = LassoADMM(ctx, X, c.gram, B, lambda, LassoOptions{})
 		} else {
-			if !warm {
-				X.Zero()
-			}
-			err = LassoGram(ctx, X, c.gram, B, lambda, lo)
+			err = LassoGram(ctx, X, c.gram, B, lambda, LassoOptions{})
 		}
 		if err != nil {
 			return EncodeInfo{}, err
