@@ -241,14 +241,17 @@ func (c *SparseCoder) EncodeGram(ctx context.Context, X, B *mat.Dense, yy []floa
 	}
 	o := opts.defaults()
 	algo := o.Algorithm
+	d := 0
+	if c.dict != nil {
+		d, _ = c.dict.Dims()
+	}
 	if algo == AlgoAuto {
-		d := 0
-		if c.dict != nil {
-			d, _ = c.dict.Dims()
-		}
 		algo = chooseAlgorithm(B, lambda, d)
 	}
 	warm := o.Warm
+	if o.Algorithm == AlgoAuto && algo == AlgoCD && !warm && denseRegime(B, lambda, d) && c.signStart(X, B, lambda) {
+		warm = true
+	}
 	switch algo {
 	case AlgoFISTA, AlgoADMM:
 		if !warm {
@@ -379,6 +382,72 @@ func chooseAlgorithm(B *mat.Dense, lambda float64, d int) SparseAlgorithm {
 		return AlgoPath
 	}
 	return AlgoCD
+}
+
+// DenseRatio is the median λ/‖Dᵀy_j‖_∞ below which AlgoAuto starts
+// coordinate descent from the full-support solution (see signStart) when
+// k ≤ d/2: most atoms are then expected in the support.
+const DenseRatio = 0.1
+
+// denseRegime reports whether AlgoAuto starts from signStart: a
+// well-conditioned dictionary (k ≤ d/2) and dense codes expected.
+func denseRegime(B *mat.Dense, lambda float64, d int) bool {
+	k, n := B.Dims()
+	if n == 0 || d <= 0 || 2*k > d {
+		return false
+	}
+	b := B.RawMatrix()
+	r := make([]float64, n)
+	for i := 0; i < k; i++ {
+		for j, v := range b.Data[i*b.Stride : i*b.Stride+n] {
+			r[j] = max(r[j], math.Abs(v))
+		}
+	}
+	below := 0
+	for _, m := range r {
+		if lambda < DenseRatio*m {
+			below++
+		}
+	}
+	return 2*below > n
+}
+
+// signStart sets X to the minimiser of the objective on the orthant of
+// the least-squares codes' signs S, X = G⁻¹(B − λS), for all columns at
+// once by one Cholesky factor of G, with the entries whose signs then
+// disagree with S set to zero: the exact codes of every column whose
+// support is full and signs agree, a warm start for the others. It
+// reports false (X untouched) when G is not numerically positive
+// definite.
+func (c *SparseCoder) signStart(X, B *mat.Dense, lambda float64) bool {
+	var ch mat.Cholesky
+	if !ch.Factorize(mat.NewSymDense(c.k, c.gram.RawMatrix().Data)) {
+		return false
+	}
+	var X0 mat.Dense
+	if err := ch.SolveTo(&X0, B); err != nil {
+		return false
+	}
+	k, n := B.Dims()
+	R := mat.NewDense(k, n, nil)
+	for i := 0; i < k; i++ {
+		for j := 0; j < n; j++ {
+			R.Set(i, j, B.At(i, j)-math.Copysign(lambda, X0.At(i, j)))
+		}
+	}
+	if err := ch.SolveTo(R, R); err != nil {
+		return false
+	}
+	for i := 0; i < k; i++ {
+		for j := 0; j < n; j++ {
+			v := R.At(i, j)
+			if v*X0.At(i, j) <= 0 || math.IsNaN(v) {
+				v = 0
+			}
+			X.Set(i, j, v)
+		}
+	}
+	return true
 }
 
 func (o EncodeOptions) defaults() EncodeOptions {

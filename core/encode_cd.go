@@ -15,7 +15,7 @@ import (
 const andersonM = 5
 
 // encodeMinWorking is the smallest number of atoms a working set grows by.
-const encodeMinWorking = 16
+const encodeMinWorking = 64
 
 // cdWork is the workspace of the coordinate-descent solve of one column on
 // k atoms.
@@ -194,7 +194,9 @@ func (w *cdWork) solve(g, norm []float64, yy, lambda float64, o *EncodeOptions) 
 				cand = append(cand, i)
 			}
 		}
+		all := true
 		if p := max(encodeMinWorking, len(W)); len(cand) > p {
+			all = false
 			c := w.c
 			slices.SortFunc(cand, func(a, b int) int {
 				ca, cb := math.Abs(c[a]), math.Abs(c[b])
@@ -213,8 +215,10 @@ func (w *cdWork) solve(g, norm []float64, yy, lambda float64, o *EncodeOptions) 
 			W = append(W, i)
 		}
 		w.W, w.cand = W, cand
+		// With every violator in the working set, solve it to the final
+		// tolerance; otherwise only far enough to grow it again.
 		target := 0.5 * o.Tol * P
-		if len(cand) > 0 {
+		if !all {
 			target = max(0.3*gap, target)
 		}
 		w.inner(g, yy, lambda, target, o, &st)
@@ -271,7 +275,7 @@ func (w *cdWork) inner(g []float64, yy, lambda, target float64, o *EncodeOptions
 		}
 		rate := gap / prevGap
 		prevGap = gap
-		if changed == 0 && since >= encodeNewtonWait && !o.NoNewton && w.newtonPays(xw, rate, gap, target) {
+		if changed <= encodeNewtonChanged && since >= encodeNewtonWait && !o.NoNewton && w.newtonPays(xw, rate, gap, target) {
 			// A stable support: solve for it directly.
 			since = 0
 			if w.newton(g, gw, bw, cw, xw, yy, lambda, P) {
@@ -394,6 +398,14 @@ func (w *cdWork) extrapolate(gw, bw, cw, xw []float64, yy, lambda, P float64) {
 // newtonPays).
 const encodeNewtonWait = 2
 
+// encodeNewtonChanged is the most atoms that may join or leave the support
+// in the sweep before a Newton step.
+const encodeNewtonChanged = 0
+
+// encodeNewtonCost weighs the estimated cost of a Newton step against the
+// sweeps it saves.
+const encodeNewtonCost = 1.0
+
 // newtonPays reports whether a Newton step on the support of xw is
 // expected to cost less than the sweeps it saves: the sweeps left at the
 // gap's last rate of decrease (each about m·|A| multiply-adds) against the
@@ -416,7 +428,7 @@ func (w *cdWork) newtonPays(xw []float64, rate, gap, target float64) bool {
 		}
 	}
 	fa := float64(a)
-	cost := min(fa*fa*fa/3, float64(change)*fa*fa) + 4*fa*fa + float64(m)*fa
+	cost := encodeNewtonCost * (min(fa*fa*fa/3, float64(change)*fa*fa) + 4*fa*fa + float64(m)*fa)
 	if !(rate < 1) {
 		return true
 	}
