@@ -365,20 +365,7 @@ func chooseAlgorithm(B *mat.Dense, lambda float64, d int) SparseAlgorithm {
 	if n == 0 || k == 0 || d <= 0 || k <= d {
 		return AlgoCD
 	}
-	r := make([]float64, n)
-	b := B.RawMatrix()
-	for i := 0; i < k; i++ {
-		for j, v := range b.Data[i*b.Stride : i*b.Stride+n] {
-			r[j] = max(r[j], math.Abs(v))
-		}
-	}
-	below := 0
-	for _, m := range r {
-		if lambda < PathRatio*m {
-			below++
-		}
-	}
-	if 2*below > n {
+	if mostBelow(B, lambda, PathRatio) {
 		return AlgoPath
 	}
 	return AlgoCD
@@ -396,6 +383,13 @@ func denseRegime(B *mat.Dense, lambda float64, d int) bool {
 	if n == 0 || d <= 0 || 2*k > d {
 		return false
 	}
+	return mostBelow(B, lambda, DenseRatio)
+}
+
+// mostBelow reports whether λ < ratio·‖b_j‖_∞ for more than half of the
+// columns b_j of B.
+func mostBelow(B *mat.Dense, lambda, ratio float64) bool {
+	k, n := B.Dims()
 	b := B.RawMatrix()
 	r := make([]float64, n)
 	for i := 0; i < k; i++ {
@@ -405,7 +399,7 @@ func denseRegime(B *mat.Dense, lambda float64, d int) bool {
 	}
 	below := 0
 	for _, m := range r {
-		if lambda < DenseRatio*m {
+		if lambda < ratio*m {
 			below++
 		}
 	}
