@@ -30,6 +30,7 @@ const (
 	AlgoADMM
 )
 
+// String returns the algorithm's name: auto, cd, path, fista or admm.
 func (a SparseAlgorithm) String() string {
 	switch a {
 	case AlgoAuto:
@@ -58,6 +59,7 @@ const (
 	StopCap
 )
 
+// String returns gap or cap.
 func (s EncodeStop) String() string {
 	switch s {
 	case StopGap:
