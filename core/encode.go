@@ -128,7 +128,7 @@ type SparseCoder struct {
 	dict *mat.Dense // D, nil for a coder built from G
 	norm []float64  // ‖d_i‖
 	work []*cdWork
-	B    *mat.Dense
+	dty  *mat.Dense // DᵀY of the last Encode
 	yy   []float64
 	cols []colStat
 }
@@ -180,12 +180,12 @@ func (c *SparseCoder) Encode(ctx context.Context, X *mat.Dense, Y mat.Matrix, la
 	if yr != d {
 		return EncodeInfo{}, fmt.Errorf("core: sparse coder dictionary has %d rows, data has %d", d, yr)
 	}
-	if c.B == nil || !sameDims(c.B, k, n) {
-		c.B = mat.NewDense(k, n, nil)
+	if c.dty == nil || !sameDims(c.dty, k, n) {
+		c.dty = mat.NewDense(k, n, nil)
 	}
-	MulTrans(c.B, c.dict, Y)
+	MulTrans(c.dty, c.dict, Y)
 	c.yy = colNorms2To(c.yy, Y)
-	return c.EncodeGram(ctx, X, c.B, c.yy, lambda, opts)
+	return c.EncodeGram(ctx, X, c.dty, c.yy, lambda, opts)
 }
 
 func sameDims(a *mat.Dense, r, c int) bool {
@@ -219,7 +219,7 @@ func colNorms2To(dst []float64, Y mat.Matrix) []float64 {
 //
 // AlgoAuto chooses AlgoPath for an overcomplete dictionary (k > d, known
 // when the coder was built from D) when most columns have
-// λ < PathRatio·‖b_j‖_∞ (expected support near d atoms), and AlgoCD
+// λ < pathRatio·‖b_j‖_∞ (expected support near d atoms), and AlgoCD
 // otherwise: coordinate descent over working sets with Newton steps is
 // the faster of the two in every other regime measured (sparse and dense
 // codes, k ≤ d). Every algorithm ends with the certificate: a column stops when
@@ -355,10 +355,10 @@ func Encode(ctx context.Context, X, D *mat.Dense, Y mat.Matrix, lambda float64, 
 	return c.Encode(ctx, X, Y, lambda, opts)
 }
 
-// PathRatio is the median λ/‖Dᵀy_j‖_∞ below which AlgoAuto takes the
+// pathRatio is the median λ/‖Dᵀy_j‖_∞ below which AlgoAuto takes the
 // homotopy path for an overcomplete dictionary (k > d): the support then
 // saturates near d atoms, where coordinate descent meets singular G_AA.
-const PathRatio = 0.02
+const pathRatio = 0.02
 
 // chooseAlgorithm is AlgoAuto's choice (see EncodeGram) for a dictionary
 // with d rows (0: unknown).
@@ -367,16 +367,16 @@ func chooseAlgorithm(B *mat.Dense, lambda float64, d int) SparseAlgorithm {
 	if n == 0 || k == 0 || d <= 0 || k <= d {
 		return AlgoCD
 	}
-	if mostBelow(B, lambda, PathRatio) {
+	if mostBelow(B, lambda, pathRatio) {
 		return AlgoPath
 	}
 	return AlgoCD
 }
 
-// DenseRatio is the median λ/‖Dᵀy_j‖_∞ below which AlgoAuto starts
+// denseRatio is the median λ/‖Dᵀy_j‖_∞ below which AlgoAuto starts
 // coordinate descent from the full-support solution (see signStart) when
 // k ≤ d/2: most atoms are then expected in the support.
-const DenseRatio = 0.1
+const denseRatio = 0.1
 
 // denseRegime reports whether AlgoAuto starts from signStart: a
 // well-conditioned dictionary (k ≤ d/2) and dense codes expected.
@@ -385,7 +385,7 @@ func denseRegime(B *mat.Dense, lambda float64, d int) bool {
 	if n == 0 || d <= 0 || 2*k > d {
 		return false
 	}
-	return mostBelow(B, lambda, DenseRatio)
+	return mostBelow(B, lambda, denseRatio)
 }
 
 // mostBelow reports whether λ < ratio·‖b_j‖_∞ for more than half of the
