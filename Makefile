@@ -43,3 +43,21 @@ BENCHRESULTS_TIME ?= 100ms
 .PHONY: bench-results
 bench-results:
 	$(GO) run ./bench/benchresults -benchtime $(BENCHRESULTS_TIME) -out bench/RESULTS.md
+
+# Time the sparse coder and OMP against scikit-learn's sparse_encode and
+# orthogonal_mp on the same .npy problems, one thread each, and write
+# bench/sparsecode/RESULTS.md. Benchmarks only (not CI): needs Debian's
+# python3 with numpy and scikit-learn (apt-get install -y python3-sklearn
+# python3-numpy). OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE are unset for this run
+# alone so that numpy's OpenBLAS picks its own kernels.
+SPARSECODE_DIR ?= out/sparsecode
+SPARSECODE_REPS ?= 3
+.PHONY: bench-sparsecode
+bench-sparsecode:
+	CGO_ENABLED=0 $(GO) build -o $(SPARSECODE_DIR)/bin-purego ./bench/sparsecode
+	CGO_ENABLED=1 $(GO) build -tags openblas -o $(SPARSECODE_DIR)/bin-openblas ./bench/sparsecode
+	$(SPARSECODE_DIR)/bin-purego -gen -dir $(SPARSECODE_DIR)
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 bench/sparsecode/run.py \
+		--dir $(SPARSECODE_DIR) --go gonum=$(SPARSECODE_DIR)/bin-purego \
+		--go openblas=$(SPARSECODE_DIR)/bin-openblas --reps $(SPARSECODE_REPS) \
+		--out bench/sparsecode/RESULTS.md

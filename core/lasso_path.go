@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/blas"
@@ -162,6 +163,7 @@ const lassoPathKKT = 1e-9
 // amax active.
 type lassoPath struct {
 	k, amax int
+	vec     bool      // triangular solves by the vector kernels (floats.Dot, AddScaled)
 	na      int       // active atoms
 	work    float64   // multiply-adds of the last solve, Σ_steps k·(|A| + 4) + |A|²
 	leaves  int       // atoms that left the active set in the last solve
@@ -307,8 +309,12 @@ func (p *lassoPath) add(g []float64, j int, s float64) bool {
 	for q := 0; q < na; q++ {
 		v := p.rows[q*k+j]
 		lq := p.l[q*m : q*m+q]
-		for r, lv := range lq {
-			v -= lv * row[r]
+		if p.vec {
+			v -= floats.Dot(lq, row[:q])
+		} else {
+			for r, lv := range lq {
+				v -= lv * row[r]
+			}
 		}
 		v /= p.l[q*m+q]
 		row[q] = v
@@ -363,6 +369,17 @@ func (p *lassoPath) direction() { p.cholSolve(p.d, p.s) }
 func (p *lassoPath) cholSolve(dst, rhs []float64) {
 	m, na := p.amax, p.na
 	t := p.t[:na]
+	if p.vec {
+		for q := 0; q < na; q++ {
+			t[q] = (rhs[q] - floats.Dot(p.l[q*m:q*m+q], t[:q])) / p.l[q*m+q]
+		}
+		for q := na - 1; q >= 0; q-- {
+			v := t[q] / p.l[q*m+q]
+			dst[q] = v
+			floats.AddScaled(t[:q], -v, p.l[q*m:q*m+q])
+		}
+		return
+	}
 	for q := 0; q < na; q++ { // L·t = rhs
 		v := rhs[q]
 		for r, lv := range p.l[q*m : q*m+q] {
