@@ -130,11 +130,10 @@ const lassoPathChunk = 32
 // path and ADMM for the others.
 const lassoPathProbe = 2
 
-// lassoPathRatio is the measured cost of one multiply-add of the path
+// lassoPathRatio is the cost of one multiply-add of the path
 // (lassoPath.work: G_{:,A}·d and the passes over the k correlations) over
-// one of ADMM's Gemm (k² per column and iteration): on COIL-100 with
-// OpenBLAS about 7.5 (0.37 against 0.05 ns). With it LRSDL's codes on AR
-// gender (k ≈ 60) go to ADMM, where the path took twice its time.
+// one of ADMM's Gemm (k² per column and iteration), as measured on
+// COIL-100 (bench/NOTES.md, "From the code").
 const lassoPathRatio = 8
 
 // lassoPathActive is the largest active set the path of a lasso with k

@@ -194,10 +194,8 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 var odlResident = 1 << 20
 
 // odlSparseMax is the density of F up to which the sweep goes atom by atom
-// over F's non-zeros, as for M(XXᵀ) with sparse codes (1 % at C=100,
-// n=k=7; 1 to 12 % on COIL-100). Measured on OpenBLAS at d = k = 1000,
-// three sweeps: 0.38 of the blocked sweep's time at 5 % non-zeros, 0.53 at
-// 18 %, 1.18 at 55 %. A variable for the tests.
+// over F's non-zeros, as for M(XXᵀ) with sparse codes; chosen by timing
+// both sweeps against the density (bench/NOTES.md). A variable for the tests.
 var odlSparseMax = 0.25
 
 // odlChunk is the length of the pieces of the atoms odlProducts works on,

@@ -174,8 +174,7 @@ func BatchOMP(ctx context.Context, dst, G, B *mat.Dense, yy []float64, T int, to
 }
 
 // ompParallelWork is the least n·T·k for which BatchOMP codes on several
-// goroutines: at 1 << 20, BenchmarkBatchOMP_k50_T20_n500 (500 samples, 5 ms
-// on one core) stayed on one; shared, it takes 2.9–3.2 ms on two.
+// goroutines; chosen by BenchmarkBatchOMP_k50_T20_n500 (bench/NOTES.md).
 const ompParallelWork = 1 << 16
 
 // chunk codes the samples of chunk c (ompCtxEvery of them) into dst,
