@@ -28,6 +28,36 @@ type Classifier interface {
 	Predict(Y mat.Matrix) ([]int, error)
 }
 
+// Model is the contract every method of package methods satisfies in full.
+//
+// Y holds one sample per column. After Fit (or SetState) the model has C
+// classes, Classes() in increasing order; DecisionFunction and PredictProba
+// return C×n matrices with one row per class in that order. Predict is the
+// arg-max of DecisionFunction, the first class on ties.
+//
+// Fit is not safe for concurrent use with any other method. Predict,
+// PredictContext, DecisionFunction, PredictProba and Transform of a trained
+// model only read it and are safe for concurrent use.
+type Model interface {
+	Classifier
+	Configurable
+	Fitted
+	ContextPredictor
+	Persistent
+	// DecisionFunction returns the C×n scores of the columns of Y, larger
+	// meaning more likely; each method documents its score.
+	DecisionFunction(Y mat.Matrix) (*mat.Dense, error)
+	// PredictProba returns C×n class probabilities, softmax(scores/T) per
+	// column, each column summing to 1.
+	PredictProba(Y mat.Matrix) (*mat.Dense, error)
+	// Transform returns the codes of the columns of Y, one column per
+	// sample; each method documents its rows.
+	Transform(Y mat.Matrix) (*mat.Dense, error)
+	// Classes returns the labels seen by Fit in increasing order; nil
+	// before Fit.
+	Classes() []int
+}
+
 // Term is one named, weighted term of a cost function.
 type Term struct {
 	Name  string

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/methods"
 )
@@ -26,7 +27,7 @@ func TestReadClassifier(t *testing.T) {
 	if err := data.WriteClassifier(path, m, data.ModelInfo{Normalize: true}); err != nil {
 		t.Fatal(err)
 	}
-	c, info, err := data.ReadClassifier(path, methods.New)
+	c, info, err := data.ReadClassifier(path, newClassifier)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,13 +39,15 @@ func TestReadClassifier(t *testing.T) {
 	s, _ := m.State()
 	s.Options = []byte(strings.Replace(string(s.Options), "{", `{"lamda1":0.5,"zeta":1,`, 1))
 	data.WriteModel(path, s)
-	if _, _, err := data.ReadClassifier(path, methods.New); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `unknown options "lamda1", "zeta" of method FDDL`) {
+	if _, _, err := data.ReadClassifier(path, newClassifier); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `unknown options "lamda1", "zeta" of method FDDL`) {
 		t.Errorf("unknown options: %v", err)
 	}
 	s, _ = m.State()
 	s.Method = "NOPE"
 	data.WriteModel(path, s)
-	if _, _, err := data.ReadClassifier(path, methods.New); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "NOPE") {
+	if _, _, err := data.ReadClassifier(path, newClassifier); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "NOPE") {
 		t.Errorf("unknown method: %v", err)
 	}
 }
+
+func newClassifier(n string) (lrsdl.Classifier, error) { return methods.New(n) }

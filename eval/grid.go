@@ -125,19 +125,19 @@ func ParseGrid(s string) (Grid, error) {
 // dropped by DefaultGrid. Prediction options cost no training, and
 // successive halving (see CrossValidateWith) trains most candidates briefly.
 var DefaultGrids = map[string]Grid{
-	"LRSDL":    {"k": {20, 40}, "lambda1": {0.001, 0.01}, "eta": {0.01, 0.1}, "w": {0.25, 0.5}, "lc": {0, 1}},
-	"FDDL":     {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
-	"D2L2R2":   {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
-	"DLSI":     {"k": {25, 50}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
-	"COPAR":    {"k": {20, 40}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
-	"LC-KSVD1": {"k": {25, 50}, "alpha": {0.001, 0.01}},
-	"LC-KSVD2": {"k": {25, 50}, "alpha": {0.001, 0.01}, "beta": {0.001, 0.01}},
-	"SRC":      {"lambda": {0.0001, 0.001, 0.01}},
-	"ODL":      {"k": {25, 50}, "lambda": {0.001, 0.01}},
-	"JDL":      {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
-	"JDL*":     {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
-	"DLRD":     {"k": {20, 40}, "lambda1": {0.005, 0.02}, "alpha": {0.005, 0.05}},
-	"SRRS":     {"lambda1": {0.1, 1}, "lambda2": {0.01, 0.1}, "rule": {"mean", "nn"}},
+	"LRSDL":   {"k": {20, 40}, "lambda1": {0.001, 0.01}, "eta": {0.01, 0.1}, "w": {0.25, 0.5}, "lc": {0, 1}},
+	"FDDL":    {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
+	"D2L2R2":  {"k": {20, 40}, "lambda1": {0.001, 0.01}, "lambda2": {0.01, 0.05}, "w": {0.25, 0.5}, "lc": {0, 1}},
+	"DLSI":    {"k": {25, 50}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
+	"COPAR":   {"k": {20, 40}, "lambda": {0.001, 0.01}, "eta": {0.01, 0.05}},
+	"LCKSVD1": {"k": {25, 50}, "alpha": {0.001, 0.01}},
+	"LCKSVD2": {"k": {25, 50}, "alpha": {0.001, 0.01}, "beta": {0.001, 0.01}},
+	"SRC":     {"lambda": {0.0001, 0.001, 0.01}},
+	"ODL":     {"k": {25, 50}, "lambda": {0.001, 0.01}},
+	"JDL":     {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
+	"JDL*":    {"k": {20, 40}, "lambda1": {0.01, 0.03}, "lambda2": {0.01, 0.05}},
+	"DLRD":    {"k": {20, 40}, "lambda1": {0.005, 0.02}, "alpha": {0.005, 0.05}},
+	"SRRS":    {"lambda1": {0.1, 1}, "lambda2": {0.01, 0.1}, "rule": {"mean", "nn"}},
 }
 
 // DefaultGrid returns the default grid of c's method restricted to the

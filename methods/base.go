@@ -10,6 +10,7 @@ import (
 type base struct {
 	info lrsdl.FitInfo // of the last Fit
 	set  dl.Settings   // the engines' paths; tests and benchmarks change them
+	calib
 }
 
 // FitInfo describes the last call of Fit.

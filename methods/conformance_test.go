@@ -36,13 +36,7 @@ func resolvedOpts[T any, P interface {
 }
 
 // confMethod is what every method implements.
-type confMethod interface {
-	lrsdl.Classifier
-	lrsdl.Configurable
-	lrsdl.Fitted
-	lrsdl.ContextPredictor
-	lrsdl.Persistent
-}
+type confMethod = lrsdl.Model
 
 const (
 	confClasses  = 3
@@ -82,10 +76,7 @@ func confNew(name string) (confMethod, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, ok := c.(confMethod)
-	if !ok {
-		return nil, errNotConforming
-	}
+	m := c
 	for _, p := range m.Params() {
 		v := ""
 		switch {

@@ -16,7 +16,7 @@ import (
 	"github.com/lrsdl/lrsdl/methods/internal/incoherent"
 )
 
-func init() { register("COPAR", func() lrsdl.Classifier { return &COPAR{} }) }
+func init() { register("COPAR", func() lrsdl.Model { return &COPAR{} }) }
 
 // COPAROptions controls COPAR. The zero value means the defaults, the
 // authors' settings for AR gender; Off sets a literal 0 for k0 and eta.
@@ -381,8 +381,42 @@ func (m *COPAR) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error)
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
+	return localPredict(m.D, m.classes, Y, m.local(ctx))
+}
+
+// DecisionFunction returns the C×n scores −‖y − D_cx^c − D0x^0‖²₂ of the
+// codes of Options.Coding.
+func (m *COPAR) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+	if err := dl.Trained(m.D); err != nil {
+		return nil, err
+	}
+	return localScores(m.D, m.classes, Y, m.local(bg))
+}
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *COPAR) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
+
+// Transform returns the lasso codes (K̄×n, class atoms then shared ones)
+// of the columns of Y on D̄.
+func (m *COPAR) Transform(Y mat.Matrix) (*mat.Dense, error) {
+	if err := dl.Trained(m.D); err != nil {
+		return nil, err
+	}
+	return globalCodes(m.D, Y, m.Options.Lambda, core.LassoOptions{})
+}
+
+// Classes returns the labels of the classes in increasing order.
+func (m *COPAR) Classes() []int {
+	if m.D == nil {
+		return nil
+	}
+	return classesOf(m.classes)
+}
+
+// local returns the coding of localPredict for Options.Coding.
+func (m *COPAR) local(ctx context.Context) func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
 	var Xall *mat.Dense
-	return localPredict(m.D, m.classes, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
+	return func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
 		K, n := DtY.Dims()
 		if m.Options.Coding == "gc" && Xall == nil {
 			Xall = mat.NewDense(K, n, nil)
@@ -397,7 +431,7 @@ func (m *COPAR) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error)
 		}
 		X = mat.NewDense(len(idx), n, nil)
 		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, m.Options.Lambda, core.LassoOptions{ADMM: true})
-	})
+	}
 }
 
 // State returns the trained model: the options and the matrix "D" = D̄.

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register("D2L2R2", func() lrsdl.Classifier { return &D2L2R2{} })
+	register("D2L2R2", func() lrsdl.Model { return &D2L2R2{} })
 }
 
 // D2L2R2Options configures D2L2R2. The zero value means the defaults of
@@ -89,8 +89,7 @@ func (m *D2L2R2) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error
 // Transform returns the codes X (K×n) of the columns of Y.
 func (m *D2L2R2) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.Options
-	X, _, err := m.transform(&o, Y)
-	return X, err
+	return m.transform(&o, Y)
 }
 
 // Cost evaluates J at the learned D; the nuclear term is α Σ_c ‖D_c‖_*.
@@ -134,4 +133,17 @@ func (m *D2L2R2) SetState(s *lrsdl.State) error {
 	o.Progress = m.Options.Progress
 	m.Options = o
 	return nil
+}
+
+// DecisionFunction returns the C×n scores −e_c of the prediction rule: GC
+// e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² (ȳ = y − D0x0), LC the lasso
+// objective of y coded on [D_c D0].
+func (m *D2L2R2) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+	o := m.Options
+	return m.decide(&o, Y)
+}
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *D2L2R2) PredictProba(Y mat.Matrix) (*mat.Dense, error) {
+	return m.proba(m.DecisionFunction(Y))
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/lrsdl/lrsdl/methods/internal/fisher"
 )
 
-func init() { register("DLRD", func() lrsdl.Classifier { return &DLRD{} }) }
+func init() { register("DLRD", func() lrsdl.Model { return &DLRD{} }) }
 
 // DLRDOptions controls DLRD. The zero value means the defaults, chosen by
 // cross-validation on the AR gender training set, and β by
@@ -167,6 +167,14 @@ func (m *DLRD) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(co
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *DLRD) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+	S, err := m.decide(ctx, Y)
+	if err != nil {
+		return nil, err
+	}
+	return argmaxLabels(S, m.classes), nil
+}
+
+func (m *DLRD) codes(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
@@ -176,10 +184,34 @@ func (m *DLRD) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 	}
 	_, n := Y.Dims()
 	X := mat.NewDense(m.part.Len(), n, nil)
-	if err := core.Lasso(ctx, X, m.D, Y, m.Options.Lambda, core.LassoOptions{ADMM: true}); err != nil {
+	return X, core.Lasso(ctx, X, m.D, Y, m.Options.Lambda, core.LassoOptions{ADMM: true})
+}
+
+func (m *DLRD) decide(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
+	X, err := m.codes(ctx, Y)
+	if err != nil {
 		return nil, err
 	}
-	return b.residualLabels(Y, X), nil
+	b := classDict{classes: m.classes, part: m.part, D: m.D}
+	return b.residualScores(Y, X), nil
+}
+
+// DecisionFunction returns the C×n scores −‖y − D_cx^c‖²₂ of the lasso
+// codes x of the columns of Y on D.
+func (m *DLRD) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) { return m.decide(bg, Y) }
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *DLRD) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
+
+// Transform returns the lasso codes (K×n) of the columns of Y on D.
+func (m *DLRD) Transform(Y mat.Matrix) (*mat.Dense, error) { return m.codes(bg, Y) }
+
+// Classes returns the labels of the classes in increasing order.
+func (m *DLRD) Classes() []int {
+	if m.D == nil {
+		return nil
+	}
+	return classesOf(m.classes)
 }
 
 // State returns the trained model: the options and the matrix "D".

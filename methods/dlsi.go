@@ -13,7 +13,7 @@ import (
 	"github.com/lrsdl/lrsdl/methods/internal/incoherent"
 )
 
-func init() { register("DLSI", func() lrsdl.Classifier { return &DLSI{} }) }
+func init() { register("DLSI", func() lrsdl.Model { return &DLSI{} }) }
 
 // DLSIOptions controls DLSI. The zero value means the defaults, the
 // authors' settings for AR gender; Off sets a literal 0 for eta.
@@ -274,13 +274,57 @@ func (m *DLSI) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return localPredict(m.D, m.classes, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
+	return localPredict(m.D, m.classes, Y, m.local(ctx, nil))
+}
+
+// local returns the coding of localPredict: y on D_c alone. With X not
+// nil it also copies class c's codes into X's rows of D_c.
+func (m *DLSI) local(ctx context.Context, Xall *mat.Dense) func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
+	return func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
 		a, b := m.part.Block(c)
 		_, n := DtY.Dims()
 		Gc, Bc = G.Slice(a, b, a, b).(*mat.Dense), DtY.Slice(a, b, 0, n).(*mat.Dense)
 		X = mat.NewDense(b-a, n, nil)
-		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, m.Options.Lambda/2, core.LassoOptions{ADMM: true})
-	})
+		err = core.LassoGram(ctx, X, Gc, Bc, m.Options.Lambda/2, core.LassoOptions{ADMM: true})
+		if Xall != nil {
+			Xall.Slice(a, b, 0, n).(*mat.Dense).Copy(X)
+		}
+		return X, Gc, Bc, err
+	}
+}
+
+// DecisionFunction returns the C×n scores −‖y − D_cx_c‖²₂, x_c the lasso
+// code of y on D_c alone.
+func (m *DLSI) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+	if err := dl.Trained(m.D); err != nil {
+		return nil, err
+	}
+	return localScores(m.D, m.classes, Y, m.local(bg, nil))
+}
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *DLSI) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
+
+// Transform returns the codes x_c of each class stacked (K×n, the rows of
+// D_c for class c), those DecisionFunction scores.
+func (m *DLSI) Transform(Y mat.Matrix) (*mat.Dense, error) {
+	if err := dl.Trained(m.D); err != nil {
+		return nil, err
+	}
+	_, n := Y.Dims()
+	X := mat.NewDense(m.part.Len(), n, nil)
+	if _, err := localScores(m.D, m.classes, Y, m.local(bg, X)); err != nil {
+		return nil, err
+	}
+	return X, nil
+}
+
+// Classes returns the labels of the classes in increasing order.
+func (m *DLSI) Classes() []int {
+	if m.D == nil {
+		return nil
+	}
+	return classesOf(m.classes)
 }
 
 // State returns the trained model: the options and the matrix "D".

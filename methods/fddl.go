@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register("FDDL", func() lrsdl.Classifier { return &FDDL{} })
+	register("FDDL", func() lrsdl.Model { return &FDDL{} })
 }
 
 // FDDLOptions configures FDDL and the FDDL part of LRSDL and D2L2R2. The
@@ -166,8 +166,7 @@ func (m *FDDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 // Transform returns the codes X (K×n) of the columns of Y.
 func (m *FDDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.Options
-	X, _, err := m.transform(&o, Y)
-	return X, err
+	return m.transform(&o, Y)
 }
 
 // Cost evaluates J at the learned D (terms fidelity, l1, fisher, shared, nuclear).
@@ -212,3 +211,14 @@ func (m *FDDL) SetState(s *lrsdl.State) error {
 	m.Options = o
 	return nil
 }
+
+// DecisionFunction returns the C×n scores −e_c of the prediction rule: GC
+// e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² (ȳ = y − D0x0), LC the lasso
+// objective of y coded on [D_c D0].
+func (m *FDDL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+	o := m.Options
+	return m.decide(&o, Y)
+}
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *FDDL) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }

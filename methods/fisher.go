@@ -33,6 +33,7 @@ func paramsOf(o fisherOptions, info *dl.Info) (fisher.Params, error) {
 // model, and the methods that do not depend on their options.
 type fisherModel struct {
 	fm fisher.Model
+	calib
 }
 
 // FitInfo describes the last call of Fit.
@@ -77,17 +78,37 @@ func (f *fisherModel) predict(ctx context.Context, o fisherOptions, Y mat.Matrix
 	return f.fm.Predict(ctx, p, Y)
 }
 
-// transform returns the codes X and X0 of the columns of Y with the
+// transform returns the codes [X; X0] of the columns of Y with the
 // options o.
-func (f *fisherModel) transform(o fisherOptions, Y mat.Matrix) (X, X0 *mat.Dense, err error) {
+func (f *fisherModel) transform(o fisherOptions, Y mat.Matrix) (*mat.Dense, error) {
 	if err := f.fm.Trained(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p, err := paramsOf(o, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return f.fm.Transform(p, Y)
+	return f.fm.Codes(bg, p, Y)
+}
+
+// decide returns the class scores of the columns of Y with the options o.
+func (f *fisherModel) decide(o fisherOptions, Y mat.Matrix) (*mat.Dense, error) {
+	if err := f.fm.Trained(); err != nil {
+		return nil, err
+	}
+	p, err := paramsOf(o, nil)
+	if err != nil {
+		return nil, err
+	}
+	return f.fm.Scores(bg, p, Y)
+}
+
+// Classes returns the labels of the classes in increasing order.
+func (f *fisherModel) Classes() []int {
+	if f.fm.Trained() != nil {
+		return nil
+	}
+	return classesOf(f.fm.Classes)
 }
 
 // cost returns the cost of the model on (Y, labels) with the options o.

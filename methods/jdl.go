@@ -18,8 +18,8 @@ import (
 )
 
 func init() {
-	register("JDL", func() lrsdl.Classifier { return &JDL{} })
-	register("JDL*", func() lrsdl.Classifier { return &JDL{star: true} })
+	register("JDL", func() lrsdl.Model { return &JDL{} })
+	register("JDL*", func() lrsdl.Model { return &JDL{star: true} })
 }
 
 // JDLOptions controls JDL and JDL*. The zero value means the defaults,
@@ -452,8 +452,13 @@ func (m *JDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 // block of part). The codes x come from the lasso with weight lambda on
 // D̄ (global) or on [D_c D_0] for each c (local).
 func sharedDictPredict(ctx context.Context, D *mat.Dense, part core.Partition, cl *core.Classes, Y mat.Matrix, lambda float64, global bool) ([]int, error) {
+	return localPredict(D, cl, Y, sharedDictCoding(ctx, part, lambda, global))
+}
+
+// sharedDictCoding is the coding of sharedDictPredict.
+func sharedDictCoding(ctx context.Context, part core.Partition, lambda float64, global bool) func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
 	var Xall *mat.Dense
-	return localPredict(D, cl, Y, func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
+	return func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
 		K, n := DtY.Dims()
 		if global && Xall == nil {
 			Xall = mat.NewDense(K, n, nil)
@@ -468,7 +473,36 @@ func sharedDictPredict(ctx context.Context, D *mat.Dense, part core.Partition, c
 		}
 		X = mat.NewDense(len(idx), n, nil)
 		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, lambda, core.LassoOptions{ADMM: true})
-	})
+	}
+}
+
+// DecisionFunction returns the C×n scores −‖y − D_cx^c − D0x^0‖²₂ of the
+// local (JDL) or global (JDL*) lasso codes.
+func (m *JDL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+	if err := dl.Trained(m.D); err != nil {
+		return nil, err
+	}
+	return localScores(m.D, m.classes, Y, sharedDictCoding(bg, m.part, m.Options.Lambda, m.star))
+}
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *JDL) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
+
+// Transform returns the lasso codes (K̄×n, class atoms then shared ones)
+// of the columns of Y on D̄.
+func (m *JDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
+	if err := dl.Trained(m.D); err != nil {
+		return nil, err
+	}
+	return globalCodes(m.D, Y, m.Options.Lambda, core.LassoOptions{ADMM: true})
+}
+
+// Classes returns the labels of the classes in increasing order.
+func (m *JDL) Classes() []int {
+	if m.D == nil {
+		return nil
+	}
+	return classesOf(m.classes)
 }
 
 // State returns the trained model: the options and the matrix "D" = D̄.

@@ -10,8 +10,8 @@ import (
 )
 
 func init() {
-	register("LCKSVD1", func() lrsdl.Classifier { return &LCKSVD1{} })
-	register("LCKSVD2", func() lrsdl.Classifier { return &LCKSVD2{} })
+	register("LCKSVD1", func() lrsdl.Model { return &LCKSVD1{} })
+	register("LCKSVD2", func() lrsdl.Model { return &LCKSVD2{} })
 }
 
 // LCKSVDOptions configures LCKSVD1 and LCKSVD2. The zero value means the
@@ -76,11 +76,11 @@ type LCKSVD2 struct {
 	lcksvd
 }
 
-// Name returns "LC-KSVD1".
-func (m *LCKSVD1) Name() string { return "LC-KSVD1" }
+// Name returns "LCKSVD1".
+func (m *LCKSVD1) Name() string { return "LCKSVD1" }
 
-// Name returns "LC-KSVD2".
-func (m *LCKSVD2) Name() string { return "LC-KSVD2" }
+// Name returns "LCKSVD2".
+func (m *LCKSVD2) Name() string { return "LCKSVD2" }
 
 // Params lists the options; after Fit or SetState, the resolved ones.
 func (m *LCKSVD1) Params() []lrsdl.Param { return m.Options.spec().params() }
@@ -165,3 +165,39 @@ func (m *LCKSVD1) SetState(s *lrsdl.State) error { return m.lcksvd.setState(m.Na
 
 // SetState restores a state returned by State.
 func (m *LCKSVD2) SetState(s *lrsdl.State) error { return m.lcksvd.setState(m.Name(), s, &m.Options) }
+
+// DecisionFunction returns the C×n scores W·x of the OMP codes x of the
+// columns of Y.
+func (m *LCKSVD1) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+	o := m.Options
+	return m.decide(bg, &o, Y)
+}
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *LCKSVD1) PredictProba(Y mat.Matrix) (*mat.Dense, error) {
+	return m.proba(m.DecisionFunction(Y))
+}
+
+// Transform returns the OMP codes (K×n) of the columns of Y on D.
+func (m *LCKSVD1) Transform(Y mat.Matrix) (*mat.Dense, error) {
+	o := m.Options
+	return m.codes(bg, &o, Y)
+}
+
+// DecisionFunction returns the C×n scores W·x of the OMP codes x of the
+// columns of Y.
+func (m *LCKSVD2) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+	o := m.Options
+	return m.decide(bg, &o, Y)
+}
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *LCKSVD2) PredictProba(Y mat.Matrix) (*mat.Dense, error) {
+	return m.proba(m.DecisionFunction(Y))
+}
+
+// Transform returns the OMP codes (K×n) of the columns of Y on D.
+func (m *LCKSVD2) Transform(Y mat.Matrix) (*mat.Dense, error) {
+	o := m.Options
+	return m.codes(bg, &o, Y)
+}

@@ -350,26 +350,39 @@ func (w *lcCostWork) cost(Ys, G, X *mat.Dense, rows []int, names []string) lrsdl
 }
 
 func (l *lcksvd) predict(ctx context.Context, o *LCKSVDOptions, Y mat.Matrix) ([]int, error) {
+	S, err := l.decide(ctx, o, Y)
+	if err != nil {
+		return nil, err
+	}
+	return argmaxLabels(S, l.m.classes), nil
+}
+
+// codes returns the OMP codes (K×n) of the columns of Y on D.
+func (l *lcksvd) codes(ctx context.Context, o *LCKSVDOptions, Y mat.Matrix) (*mat.Dense, error) {
 	if err := l.m.check("LC-KSVD", Y); err != nil {
 		return nil, err
 	}
 	_, K := l.m.D.Dims()
 	_, n := Y.Dims()
 	X := mat.NewDense(K, n, nil)
-	if err := core.OMP(ctx, X, l.m.D, Y, o.Sparsity, 0); err != nil {
+	return X, core.OMP(ctx, X, l.m.D, Y, o.Sparsity, 0)
+}
+
+// decide returns the C×n scores W·x of the OMP codes x of Y.
+func (l *lcksvd) decide(ctx context.Context, o *LCKSVDOptions, Y mat.Matrix) (*mat.Dense, error) {
+	X, err := l.codes(ctx, o, Y)
+	if err != nil {
 		return nil, err
 	}
 	C, _ := l.W.Dims()
+	_, n := Y.Dims()
 	S := mat.NewDense(C, n, nil)
 	S.Mul(l.W, X)
-	out := make([]int, n)
-	col := make([]float64, C)
-	for j := range out {
-		mat.Col(col, j, S)
-		out[j] = l.m.classes.Labels[floats.MaxIdx(col)]
-	}
-	return out, nil
+	return S, nil
 }
+
+// Classes returns the labels of the classes in increasing order.
+func (l *lcksvd) Classes() []int { return l.m.classList() }
 
 func (l *lcksvd) cost(o *LCKSVDOptions, two bool, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	if err := l.m.check("LC-KSVD", Y); err != nil {
@@ -419,6 +432,11 @@ func (l *lcksvd) state(name string, o *LCKSVDOptions) (*lrsdl.State, error) {
 func (l *lcksvd) setState(name string, s *lrsdl.State, o *LCKSVDOptions) error {
 	var opts LCKSVDOptions
 	var m classDict
+	if s != nil && s.Method == "LC-KSVD"+name[len(name)-1:] { // the name of files before v1
+		c := *s
+		c.Method = name
+		s = &c
+	}
 	extra, err := m.setState(name, s, &opts, "A", "W")
 	if err != nil {
 		return err

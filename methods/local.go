@@ -30,6 +30,15 @@ func dictState(s *lrsdl.State, method string, o interface{ spec() optSpec }, par
 // the codes X of Y on the atoms I of class c, G_II and D_IᵀY from G = DᵀD
 // and DtY = DᵀY.
 func localPredict(D *mat.Dense, cl *core.Classes, Y mat.Matrix, code func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error)) ([]int, error) {
+	S, err := localScores(D, cl, Y, code)
+	if err != nil {
+		return nil, err
+	}
+	return argmaxLabels(S, cl), nil
+}
+
+// localScores returns the C×n scores −‖y − D_I·x‖² of localPredict.
+func localScores(D *mat.Dense, cl *core.Classes, Y mat.Matrix, code func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error)) (*mat.Dense, error) {
 	d, _ := D.Dims()
 	if err := dl.TestSet(Y, d); err != nil {
 		return nil, err
@@ -39,8 +48,7 @@ func localPredict(D *mat.Dense, cl *core.Classes, Y mat.Matrix, code func(c int,
 	var DtY, G mat.Dense
 	core.MulTrans(&DtY, D, Y)
 	G.Mul(D.T(), D)
-	best := make([]float64, n)
-	out := make([]int, n)
+	S := mat.NewDense(cl.Len(), n, nil)
 	r := make([]float64, n)
 	for c := 0; c < cl.Len(); c++ {
 		X, Gc, Bc, err := code(c, &G, &DtY)
@@ -49,10 +57,23 @@ func localPredict(D *mat.Dense, cl *core.Classes, Y mat.Matrix, code func(c int,
 		}
 		dl.BlockResiduals(r, X, Gc, Bc, yy)
 		for j, v := range r {
-			if c == 0 || v < best[j] {
-				best[j], out[j] = v, cl.Labels[c]
-			}
+			S.Set(c, j, -v)
 		}
 	}
-	return out, nil
+	return S, nil
+}
+
+// globalCodes returns the lasso codes (K×n) of the columns of Y on all of D
+// at weight lambda.
+func globalCodes(D *mat.Dense, Y mat.Matrix, lambda float64, o core.LassoOptions) (*mat.Dense, error) {
+	d, K := D.Dims()
+	if err := dl.TestSet(Y, d); err != nil {
+		return nil, err
+	}
+	_, n := Y.Dims()
+	var DtY, G mat.Dense
+	core.MulTrans(&DtY, D, Y)
+	G.Mul(D.T(), D)
+	X := mat.NewDense(K, n, nil)
+	return X, core.LassoGram(bg, X, &G, &DtY, lambda, o)
 }

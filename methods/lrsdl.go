@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register("LRSDL", func() lrsdl.Classifier { return &LRSDL{} })
+	register("LRSDL", func() lrsdl.Model { return &LRSDL{} })
 }
 
 // LRSDLOptions configures LRSDL. The zero value means the defaults: those of
@@ -97,10 +97,11 @@ func (m *LRSDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error)
 	return m.predict(ctx, &o, Y)
 }
 
-// Transform returns the codes X (K×n) and X0 (k0×n) of the columns of Y,
+// Transform returns the codes x̄ = [x; x0] ((K+k0)×n: the K class-atom rows,
+// then the k0 shared-atom rows) of the columns of Y,
 //
 //	x̄ = argmin ½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖² + λ‖x̄‖₁.
-func (m *LRSDL) Transform(Y mat.Matrix) (X, X0 *mat.Dense, err error) {
+func (m *LRSDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.Options
 	return m.transform(&o, Y)
 }
@@ -151,3 +152,14 @@ func (m *LRSDL) SetState(s *lrsdl.State) error {
 	m.Options = o
 	return nil
 }
+
+// DecisionFunction returns the C×n scores −e_c of the prediction rule: GC
+// e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² (ȳ = y − D0x0), LC the lasso
+// objective of y coded on [D_c D0].
+func (m *LRSDL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+	o := m.Options
+	return m.decide(&o, Y)
+}
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *LRSDL) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }

@@ -244,21 +244,19 @@ func TestLRSDLTransformOptimal(t *testing.T) {
 	if err := m.Fit(context.Background(), Y, labels); err != nil {
 		t.Fatal(err)
 	}
-	X, X0, err := m.Transform(Y)
+	Xb, err := m.Transform(Y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	D, _, D0 := m.Atoms()
 	_, m0 := m.Means()
-	var Xb mat.Dense
-	Xb.Stack(X, X0)
+	_, K := D.Dims()
 	var Db mat.Dense
 	Db.Augment(D, D0)
 	var R, G mat.Dense
-	R.Mul(&Db, &Xb)
+	R.Mul(&Db, Xb)
 	R.Sub(&R, Y)
 	G.Mul(Db.T(), &R)
-	K, _ := X.Dims()
 	kb, n := Xb.Dims()
 	l2, lam := 0.01, 0.02
 	for i := 0; i < kb; i++ {

@@ -12,14 +12,15 @@ import (
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
-var registry = map[string]func() lrsdl.Classifier{}
+var registry = map[string]func() lrsdl.Model{}
 
 // register makes a method available to New; method files call it from init.
-func register(name string, f func() lrsdl.Classifier) { registry[strings.ToUpper(name)] = f }
+func register(name string, f func() lrsdl.Model) { registry[strings.ToUpper(name)] = f }
 
-// New returns an untrained classifier with default options by its name
-// (case-insensitive, as listed by Names).
-func New(name string) (lrsdl.Classifier, error) {
+// New returns an untrained model with default options by its name, as
+// listed by Names and returned by its Name method. It also accepts the
+// name in any case and with hyphens, e.g. "lrsdl", "LC-KSVD1", "jdl*".
+func New(name string) (lrsdl.Model, error) {
 	f, ok := registry[strings.ToUpper(strings.ReplaceAll(name, "-", ""))]
 	if !ok {
 		return nil, fmt.Errorf("methods: unknown method %q (have %s)", name, strings.Join(Names(), ", "))
@@ -27,7 +28,8 @@ func New(name string) (lrsdl.Classifier, error) {
 	return f(), nil
 }
 
-// Names returns the registered method names in sorted order.
+// Names returns the registered method names in sorted order: the values
+// of the models' Name methods.
 func Names() []string {
 	var ns []string
 	for n := range registry {

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register("ODL", func() lrsdl.Classifier { return &ODL{} })
+	register("ODL", func() lrsdl.Model { return &ODL{} })
 }
 
 // ODLOptions configures ODL. The zero value means the defaults.
@@ -208,6 +208,14 @@ func (m *ODL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(con
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *ODL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+	S, err := m.decide(ctx, Y)
+	if err != nil {
+		return nil, err
+	}
+	return argmaxLabels(S, m.m.classes), nil
+}
+
+func (m *ODL) decide(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	if m.m.D != nil && m.m.classes.Len() == 0 {
 		return nil, fmt.Errorf("methods: ODL was learned without labels and cannot predict (use Transform)")
 	}
@@ -215,8 +223,19 @@ func (m *ODL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.m.residualLabels(Y, X), nil
+	return m.m.residualScores(Y, X), nil
 }
+
+// DecisionFunction returns the C×n scores −‖y − D_cx^c‖²₂ of the lasso
+// codes x of the columns of Y; an error for a model from Learn.
+func (m *ODL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) { return m.decide(bg, Y) }
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *ODL) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
+
+// Classes returns the labels of the classes in increasing order; nil for
+// a model from Learn.
+func (m *ODL) Classes() []int { return m.m.classList() }
 
 // Cost returns the training objective at the learned dictionaries: for a
 // model from Fit Σ_c ½‖Y_c − D_cX_c‖²_F + λ‖X_c‖₁ with X_c the lasso codes

@@ -29,15 +29,20 @@ func (b *classDict) check(name string, Y mat.Matrix) error {
 }
 
 // residualLabels returns, for each column j of Y, the user label of the
-// class c minimising ‖y_j − D_c·X_c[:, j]‖₂.
+// class c minimising ‖y_j − D_c·X_c[:, j]‖₂ (a training label even when
+// every residual overflows).
 func (b *classDict) residualLabels(Y mat.Matrix, X *mat.Dense) []int {
+	return argmaxLabels(b.residualScores(Y, X), b.classes)
+}
+
+// residualScores returns the C×n scores −‖y_j − D_c·X_c[:, j]‖²₂.
+func (b *classDict) residualScores(Y mat.Matrix, X *mat.Dense) *mat.Dense {
 	d, n := Y.Dims()
 	Yd, ok := Y.(*mat.Dense)
 	if !ok {
 		Yd = dl.DenseCopy(Y)
 	}
-	best := make([]float64, n)
-	out := make([]int, n)
+	S := mat.NewDense(b.part.Blocks(), n, nil)
 	R := mat.NewDense(d, n, nil)
 	r := make([]float64, n)
 	for c := 0; c < b.part.Blocks(); c++ {
@@ -54,12 +59,10 @@ func (b *classDict) residualLabels(Y mat.Matrix, X *mat.Dense) []int {
 			}
 		}
 		for j, v := range r {
-			if c == 0 || v < best[j] { // a training label even when every residual overflows
-				best[j], out[j] = v, b.classes.Labels[c]
-			}
+			S.Set(c, j, -v)
 		}
 	}
-	return out
+	return S
 }
 
 // state encodes the model; extra matrices are added by name.
@@ -154,4 +157,12 @@ func lassoCost(D *mat.Dense, Y mat.Matrix, X *mat.Dense, lambda float64) lrsdl.C
 func frobSq(a *mat.Dense) float64 {
 	n := mat.Norm(a, 2)
 	return n * n
+}
+
+// classList returns the labels of a trained model's classes, nil before.
+func (b *classDict) classList() []int {
+	if b.D == nil {
+		return nil
+	}
+	return classesOf(b.classes)
 }

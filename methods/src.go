@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("SRC", func() lrsdl.Classifier { return &SRC{} })
+	register("SRC", func() lrsdl.Model { return &SRC{} })
 }
 
 // SRCOptions configures SRC. The zero value means the defaults.
@@ -156,3 +156,23 @@ func (m *SRC) SetState(s *lrsdl.State) error {
 	m.Options, m.m, m.gram, m.info = o, b, srcGram(b.D), lrsdl.FitInfo{}
 	return nil
 }
+
+// DecisionFunction returns the C×n scores −‖y − D_cx^c‖²₂ of the lasso
+// codes x of the columns of Y.
+func (m *SRC) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+	X, err := m.codes(bg, Y)
+	if err != nil {
+		return nil, err
+	}
+	return m.m.residualScores(Y, X), nil
+}
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *SRC) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
+
+// Transform returns the lasso codes (N×n, one row per training sample in
+// class order) of the columns of Y.
+func (m *SRC) Transform(Y mat.Matrix) (*mat.Dense, error) { return m.codes(bg, Y) }
+
+// Classes returns the labels of the classes in increasing order.
+func (m *SRC) Classes() []int { return m.m.classList() }

@@ -15,7 +15,7 @@ import (
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
-func init() { register("SRRS", func() lrsdl.Classifier { return &SRRS{} }) }
+func init() { register("SRRS", func() lrsdl.Model { return &SRRS{} }) }
 
 // SRRSOptions controls SRRS. The zero value means the defaults, chosen by
 // 4-fold cross-validation on the AR gender training set, folds keeping
@@ -223,6 +223,30 @@ func (m *SRRS) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(co
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *SRRS) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+	S, err := m.decide(ctx, Y)
+	if err != nil {
+		return nil, err
+	}
+	return argmaxLabels(S, m.classes), nil
+}
+
+// DecisionFunction returns the C×n scores −(‖f‖² − 2fᵀPᵀy) of the nearest
+// projected training sample f of each class (Options.Rule "mean": of the
+// class mean), its squared distance to Pᵀy less ‖Pᵀy‖².
+func (m *SRRS) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) { return m.decide(bg, Y) }
+
+// PredictProba returns softmax(DecisionFunction/T) per column.
+func (m *SRRS) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
+
+// Classes returns the labels of the classes in increasing order.
+func (m *SRRS) Classes() []int {
+	if m.P == nil {
+		return nil
+	}
+	return classesOf(m.classes)
+}
+
+func (m *SRRS) decide(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	if m.P == nil {
 		return nil, ErrNotTrained
 	}
@@ -249,17 +273,20 @@ func (m *SRRS) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 		col := F.ColView(i)
 		ff[i] = mat.Dot(col, col)
 	}
-	out := make([]int, n)
-	for j := 0; j < n; j++ {
-		best, bi := math.Inf(1), 0
-		for i := 0; i < N; i++ {
-			if v := ff[i] - 2*FG.At(i, j); v < best {
-				best, bi = v, i
-			}
+	S := mat.NewDense(m.classes.Len(), n, nil)
+	for c := 0; c < m.classes.Len(); c++ {
+		row := S.RawRowView(c)
+		for j := range row {
+			row[j] = math.Inf(-1)
 		}
-		out[j] = m.classes.Labels[lab[bi]]
 	}
-	return out, nil
+	for i := 0; i < N; i++ {
+		row := S.RawRowView(lab[i])
+		for j, g := range FG.RawRowView(i)[:n] {
+			row[j] = math.Max(row[j], -(ff[i] - 2*g))
+		}
+	}
+	return S, nil
 }
 
 // srrsMeans returns the class means of the columns of F (p×C) and their

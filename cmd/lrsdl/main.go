@@ -44,7 +44,7 @@ import (
 
 // Method registry, replaceable in tests.
 var (
-	newMethod   = methods.New
+	newMethod   = func(n string) (lrsdl.Classifier, error) { return methods.New(n) }
 	methodNames = methods.Names
 )
 

@@ -445,3 +445,40 @@ func (f *Model) argmin(e []float64) []int {
 	}
 	return out
 }
+
+// Scores returns the C×n class scores of the rule of p, S[c, j] = −e_c of
+// sample j (see scores): Predict returns the arg-max of each column.
+func (f *Model) Scores(ctx context.Context, p Params, Y mat.Matrix) (*mat.Dense, error) {
+	if err := f.Trained(); err != nil {
+		return nil, err
+	}
+	if err := dl.TestSet(Y, f.Dim); err != nil {
+		return nil, err
+	}
+	var Xb *mat.Dense
+	if !p.LC {
+		var err error
+		if Xb, err = f.codes(ctx, p, Y); err != nil {
+			return nil, err
+		}
+	}
+	e, err := f.scores(ctx, p, Y, Xb)
+	if err != nil {
+		return nil, err
+	}
+	C := f.Part.Blocks()
+	_, n := Y.Dims()
+	S := mat.NewDense(C, n, nil)
+	for j := 0; j < n; j++ {
+		for c := 0; c < C; c++ {
+			S.Set(c, j, -e[j*C+c])
+		}
+	}
+	return S, nil
+}
+
+// Codes returns the codes [X; X0] ((K+k0)×n) of the columns of Y, those
+// of Transform stacked.
+func (f *Model) Codes(ctx context.Context, p Params, Y mat.Matrix) (*mat.Dense, error) {
+	return f.codes(ctx, p, Y)
+}

@@ -1,0 +1,124 @@
+package methods
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/core"
+)
+
+// Every model of this package is an lrsdl.Model.
+var (
+	_ lrsdl.Model = (*SRC)(nil)
+	_ lrsdl.Model = (*ODL)(nil)
+	_ lrsdl.Model = (*LCKSVD1)(nil)
+	_ lrsdl.Model = (*LCKSVD2)(nil)
+	_ lrsdl.Model = (*DLSI)(nil)
+	_ lrsdl.Model = (*COPAR)(nil)
+	_ lrsdl.Model = (*FDDL)(nil)
+	_ lrsdl.Model = (*D2L2R2)(nil)
+	_ lrsdl.Model = (*LRSDL)(nil)
+	_ lrsdl.Model = (*JDL)(nil)
+	_ lrsdl.Model = (*DLRD)(nil)
+	_ lrsdl.Model = (*SRRS)(nil)
+)
+
+// argmaxLabels returns, for each column of the C×n scores S, the label
+// cl.Labels[c] of its largest entry, the first on ties; a column of NaN
+// gives the first class.
+func argmaxLabels(S *mat.Dense, cl *core.Classes) []int {
+	C, n := S.Dims()
+	out := make([]int, n)
+	best := make([]float64, n)
+	for c := 0; c < C; c++ {
+		for j, v := range S.RawRowView(c)[:n] {
+			if c == 0 || v > best[j] {
+				best[j], out[j] = v, cl.Labels[c]
+			}
+		}
+	}
+	return out
+}
+
+// scoresFrom returns the C×n matrix S[c, j] = −e[j*C+c].
+func scoresFrom(e []float64, C int) *mat.Dense {
+	n := len(e) / C
+	S := mat.NewDense(C, n, nil)
+	for j := 0; j < n; j++ {
+		for c := 0; c < C; c++ {
+			S.Set(c, j, -e[j*C+c])
+		}
+	}
+	return S
+}
+
+// softmax returns the column-wise softmax of S/T (T ≤ 0 means 1), each
+// column shifted by its maximum. A column with a non-finite maximum is an
+// error.
+func softmax(S *mat.Dense, T float64) (*mat.Dense, error) {
+	if T <= 0 {
+		T = 1
+	}
+	C, n := S.Dims()
+	P := mat.NewDense(C, n, nil)
+	col := make([]float64, C)
+	for j := 0; j < n; j++ {
+		mx := math.Inf(-1)
+		for c := 0; c < C; c++ {
+			col[c] = S.At(c, j)
+			mx = math.Max(mx, col[c])
+		}
+		if math.IsInf(mx, 0) || math.IsNaN(mx) {
+			return nil, fmt.Errorf("methods: sample %d has no finite class score", j)
+		}
+		var sum float64
+		for c := range col {
+			col[c] = math.Exp((col[c] - mx) / T)
+			sum += col[c]
+		}
+		for c, v := range col {
+			P.Set(c, j, v/sum)
+		}
+	}
+	return P, nil
+}
+
+// calib holds the softmax temperature of PredictProba; models embed it.
+type calib struct {
+	temp float64 // 0 means 1
+}
+
+// Temperature returns the softmax temperature T of PredictProba: 1 unless
+// set by Calibrate or restored by SetState.
+func (c *calib) Temperature() float64 {
+	if c.temp <= 0 {
+		return 1
+	}
+	return c.temp
+}
+
+// setTemperature sets T (≤ 0 means 1).
+func (c *calib) setTemperature(t float64) { c.temp = t }
+
+// proba returns softmax(S/T) of scores S, passing err on.
+func (c *calib) proba(S *mat.Dense, err error) (*mat.Dense, error) {
+	if err != nil {
+		return nil, err
+	}
+	return softmax(S, c.Temperature())
+}
+
+// classesOf returns a copy of cl's labels, nil for nil or no classes.
+func classesOf(cl *core.Classes) []int {
+	if cl == nil || cl.Len() == 0 {
+		return nil
+	}
+	return append([]int(nil), cl.Labels...)
+}
+
+// bg is the context of the methods without one.
+var bg = context.Background()
