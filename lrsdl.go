@@ -109,6 +109,8 @@ type State struct {
 	Classes  []int                 // Classes[c] is the user label of class c
 	Names    []string              // names of Matrices, in order
 	Matrices map[string]*mat.Dense // learned matrices by name
+	// Temperature is the softmax temperature of PredictProba; 0 means 1.
+	Temperature float64
 }
 
 // Persistent is implemented by classifiers whose trained state can be saved

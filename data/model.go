@@ -55,6 +55,9 @@ type ModelInfo struct {
 	// Normalize records that every training sample was scaled to unit ℓ2
 	// norm (LoadOptions.Normalize); samples to classify must be too.
 	Normalize bool `json:"normalize"`
+	// Temperature is the state's softmax temperature (lrsdl.State), kept
+	// here so that version 2 files hold it; omitted while 0.
+	Temperature float64 `json:"temperature,omitempty"`
 }
 
 var crcTable = crc64.MakeTable(crc64.ECMA)
@@ -183,6 +186,7 @@ func EncodeModelInfo(w io.Writer, s *lrsdl.State, info ModelInfo) error {
 		}
 	}
 
+	info.Temperature = s.Temperature
 	js, err := json.Marshal(info)
 	if err != nil {
 		return fmt.Errorf("model: %w", err)
@@ -304,6 +308,7 @@ func DecodeModelInfo(r io.Reader) (*lrsdl.State, ModelInfo, error) {
 	if err != nil {
 		return nil, ModelInfo{}, err
 	}
+	s.Temperature = info.Temperature
 	return s, info, nil
 }
 

@@ -2,9 +2,12 @@ package methods
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -125,4 +128,136 @@ func sameAnswers(m confMethod, Y mat.Matrix, pred []int, S, P, X *mat.Dense) err
 		}
 	}
 	return nil
+}
+
+// TestConformanceOptionsUnchanged checks that Fit leaves Options alone and
+// that a refit resolves anew: a model fitted on 8 samples per class and
+// then on 60 equals one fitted on the 60 alone, bit for bit. The options
+// keep their data-aware defaults (k), with few iterations.
+func TestConformanceOptionsUnchanged(t *testing.T) {
+	Ys, ls := confData(21, 8)
+	Yl, ll := confData(22, 60)
+	Yt, _ := confData(23, 3)
+	forEachMethod(t, func(t *testing.T, name string) {
+		fresh := func() confMethod {
+			m, err := New(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range m.Params() {
+				if p.Type == "int" && strings.HasSuffix(p.Name, "iters") {
+					if err := m.SetParam(p.Name, "2"); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			return m
+		}
+		m := fresh()
+		before := optionsOf(m)
+		if err := m.Fit(context.Background(), Ys, ls); err != nil {
+			t.Fatal(err)
+		}
+		if after := optionsOf(m); !reflect.DeepEqual(before, after) {
+			t.Errorf("Fit changed Options from %+v to %+v", before, after)
+		}
+		if err := m.Fit(context.Background(), Yl, ll); err != nil {
+			t.Fatal(err)
+		}
+		f := fresh()
+		if err := f.Fit(context.Background(), Yl, ll); err != nil {
+			t.Fatal(err)
+		}
+		sameModel(t, m, f, Yt)
+	})
+}
+
+// optionsOf returns a copy of the Options field of m, without functions.
+func optionsOf(m confMethod) any {
+	v := reflect.ValueOf(m).Elem().FieldByName("Options")
+	s, err := json.Marshal(v.Interface())
+	if err != nil {
+		panic(err)
+	}
+	return string(s)
+}
+
+// sameModel fails t unless a and b have equal states and predictions on Y.
+func sameModel(t *testing.T, a, b confMethod, Y mat.Matrix) {
+	t.Helper()
+	sa, err := a.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := b.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(sa.Options) != string(sb.Options) || !slices.Equal(sa.Names, sb.Names) {
+		t.Errorf("options %s, want %s", sa.Options, sb.Options)
+	}
+	for _, n := range sb.Names {
+		if !mat.Equal(sa.Matrices[n], sb.Matrices[n]) {
+			t.Errorf("matrix %q differs", n)
+		}
+	}
+	pa, err := a.Predict(Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := b.Predict(Y)
+	if err != nil || !slices.Equal(pa, pb) {
+		t.Errorf("predictions %v, want %v (%v)", pa, pb, err)
+	}
+}
+
+// TestConformanceCalibrate checks that Calibrate sets a positive finite
+// temperature, that PredictProba follows it and that State keeps it.
+func TestConformanceCalibrate(t *testing.T) {
+	Y, labels := confData(31, confPerClass)
+	Yt, _ := confData(32, 3)
+	forEachMethod(t, func(t *testing.T, name string) {
+		m := newConf(t, name)
+		if err := m.Fit(context.Background(), Y, labels); err != nil {
+			t.Fatal(err)
+		}
+		T, err := Calibrate(context.Background(), m, Y, labels, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(T > 0) || math.IsInf(T, 0) {
+			t.Fatalf("temperature %g", T)
+		}
+		S, err := m.DecisionFunction(Yt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := softmax(S, T)
+		P, err := m.PredictProba(Yt)
+		if err != nil || !mat.Equal(P, want) {
+			t.Errorf("PredictProba is not softmax(scores/%g) (%v)", T, err)
+		}
+		s, err := m.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newConf(t, name)
+		if err := r.SetState(s); err != nil {
+			t.Fatal(err)
+		}
+		Pr, err := r.PredictProba(Yt)
+		if err != nil || !mat.Equal(Pr, P) {
+			t.Errorf("restored model's probabilities differ (%v)", err)
+		}
+	})
+}
+
+func TestFitTemperature(t *testing.T) {
+	// Two classes, scores ±1, the true class first in 3 of 4: the
+	// likelihood is largest at p = 3/4 = 1/(1 + e^{−2/T}), T = 2/ln 3.
+	scores := [][]float64{{1, -1}, {1, -1}, {1, -1}, {-1, 1}}
+	truth := []int{0, 0, 0, 0}
+	if got, want := fitTemperature(scores, truth), 2/math.Log(3); math.Abs(got-want) > 1e-9 {
+		t.Errorf("temperature %g, want %g", got, want)
+	}
 }

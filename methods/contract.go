@@ -122,3 +122,44 @@ func classesOf(cl *core.Classes) []int {
 
 // bg is the context of the methods without one.
 var bg = context.Background()
+
+// listParams returns the parameters of user, or of res once trained.
+func listParams(trained bool, user, res interface{ spec() optSpec }) []lrsdl.Param {
+	if trained {
+		return res.spec().params()
+	}
+	return user.spec().params()
+}
+
+// setParam sets the named option of user and, once trained, of res when
+// it acts at prediction.
+func setParam(trained bool, user, res interface{ spec() optSpec }, name, value string) error {
+	if err := user.spec().set(name, value); err != nil {
+		return err
+	}
+	if op, err := user.spec().find(name); trained && err == nil && op.predict {
+		return res.spec().set(name, value)
+	}
+	return nil
+}
+
+// stateOut adds the temperature to a state s (passing err on).
+func (c *calib) stateOut(s *lrsdl.State, err error) (*lrsdl.State, error) {
+	if err != nil {
+		return nil, err
+	}
+	s.Temperature = c.temp
+	return s, nil
+}
+
+// stateIn restores s by set, then the temperature.
+func (c *calib) stateIn(s *lrsdl.State, set func(*lrsdl.State) error) error {
+	if err := set(s); err != nil {
+		return err
+	}
+	if t := s.Temperature; !(t >= 0) || math.IsInf(t, 0) {
+		return fmt.Errorf("methods: %s state has temperature %g", s.Method, t)
+	}
+	c.temp = s.Temperature
+	return nil
+}

@@ -72,6 +72,7 @@ func (o *COPAROptions) spec() optSpec {
 // once on D̃ = D̄; local coding (LC) codes on D̃ = [D_c D_0] for each class.
 type COPAR struct {
 	Options COPAROptions
+	res     COPAROptions // resolved options of the last Fit or SetState
 
 	base
 	classes *core.Classes
@@ -82,14 +83,17 @@ type COPAR struct {
 // Name returns "COPAR".
 func (m *COPAR) Name() string { return "COPAR" }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *COPAR) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *COPAR) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option from its text form.
-func (m *COPAR) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *COPAR) SetParam(name, value string) error {
+	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
+}
 
 // SetProgress sets the function called after every outer iteration.
-func (m *COPAR) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+func (m *COPAR) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // Atoms returns the class dictionaries (columns are atoms, part gives the
 // atoms of each class) and the shared dictionary D0.
@@ -157,7 +161,7 @@ func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if Q != nil {
 		D = dl.Expand(Q, D)
 	}
-	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
+	m.res, m.classes, m.D, m.part = o, g.Classes, D, part
 	m.info.Elapsed = time.Since(start)
 	return nil
 }
@@ -364,10 +368,10 @@ func (m *COPAR) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	for c := range X {
 		X[c] = mat.NewDense(m.part.Len(), sp.Size(c), nil)
 	}
-	if err := coparUpdateX(context.Background(), X, m.D, m.part, Ys, sp, m.Options.Lambda, m.Options.XIters, false); err != nil {
+	if err := coparUpdateX(context.Background(), X, m.D, m.part, Ys, sp, m.res.Lambda, m.res.XIters, false); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	return coparCost(m.D, m.part, X, Ys, sp, m.Options), nil
+	return coparCost(m.D, m.part, X, Ys, sp, m.res), nil
 }
 
 // Predict returns the label of the class with the smallest residual on its
@@ -402,7 +406,7 @@ func (m *COPAR) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return globalCodes(m.D, Y, m.Options.Lambda, core.LassoOptions{})
+	return globalCodes(m.D, Y, m.res.Lambda, core.LassoOptions{})
 }
 
 // Classes returns the labels of the classes in increasing order.
@@ -418,9 +422,9 @@ func (m *COPAR) local(ctx context.Context) func(c int, G, DtY *mat.Dense) (X, Gc
 	var Xall *mat.Dense
 	return func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
 		K, n := DtY.Dims()
-		if m.Options.Coding == "gc" && Xall == nil {
+		if m.res.Coding == "gc" && Xall == nil {
 			Xall = mat.NewDense(K, n, nil)
-			if err := core.LassoGram(ctx, Xall, G, DtY, m.Options.Lambda, core.LassoOptions{}); err != nil {
+			if err := core.LassoGram(ctx, Xall, G, DtY, m.res.Lambda, core.LassoOptions{}); err != nil {
 				return nil, nil, nil, err
 			}
 		}
@@ -430,26 +434,26 @@ func (m *COPAR) local(ctx context.Context) func(c int, G, DtY *mat.Dense) (X, Gc
 			return dl.Gather(Xall, idx, nil), Gc, Bc, nil
 		}
 		X = mat.NewDense(len(idx), n, nil)
-		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, m.Options.Lambda, core.LassoOptions{ADMM: true})
+		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, m.res.Lambda, core.LassoOptions{ADMM: true})
 	}
 }
 
-// State returns the trained model: the options and the matrix "D" = D̄.
-func (m *COPAR) State() (*lrsdl.State, error) {
+// stateBody returns the trained model: the options and the matrix "D" = D̄.
+func (m *COPAR) stateBody() (*lrsdl.State, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return dl.NewState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
+	return dl.NewState(m.Name(), m.res, m.classes, []string{"D"}, m.D)
 }
 
-// SetState restores a model returned by State.
-func (m *COPAR) SetState(s *lrsdl.State) error {
+// setStateBody restores a model returned by State.
+func (m *COPAR) setStateBody(s *lrsdl.State) error {
 	var o COPAROptions
 	cl, D, part, err := dictState(s, m.Name(), &o, func(C int) core.Partition { return dl.BlockPartition(C, o.K, lit(o.K0)) })
 	if err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress
-	m.Options, m.classes, m.D, m.part, m.info = o, cl, D, part, lrsdl.FitInfo{}
+	m.Options, m.res, m.classes, m.D, m.part, m.info = o, o, cl, D, part, lrsdl.FitInfo{}
 	return nil
 }

@@ -49,20 +49,24 @@ func (o *D2L2R2Options) params() fisher.Params {
 // value thresholding of each D_c.
 type D2L2R2 struct {
 	Options D2L2R2Options
+	res     D2L2R2Options // resolved options of the last Fit or SetState
 	fisherModel
 }
 
 // Name returns "D2L2R2".
 func (m *D2L2R2) Name() string { return "D2L2R2" }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *D2L2R2) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *D2L2R2) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option from its text form.
-func (m *D2L2R2) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *D2L2R2) SetParam(name, value string) error {
+	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
+}
 
 // SetProgress sets the function called after every outer iteration.
-func (m *D2L2R2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+func (m *D2L2R2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // Fit learns D and the class means from the columns of Y and stores the
 // resolved options in m.Options.
@@ -70,7 +74,7 @@ func (m *D2L2R2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	o := m.Options
 	err := m.fit(ctx, &o, Y, labels)
 	if err == nil {
-		m.Options = o
+		m.res = o
 	}
 	return err
 }
@@ -82,13 +86,13 @@ func (m *D2L2R2) Predict(Y mat.Matrix) ([]int, error) {
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *D2L2R2) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	o := m.Options
+	o := m.res
 	return m.predict(ctx, &o, Y)
 }
 
 // Transform returns the codes X (K×n) of the columns of Y.
 func (m *D2L2R2) Transform(Y mat.Matrix) (*mat.Dense, error) {
-	o := m.Options
+	o := m.res
 	return m.transform(&o, Y)
 }
 
@@ -99,7 +103,7 @@ func (m *D2L2R2) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 
 // CostContext is Cost, returning ctx.Err() when ctx is cancelled.
 func (m *D2L2R2) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	o := m.Options
+	o := m.res
 	return m.cost(ctx, &o, Y, labels)
 }
 
@@ -121,17 +125,17 @@ func (m *D2L2R2) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOpt
 	return r, err
 }
 
-// State returns the trained model.
-func (m *D2L2R2) State() (*lrsdl.State, error) { return m.state(m.Name(), &m.Options) }
+// stateBody returns the trained model.
+func (m *D2L2R2) stateBody() (*lrsdl.State, error) { return m.state(m.Name(), &m.res) }
 
-// SetState restores a model returned by State.
-func (m *D2L2R2) SetState(s *lrsdl.State) error {
+// setStateBody restores a model returned by State.
+func (m *D2L2R2) setStateBody(s *lrsdl.State) error {
 	var o D2L2R2Options
 	if err := m.setState(m.Name(), s, &o); err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress
-	m.Options = o
+	m.Options, m.res = o, o
 	return nil
 }
 
@@ -139,7 +143,7 @@ func (m *D2L2R2) SetState(s *lrsdl.State) error {
 // e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² (ȳ = y − D0x0), LC the lasso
 // objective of y coded on [D_c D0].
 func (m *D2L2R2) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
-	o := m.Options
+	o := m.res
 	return m.decide(&o, Y)
 }
 

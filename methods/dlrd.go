@@ -84,6 +84,7 @@ func (o *DLRDOptions) spec() optSpec {
 // ‖y − D_cx^c‖².
 type DLRD struct {
 	Options DLRDOptions
+	res     DLRDOptions // resolved options of the last Fit or SetState
 
 	base
 	classes *core.Classes
@@ -134,19 +135,22 @@ func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err != nil {
 		return err
 	}
-	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
+	m.res, m.classes, m.D, m.part = o, g.Classes, D, part
 	m.info.Elapsed = time.Since(start)
 	return nil
 }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *DLRD) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *DLRD) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option from its text form.
-func (m *DLRD) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *DLRD) SetParam(name, value string) error {
+	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
+}
 
 // SetProgress sets the function called after every outer iteration.
-func (m *DLRD) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+func (m *DLRD) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // Cost returns J at the learned dictionaries for the samples Y with known
 // labels: the codes from the X step and the error from the E step, both
@@ -159,7 +163,7 @@ func (m *DLRD) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	if err != nil {
 		return lrsdl.Cost{}, err
 	}
-	return fisher.CostDLRD(dlrdParams(m.Options), m.set, m.D, m.part, Ys, sp, m.Options.Beta)
+	return fisher.CostDLRD(dlrdParams(m.res), m.set, m.D, m.part, Ys, sp, m.res.Beta)
 }
 
 // Predict returns the label of each column of Y (SRC's rule on D).
@@ -184,7 +188,7 @@ func (m *DLRD) codes(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	}
 	_, n := Y.Dims()
 	X := mat.NewDense(m.part.Len(), n, nil)
-	return X, core.Lasso(ctx, X, m.D, Y, m.Options.Lambda, core.LassoOptions{ADMM: true})
+	return X, core.Lasso(ctx, X, m.D, Y, m.res.Lambda, core.LassoOptions{ADMM: true})
 }
 
 func (m *DLRD) decide(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
@@ -214,16 +218,16 @@ func (m *DLRD) Classes() []int {
 	return classesOf(m.classes)
 }
 
-// State returns the trained model: the options and the matrix "D".
-func (m *DLRD) State() (*lrsdl.State, error) {
+// stateBody returns the trained model: the options and the matrix "D".
+func (m *DLRD) stateBody() (*lrsdl.State, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return dl.NewState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
+	return dl.NewState(m.Name(), m.res, m.classes, []string{"D"}, m.D)
 }
 
-// SetState restores a model returned by State.
-func (m *DLRD) SetState(s *lrsdl.State) error {
+// setStateBody restores a model returned by State.
+func (m *DLRD) setStateBody(s *lrsdl.State) error {
 	var o DLRDOptions
 	cl, err := decodeState(s, m.Name(), &o, "D")
 	if err != nil {
@@ -235,6 +239,6 @@ func (m *DLRD) SetState(s *lrsdl.State) error {
 		return fmt.Errorf("methods: DLRD state has %d atoms, want %d", K, part.Len())
 	}
 	o.Progress = m.Options.Progress
-	m.Options, m.classes, m.D, m.part, m.info = o, cl, mat.DenseCopyOf(D), part, lrsdl.FitInfo{}
+	m.Options, m.res, m.classes, m.D, m.part, m.info = o, o, cl, mat.DenseCopyOf(D), part, lrsdl.FitInfo{}
 	return nil
 }

@@ -55,6 +55,7 @@ func (o *DLSIOptions) spec() optSpec {
 // assigned to the class with the smallest residual ‖y − D_cx_c‖².
 type DLSI struct {
 	Options DLSIOptions
+	res     DLSIOptions // resolved options of the last Fit or SetState
 
 	base
 	classes *core.Classes
@@ -65,14 +66,17 @@ type DLSI struct {
 // Name returns "DLSI".
 func (m *DLSI) Name() string { return "DLSI" }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *DLSI) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *DLSI) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option from its text form.
-func (m *DLSI) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *DLSI) SetParam(name, value string) error {
+	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
+}
 
 // SetProgress sets the function called after every outer iteration.
-func (m *DLSI) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+func (m *DLSI) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // Atoms returns the class dictionaries (columns are atoms, part gives the
 // atoms of each class) and a nil shared dictionary.
@@ -132,7 +136,7 @@ func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if Q != nil {
 		D = dl.Expand(Q, D)
 	}
-	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
+	m.res, m.classes, m.D, m.part = o, g.Classes, D, part
 	m.info.Elapsed = time.Since(start)
 	return nil
 }
@@ -259,10 +263,10 @@ func (m *DLSI) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	for c := range X {
 		X[c] = mat.NewDense(m.part.Size(c), sp.Size(c), nil)
 	}
-	if err := dlsiUpdateX(context.Background(), X, m.D, m.part, Ys, sp, m.Options.Lambda); err != nil {
+	if err := dlsiUpdateX(context.Background(), X, m.D, m.part, Ys, sp, m.res.Lambda); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	return dlsiCost(m.D, m.part, X, Ys, sp, m.Options), nil
+	return dlsiCost(m.D, m.part, X, Ys, sp, m.res), nil
 }
 
 // Predict returns the label of the class with the smallest residual for
@@ -285,7 +289,7 @@ func (m *DLSI) local(ctx context.Context, Xall *mat.Dense) func(c int, G, DtY *m
 		_, n := DtY.Dims()
 		Gc, Bc = G.Slice(a, b, a, b).(*mat.Dense), DtY.Slice(a, b, 0, n).(*mat.Dense)
 		X = mat.NewDense(b-a, n, nil)
-		err = core.LassoGram(ctx, X, Gc, Bc, m.Options.Lambda/2, core.LassoOptions{ADMM: true})
+		err = core.LassoGram(ctx, X, Gc, Bc, m.res.Lambda/2, core.LassoOptions{ADMM: true})
 		if Xall != nil {
 			Xall.Slice(a, b, 0, n).(*mat.Dense).Copy(X)
 		}
@@ -327,22 +331,22 @@ func (m *DLSI) Classes() []int {
 	return classesOf(m.classes)
 }
 
-// State returns the trained model: the options and the matrix "D".
-func (m *DLSI) State() (*lrsdl.State, error) {
+// stateBody returns the trained model: the options and the matrix "D".
+func (m *DLSI) stateBody() (*lrsdl.State, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return dl.NewState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
+	return dl.NewState(m.Name(), m.res, m.classes, []string{"D"}, m.D)
 }
 
-// SetState restores a model returned by State.
-func (m *DLSI) SetState(s *lrsdl.State) error {
+// setStateBody restores a model returned by State.
+func (m *DLSI) setStateBody(s *lrsdl.State) error {
 	var o DLSIOptions
 	cl, D, part, err := dictState(s, m.Name(), &o, func(C int) core.Partition { return dl.BlockPartition(C, o.K) })
 	if err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress
-	m.Options, m.classes, m.D, m.part, m.info = o, cl, D, part, lrsdl.FitInfo{}
+	m.Options, m.res, m.classes, m.D, m.part, m.info = o, o, cl, D, part, lrsdl.FitInfo{}
 	return nil
 }

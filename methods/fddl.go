@@ -128,20 +128,24 @@ func (o *FDDLOptions) params() fisher.Params {
 // trained by E-FDDL-X and E-FDDL-D (or the original algorithms).
 type FDDL struct {
 	Options FDDLOptions
+	res     FDDLOptions // resolved options of the last Fit or SetState
 	fisherModel
 }
 
 // Name returns "FDDL".
 func (m *FDDL) Name() string { return "FDDL" }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *FDDL) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *FDDL) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option from its text form.
-func (m *FDDL) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *FDDL) SetParam(name, value string) error {
+	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
+}
 
 // SetProgress sets the function called after every outer iteration.
-func (m *FDDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+func (m *FDDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // Fit learns D and the class means from the columns of Y and stores the
 // resolved options in m.Options.
@@ -149,7 +153,7 @@ func (m *FDDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	o := m.Options
 	err := m.fit(ctx, &o, Y, labels)
 	if err == nil {
-		m.Options = o
+		m.res = o
 	}
 	return err
 }
@@ -159,13 +163,13 @@ func (m *FDDL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(co
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *FDDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	o := m.Options
+	o := m.res
 	return m.predict(ctx, &o, Y)
 }
 
 // Transform returns the codes X (K×n) of the columns of Y.
 func (m *FDDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
-	o := m.Options
+	o := m.res
 	return m.transform(&o, Y)
 }
 
@@ -176,7 +180,7 @@ func (m *FDDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 
 // CostContext is Cost, returning ctx.Err() when ctx is cancelled.
 func (m *FDDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	o := m.Options
+	o := m.res
 	return m.cost(ctx, &o, Y, labels)
 }
 
@@ -198,17 +202,17 @@ func (m *FDDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptio
 	return r, err
 }
 
-// State returns the trained model.
-func (m *FDDL) State() (*lrsdl.State, error) { return m.state(m.Name(), &m.Options) }
+// stateBody returns the trained model.
+func (m *FDDL) stateBody() (*lrsdl.State, error) { return m.state(m.Name(), &m.res) }
 
-// SetState restores a model returned by State.
-func (m *FDDL) SetState(s *lrsdl.State) error {
+// setStateBody restores a model returned by State.
+func (m *FDDL) setStateBody(s *lrsdl.State) error {
 	var o FDDLOptions
 	if err := m.setState(m.Name(), s, &o); err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress
-	m.Options = o
+	m.Options, m.res = o, o
 	return nil
 }
 
@@ -216,7 +220,7 @@ func (m *FDDL) SetState(s *lrsdl.State) error {
 // e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² (ȳ = y − D0x0), LC the lasso
 // objective of y coded on [D_c D0].
 func (m *FDDL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
-	o := m.Options
+	o := m.res
 	return m.decide(&o, Y)
 }
 

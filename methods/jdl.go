@@ -83,6 +83,7 @@ func (o *JDLOptions) spec() optSpec {
 // class of the smallest ‖y − D_cx^c − D_0x^0‖².
 type JDL struct {
 	Options JDLOptions
+	res     JDLOptions // resolved options of the last Fit or SetState
 
 	star bool // JDL*: prediction by global coding
 	base
@@ -163,19 +164,22 @@ func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if Q != nil {
 		D = dl.Expand(Q, D)
 	}
-	m.Options, m.classes, m.D, m.part = o, g.Classes, D, part
+	m.res, m.classes, m.D, m.part = o, g.Classes, D, part
 	m.info.Elapsed = time.Since(start)
 	return nil
 }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *JDL) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *JDL) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option from its text form.
-func (m *JDL) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *JDL) SetParam(name, value string) error {
+	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
+}
 
 // SetProgress sets the function called after every outer iteration.
-func (m *JDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+func (m *JDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // jdlTrain holds one JDL training run on the class-sorted samples Y. The
 // codes X̃ are zero off the rows of D_c and D_0 in the columns of class c,
@@ -428,7 +432,7 @@ func (m *JDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	if err != nil {
 		return lrsdl.Cost{}, err
 	}
-	s := newJDLTrain(Ys, sp, m.part, m.D, m.Options)
+	s := newJDLTrain(Ys, sp, m.part, m.D, m.res)
 	if err := s.stepX(context.Background()); err != nil {
 		return lrsdl.Cost{}, err
 	}
@@ -444,7 +448,7 @@ func (m *JDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return sharedDictPredict(ctx, m.D, m.part, m.classes, Y, m.Options.Lambda, m.star)
+	return sharedDictPredict(ctx, m.D, m.part, m.classes, Y, m.res.Lambda, m.star)
 }
 
 // sharedDictPredict labels the columns of Y by the smallest residual
@@ -482,7 +486,7 @@ func (m *JDL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return localScores(m.D, m.classes, Y, sharedDictCoding(bg, m.part, m.Options.Lambda, m.star))
+	return localScores(m.D, m.classes, Y, sharedDictCoding(bg, m.part, m.res.Lambda, m.star))
 }
 
 // PredictProba returns softmax(DecisionFunction/T) per column.
@@ -494,7 +498,7 @@ func (m *JDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return globalCodes(m.D, Y, m.Options.Lambda, core.LassoOptions{ADMM: true})
+	return globalCodes(m.D, Y, m.res.Lambda, core.LassoOptions{ADMM: true})
 }
 
 // Classes returns the labels of the classes in increasing order.
@@ -505,16 +509,16 @@ func (m *JDL) Classes() []int {
 	return classesOf(m.classes)
 }
 
-// State returns the trained model: the options and the matrix "D" = D̄.
-func (m *JDL) State() (*lrsdl.State, error) {
+// stateBody returns the trained model: the options and the matrix "D" = D̄.
+func (m *JDL) stateBody() (*lrsdl.State, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
-	return dl.NewState(m.Name(), m.Options, m.classes, []string{"D"}, m.D)
+	return dl.NewState(m.Name(), m.res, m.classes, []string{"D"}, m.D)
 }
 
-// SetState restores a model returned by State.
-func (m *JDL) SetState(s *lrsdl.State) error {
+// setStateBody restores a model returned by State.
+func (m *JDL) setStateBody(s *lrsdl.State) error {
 	var o JDLOptions
 	cl, err := decodeState(s, m.Name(), &o, "D")
 	if err != nil {
@@ -526,6 +530,6 @@ func (m *JDL) SetState(s *lrsdl.State) error {
 		return fmt.Errorf("methods: %s state has %d atoms, want %d", m.Name(), K, part.Len())
 	}
 	o.Progress = m.Options.Progress
-	m.Options, m.classes, m.D, m.part, m.info = o, cl, mat.DenseCopyOf(D), part, lrsdl.FitInfo{}
+	m.Options, m.res, m.classes, m.D, m.part, m.info = o, o, cl, mat.DenseCopyOf(D), part, lrsdl.FitInfo{}
 	return nil
 }

@@ -63,6 +63,7 @@ func (o *LCKSVDOptions) spec() optSpec {
 // of the atoms of each class, which holds Q and A (the same model).
 type LCKSVD1 struct {
 	Options LCKSVDOptions
+	res     LCKSVDOptions // resolved options of the last Fit or SetState
 	lcksvd
 }
 
@@ -73,6 +74,7 @@ type LCKSVD1 struct {
 // by K-SVD on [Y; √α·Q; √β·H], W initialised by ridge regression too.
 type LCKSVD2 struct {
 	Options LCKSVDOptions
+	res     LCKSVDOptions // resolved options of the last Fit or SetState
 	lcksvd
 }
 
@@ -82,66 +84,82 @@ func (m *LCKSVD1) Name() string { return "LCKSVD1" }
 // Name returns "LCKSVD2".
 func (m *LCKSVD2) Name() string { return "LCKSVD2" }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *LCKSVD1) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *LCKSVD1) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *LCKSVD2) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *LCKSVD2) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option from its text form.
-func (m *LCKSVD1) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *LCKSVD1) SetParam(name, value string) error {
+	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
+}
 
-// SetParam sets the named option from its text form.
-func (m *LCKSVD2) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *LCKSVD2) SetParam(name, value string) error {
+	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
+}
 
 // SetProgress sets the function called after every K-SVD iteration.
-func (m *LCKSVD1) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+func (m *LCKSVD1) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // SetProgress sets the function called after every K-SVD iteration.
-func (m *LCKSVD2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+func (m *LCKSVD2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // Fit learns D, A and W from the columns of Y; see LCKSVD1.
 func (m *LCKSVD1) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.lcksvd.fit(ctx, m.Name(), &m.Options, false, Y, labels)
+	o := m.Options
+	err := m.lcksvd.fit(ctx, m.Name(), &o, false, Y, labels)
+	if err == nil {
+		m.res = o
+	}
+	return err
 }
 
 // Fit learns D, A and W from the columns of Y; see LCKSVD2.
 func (m *LCKSVD2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.lcksvd.fit(ctx, m.Name(), &m.Options, true, Y, labels)
+	o := m.Options
+	err := m.lcksvd.fit(ctx, m.Name(), &o, true, Y, labels)
+	if err == nil {
+		m.res = o
+	}
+	return err
 }
 
 // Predict returns argmax W·x for the OMP code x of each column of Y.
 func (m *LCKSVD1) Predict(Y mat.Matrix) ([]int, error) {
-	return m.lcksvd.predict(context.Background(), &m.Options, Y)
+	return m.lcksvd.predict(context.Background(), &m.res, Y)
 }
 
 // Predict returns argmax W·x for the OMP code x of each column of Y.
 func (m *LCKSVD2) Predict(Y mat.Matrix) ([]int, error) {
-	return m.lcksvd.predict(context.Background(), &m.Options, Y)
+	return m.lcksvd.predict(context.Background(), &m.res, Y)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *LCKSVD1) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	return m.lcksvd.predict(ctx, &m.Options, Y)
+	return m.lcksvd.predict(ctx, &m.res, Y)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *LCKSVD2) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	return m.lcksvd.predict(ctx, &m.Options, Y)
+	return m.lcksvd.predict(ctx, &m.res, Y)
 }
 
 // Cost returns the training objective at the learned model with the OMP
 // codes of the stacked [Y; √α·Q]: terms "fidelity" ‖Y − DX‖²_F and "label"
 // α‖Q − AX‖²_F.
 func (m *LCKSVD1) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	return m.lcksvd.cost(&m.Options, false, Y, labels)
+	return m.lcksvd.cost(&m.res, false, Y, labels)
 }
 
 // Cost returns the training objective at the learned model with the OMP
 // codes of the stacked [Y; √α·Q; √β·H]: terms "fidelity" ‖Y − DX‖²_F,
 // "label" α‖Q − AX‖²_F and "classification" β‖H − WX‖²_F.
 func (m *LCKSVD2) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	return m.lcksvd.cost(&m.Options, true, Y, labels)
+	return m.lcksvd.cost(&m.res, true, Y, labels)
 }
 
 // Atoms returns D = [D_1..D_C], its atom partition and no shared dictionary.
@@ -154,22 +172,34 @@ func (m *LCKSVD2) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return m.lcksvd.m.D, m.lcksvd.m.part, nil
 }
 
-// State returns D, A, W and the classes.
-func (m *LCKSVD1) State() (*lrsdl.State, error) { return m.lcksvd.state(m.Name(), &m.Options) }
+// stateBody returns D, A, W and the classes.
+func (m *LCKSVD1) stateBody() (*lrsdl.State, error) { return m.lcksvd.state(m.Name(), &m.res) }
 
-// State returns D, A, W and the classes.
-func (m *LCKSVD2) State() (*lrsdl.State, error) { return m.lcksvd.state(m.Name(), &m.Options) }
+// stateBody returns D, A, W and the classes.
+func (m *LCKSVD2) stateBody() (*lrsdl.State, error) { return m.lcksvd.state(m.Name(), &m.res) }
 
-// SetState restores a state returned by State.
-func (m *LCKSVD1) SetState(s *lrsdl.State) error { return m.lcksvd.setState(m.Name(), s, &m.Options) }
+// setStateBody restores a state returned by State.
+func (m *LCKSVD1) setStateBody(s *lrsdl.State) error {
+	err := m.lcksvd.setState(m.Name(), s, &m.Options)
+	if err == nil {
+		m.res = m.Options
+	}
+	return err
+}
 
-// SetState restores a state returned by State.
-func (m *LCKSVD2) SetState(s *lrsdl.State) error { return m.lcksvd.setState(m.Name(), s, &m.Options) }
+// setStateBody restores a state returned by State.
+func (m *LCKSVD2) setStateBody(s *lrsdl.State) error {
+	err := m.lcksvd.setState(m.Name(), s, &m.Options)
+	if err == nil {
+		m.res = m.Options
+	}
+	return err
+}
 
 // DecisionFunction returns the C×n scores W·x of the OMP codes x of the
 // columns of Y.
 func (m *LCKSVD1) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
-	o := m.Options
+	o := m.res
 	return m.decide(bg, &o, Y)
 }
 
@@ -180,14 +210,14 @@ func (m *LCKSVD1) PredictProba(Y mat.Matrix) (*mat.Dense, error) {
 
 // Transform returns the OMP codes (K×n) of the columns of Y on D.
 func (m *LCKSVD1) Transform(Y mat.Matrix) (*mat.Dense, error) {
-	o := m.Options
+	o := m.res
 	return m.codes(bg, &o, Y)
 }
 
 // DecisionFunction returns the C×n scores W·x of the OMP codes x of the
 // columns of Y.
 func (m *LCKSVD2) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
-	o := m.Options
+	o := m.res
 	return m.decide(bg, &o, Y)
 }
 
@@ -198,6 +228,6 @@ func (m *LCKSVD2) PredictProba(Y mat.Matrix) (*mat.Dense, error) {
 
 // Transform returns the OMP codes (K×n) of the columns of Y on D.
 func (m *LCKSVD2) Transform(Y mat.Matrix) (*mat.Dense, error) {
-	o := m.Options
+	o := m.res
 	return m.codes(bg, &o, Y)
 }

@@ -60,20 +60,24 @@ func (o *LRSDLOptions) params() fisher.Params {
 // alone). Its training is the Fisher engine's, shared with FDDL and D2L2R2.
 type LRSDL struct {
 	Options LRSDLOptions
+	res     LRSDLOptions // resolved options of the last Fit or SetState
 	fisherModel
 }
 
 // Name returns "LRSDL".
 func (m *LRSDL) Name() string { return "LRSDL" }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *LRSDL) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *LRSDL) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option from its text form.
-func (m *LRSDL) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *LRSDL) SetParam(name, value string) error {
+	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
+}
 
 // SetProgress sets the function called after every outer iteration.
-func (m *LRSDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+func (m *LRSDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // Fit learns D, D0 and the class means from the columns of Y and stores
 // the resolved options in m.Options.
@@ -81,7 +85,7 @@ func (m *LRSDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	o := m.Options
 	err := m.fit(ctx, &o, Y, labels)
 	if err == nil {
-		m.Options = o
+		m.res = o
 	}
 	return err
 }
@@ -93,7 +97,7 @@ func (m *LRSDL) Predict(Y mat.Matrix) ([]int, error) {
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
 func (m *LRSDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
-	o := m.Options
+	o := m.res
 	return m.predict(ctx, &o, Y)
 }
 
@@ -102,7 +106,7 @@ func (m *LRSDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error)
 //
 //	x̄ = argmin ½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖² + λ‖x̄‖₁.
 func (m *LRSDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
-	o := m.Options
+	o := m.res
 	return m.transform(&o, Y)
 }
 
@@ -114,7 +118,7 @@ func (m *LRSDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 
 // CostContext is Cost, returning ctx.Err() when ctx is cancelled.
 func (m *LRSDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
-	o := m.Options
+	o := m.res
 	return m.cost(ctx, &o, Y, labels)
 }
 
@@ -139,17 +143,17 @@ func (m *LRSDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOpti
 	return r, err
 }
 
-// State returns the trained model.
-func (m *LRSDL) State() (*lrsdl.State, error) { return m.state(m.Name(), &m.Options) }
+// stateBody returns the trained model.
+func (m *LRSDL) stateBody() (*lrsdl.State, error) { return m.state(m.Name(), &m.res) }
 
-// SetState restores a model returned by State.
-func (m *LRSDL) SetState(s *lrsdl.State) error {
+// setStateBody restores a model returned by State.
+func (m *LRSDL) setStateBody(s *lrsdl.State) error {
 	var o LRSDLOptions
 	if err := m.setState(m.Name(), s, &o); err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress
-	m.Options = o
+	m.Options, m.res = o, o
 	return nil
 }
 
@@ -157,7 +161,7 @@ func (m *LRSDL) SetState(s *lrsdl.State) error {
 // e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² (ȳ = y − D0x0), LC the lasso
 // objective of y coded on [D_c D0].
 func (m *LRSDL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
-	o := m.Options
+	o := m.res
 	return m.decide(&o, Y)
 }
 

@@ -56,6 +56,7 @@ func (o *ODLOptions) spec() optSpec {
 // residual ‖y − D_c x^c‖₂.
 type ODL struct {
 	Options ODLOptions
+	res     ODLOptions // resolved options of the last Fit or SetState
 	m       classDict
 	base
 }
@@ -63,14 +64,17 @@ type ODL struct {
 // Name returns "ODL".
 func (m *ODL) Name() string { return "ODL" }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *ODL) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *ODL) Params() []lrsdl.Param { return listParams(m.m.D != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option from its text form.
-func (m *ODL) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *ODL) SetParam(name, value string) error {
+	return setParam(m.m.D != nil, &m.Options, &m.res, name, value)
+}
 
 // SetProgress sets the function called after every outer iteration.
-func (m *ODL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+func (m *ODL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // Fit learns one dictionary per class; see ODL.
 func (m *ODL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
@@ -181,7 +185,7 @@ func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dl.
 		D = dl.Expand(Q, D)
 	}
 	m.m = classDict{classes: classes, part: dl.BlockPartition(C, k), D: D}
-	m.Options = o
+	m.res = o
 	m.info.Elapsed = time.Since(start)
 	return nil
 }
@@ -199,7 +203,7 @@ func (m *ODL) transform(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	_, K := m.m.D.Dims()
 	_, n := Y.Dims()
 	X := mat.NewDense(K, n, nil)
-	err := core.Lasso(ctx, X, m.m.D, Y, m.Options.Lambda, core.LassoOptions{ADMM: true})
+	err := core.Lasso(ctx, X, m.m.D, Y, m.res.Lambda, core.LassoOptions{ADMM: true})
 	return X, err
 }
 
@@ -245,7 +249,7 @@ func (m *ODL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	if err := m.m.check("ODL", Y); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	lambda := m.Options.Lambda
+	lambda := m.res.Lambda
 	if m.m.classes.Len() == 0 {
 		X, err := m.Transform(Y)
 		if err != nil {
@@ -283,18 +287,18 @@ func (m *ODL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return m.m.D, m.m.part, nil
 }
 
-// State returns the learned dictionary and classes.
-func (m *ODL) State() (*lrsdl.State, error) { return m.m.state(m.Name(), &m.Options, nil) }
+// stateBody returns the learned dictionary and classes.
+func (m *ODL) stateBody() (*lrsdl.State, error) { return m.m.state(m.Name(), &m.res, nil) }
 
-// SetState restores a state returned by State.
-func (m *ODL) SetState(s *lrsdl.State) error {
+// setStateBody restores a state returned by State.
+func (m *ODL) setStateBody(s *lrsdl.State) error {
 	var o ODLOptions
 	var b classDict
 	if _, err := b.setState(m.Name(), s, &o); err != nil {
 		return err
 	}
 	o.Progress = m.Options.Progress
-	m.Options, m.m, m.info = o, b, lrsdl.FitInfo{}
+	m.Options, m.res, m.m, m.info = o, o, b, lrsdl.FitInfo{}
 	return nil
 }
 

@@ -45,6 +45,7 @@ func (o *SRCOptions) spec() optSpec {
 // iterations, so it reports no progress. Predict is safe for concurrent use.
 type SRC struct {
 	Options SRCOptions
+	res     SRCOptions // resolved options of the last Fit or SetState
 	m       classDict
 	gram    *mat.Dense // DᵀD
 	base
@@ -53,11 +54,14 @@ type SRC struct {
 // Name returns "SRC".
 func (m *SRC) Name() string { return "SRC" }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *SRC) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *SRC) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option from its text form.
-func (m *SRC) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *SRC) SetParam(name, value string) error {
+	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
+}
 
 // SetProgress does nothing: SRC has no training iterations.
 func (m *SRC) SetProgress(lrsdl.ProgressFunc) {}
@@ -88,7 +92,7 @@ func (m *SRC) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	}
 	m.m = classDict{classes: g.Classes, part: g.Part, D: Ys}
 	m.gram = srcGram(Ys)
-	m.Options = o
+	m.res = o
 	m.info.Elapsed = time.Since(start)
 	return nil
 }
@@ -113,7 +117,7 @@ func (m *SRC) codes(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	B := mat.NewDense(K, n, nil)
 	core.MulTrans(B, m.m.D, Y)
 	X := mat.NewDense(K, n, nil)
-	err := core.LassoGram(ctx, X, m.gram, B, m.Options.Lambda, core.LassoOptions{MaxIter: m.Options.Iters, ADMM: true})
+	err := core.LassoGram(ctx, X, m.gram, B, m.res.Lambda, core.LassoOptions{MaxIter: m.res.Iters, ADMM: true})
 	return X, err
 }
 
@@ -140,20 +144,20 @@ func (m *SRC) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	if _, n := Y.Dims(); len(labels) != n {
 		return lrsdl.Cost{}, fmt.Errorf("methods: %d labels for %d samples", len(labels), n)
 	}
-	return lassoCost(m.m.D, Y, X, m.Options.Lambda), nil
+	return lassoCost(m.m.D, Y, X, m.res.Lambda), nil
 }
 
-// State returns the dictionary (the normalised training set) and classes.
-func (m *SRC) State() (*lrsdl.State, error) { return m.m.state(m.Name(), &m.Options, nil) }
+// stateBody returns the dictionary (the normalised training set) and classes.
+func (m *SRC) stateBody() (*lrsdl.State, error) { return m.m.state(m.Name(), &m.res, nil) }
 
-// SetState restores a state returned by State.
-func (m *SRC) SetState(s *lrsdl.State) error {
+// setStateBody restores a state returned by State.
+func (m *SRC) setStateBody(s *lrsdl.State) error {
 	var o SRCOptions
 	var b classDict
 	if _, err := b.setState(m.Name(), s, &o); err != nil {
 		return err
 	}
-	m.Options, m.m, m.gram, m.info = o, b, srcGram(b.D), lrsdl.FitInfo{}
+	m.Options, m.res, m.m, m.gram, m.info = o, o, b, srcGram(b.D), lrsdl.FitInfo{}
 	return nil
 }
 

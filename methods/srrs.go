@@ -121,6 +121,7 @@ const srrsMuMax = 1e8
 // from the equations.
 type SRRS struct {
 	Options SRRSOptions
+	res     SRRSOptions // resolved options of the last Fit or SetState
 
 	base
 	classes *core.Classes
@@ -204,19 +205,22 @@ func (m *SRRS) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 			lab[j] = c
 		}
 	}
-	m.Options, m.classes, m.P, m.F, m.lab = o, g.Classes, &P, &F, lab
+	m.res, m.classes, m.P, m.F, m.lab = o, g.Classes, &P, &F, lab
 	m.info.Elapsed = time.Since(start)
 	return nil
 }
 
-// Params lists the options; after Fit or SetState, the resolved ones.
-func (m *SRRS) Params() []lrsdl.Param { return m.Options.spec().params() }
+// Params lists the options: once trained, the resolved ones the model uses.
+func (m *SRRS) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option from its text form.
-func (m *SRRS) SetParam(name, value string) error { return m.Options.spec().set(name, value) }
+// SetParam sets the named option of Options from its text form; once
+// trained, a prediction option also applies to the model at once.
+func (m *SRRS) SetParam(name, value string) error {
+	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
+}
 
 // SetProgress sets the function called after every ALM iteration.
-func (m *SRRS) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress = f }
+func (m *SRRS) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // Predict returns the label of the nearest projected training sample.
 func (m *SRRS) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
@@ -261,7 +265,7 @@ func (m *SRRS) decide(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	G := mat.NewDense(p, n, nil)
 	core.MulTrans(G, m.P, Y)
 	F, lab := m.F, m.lab
-	if m.Options.Rule == "mean" {
+	if m.res.Rule == "mean" {
 		F, lab = srrsMeans(m.F, m.lab, m.classes.Len())
 	}
 	_, N := F.Dims()
@@ -342,8 +346,8 @@ func (m *SRRS) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 		return lrsdl.Cost{}, err
 	}
 	_, p := m.P.Dims()
-	s := &srrsTrain{eta: lit(m.Options.Eta), sp: sp, Ph: identity(p)}
-	f := lit(m.Options.Lambda2) * s.fisher(G)
+	s := &srrsTrain{eta: lit(m.res.Eta), sp: sp, Ph: identity(p)}
+	f := lit(m.res.Lambda2) * s.fisher(G)
 	return lrsdl.Cost{Total: f, Terms: []lrsdl.Term{{Name: "fisher", Value: f}}}, nil
 }
 
@@ -355,18 +359,18 @@ func identity(n int) *mat.Dense {
 	return I
 }
 
-// State returns the trained model: the options, the projection "P" (d×p),
+// stateBody returns the trained model: the options, the projection "P" (d×p),
 // the projected training samples "F" (p×N) and their class indices
 // "labels" (1×N).
-func (m *SRRS) State() (*lrsdl.State, error) {
+func (m *SRRS) stateBody() (*lrsdl.State, error) {
 	if m.P == nil {
 		return nil, ErrNotTrained
 	}
-	return dl.NewState(m.Name(), m.Options, m.classes, []string{"P", "F", "labels"}, m.P, m.F, dl.RowOf(m.lab))
+	return dl.NewState(m.Name(), m.res, m.classes, []string{"P", "F", "labels"}, m.P, m.F, dl.RowOf(m.lab))
 }
 
-// SetState restores a model returned by State.
-func (m *SRRS) SetState(s *lrsdl.State) error {
+// setStateBody restores a model returned by State.
+func (m *SRRS) setStateBody(s *lrsdl.State) error {
 	var o SRRSOptions
 	cl, err := decodeState(s, m.Name(), &o, "P", "F", "labels")
 	if err != nil {
@@ -387,6 +391,6 @@ func (m *SRRS) SetState(s *lrsdl.State) error {
 		lab[j] = int(v)
 	}
 	o.Progress = m.Options.Progress
-	m.Options, m.classes, m.P, m.F, m.lab, m.info = o, cl, mat.DenseCopyOf(P), mat.DenseCopyOf(F), lab, lrsdl.FitInfo{}
+	m.Options, m.res, m.classes, m.P, m.F, m.lab, m.info = o, o, cl, mat.DenseCopyOf(P), mat.DenseCopyOf(F), lab, lrsdl.FitInfo{}
 	return nil
 }
