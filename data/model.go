@@ -20,10 +20,10 @@ import (
 	"github.com/lrsdl/lrsdl/internal/atomicfile"
 )
 
-// Model file format, version 2. All integers are little-endian.
+// Model file format, version 3. All integers are little-endian.
 //
 //	magic    8 bytes  "LRSDLMDL"
-//	version  uint32   2
+//	version  uint32   3
 //	flags    uint32   0 (reserved)
 //	length   uint64   number of bytes in the body
 //	body:
@@ -39,13 +39,16 @@ import (
 //	checksum uint64   CRC-64 (ECMA) of everything before it
 //
 // Version 1 files, which have no info, still load, with a zero ModelInfo.
+// Version 3 has the layout of version 2; its models scale their own input
+// to unit ℓ2 norm unless their options say no_normalize, so a version 1 or
+// 2 model whose info does not say Normalize loads with no_normalize set.
 const (
 	modelMagic     = "LRSDLMDL"
 	modelHeaderLen = 24
 )
 
 // ModelVersion is the version of the model files written by this package.
-const ModelVersion = 2
+const ModelVersion = 3
 
 // ModelInfo is what a model file records beside the method's state: how
 // the training samples were prepared, which new samples need too.
@@ -371,6 +374,13 @@ func decodeModelBody(b []byte, info *ModelInfo) (*lrsdl.State, error) {
 	}
 	if opts := r.take(r.u64("options length"), "options"); len(opts) > 0 {
 		s.Options = slices.Clone(opts)
+		if info.Version < 3 && !info.Normalize && opts[0] == '{' && !bytes.Contains(opts, []byte(`"no_normalize"`)) {
+			sep := ","
+			if bytes.Equal(bytes.TrimSpace(opts), []byte("{}")) {
+				sep = ""
+			}
+			s.Options = append([]byte(`{"no_normalize":true`+sep), opts[1:]...)
+		}
 	}
 	nc := r.u64("class count")
 	if left := uint64(len(b) - r.off); r.err == nil && nc > left/8 {

@@ -173,7 +173,7 @@ func TestDecodeModelMalformed(t *testing.T) {
 	}{
 		{"magic", edit(func(b []byte) { copy(b, "NOTMODEL") }), `not a model file (bad magic "NOTMODEL")`},
 		{"short non-model", []byte("MATLAB 5.0"), "not a model file"},
-		{"version", edit(func(b []byte) { b[8] = 3 }), "unsupported version 3 (this package reads versions 1 to 2)"},
+		{"version", edit(func(b []byte) { b[8] = 4 }), "unsupported version 4 (this package reads versions 1 to 3)"},
 		{"version 0", edit(func(b []byte) { b[8] = 0 }), "unsupported version 0"},
 		{"flags", edit(func(b []byte) { b[12] = 1 }), "unknown flags 0x1"},
 		{"length", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[16:], 1<<62) }), "truncated: header says"},
@@ -300,7 +300,7 @@ func TestModelInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSameState(t, got, s)
-	if info != (ModelInfo{Version: 2, Normalize: true}) {
+	if info != (ModelInfo{Version: 3, Normalize: true}) {
 		t.Errorf("info %+v", info)
 	}
 
@@ -317,6 +317,11 @@ func TestModelInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Its model did not scale its input: it loads with no_normalize.
+	if want := `{"no_normalize":true,` + string(s.Options[1:]); string(got.Options) != want {
+		t.Errorf("version 1 options %s, want %s", got.Options, want)
+	}
+	got.Options = s.Options
 	checkSameState(t, got, s)
 	if info != (ModelInfo{Version: 1}) {
 		t.Errorf("version 1 info %+v", info)

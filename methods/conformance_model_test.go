@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -259,5 +260,74 @@ func TestFitTemperature(t *testing.T) {
 	truth := []int{0, 0, 0, 0}
 	if got, want := fitTemperature(scores, truth), 2/math.Log(3); math.Abs(got-want) > 1e-9 {
 		t.Errorf("temperature %g, want %g", got, want)
+	}
+}
+
+// TestConformanceScale checks that a model normalises by default: data
+// scaled by 1e-3 or 1e3 give the predictions of unit-norm data.
+func TestConformanceScale(t *testing.T) {
+	Y, labels := confData(41, confPerClass)
+	Yt, _ := confData(42, 4)
+	Yn, Ytn := normalized(Y, true), normalized(Yt, true)
+	forEachMethod(t, func(t *testing.T, name string) {
+		m := newConf(t, name)
+		if err := m.Fit(context.Background(), Yn, labels); err != nil {
+			t.Fatal(err)
+		}
+		want, err := m.Predict(Ytn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []float64{1e-3, 1e3} {
+			var Ys, Yts mat.Dense
+			Ys.Scale(f, Y)
+			Yts.Scale(f, Yt)
+			m := newConf(t, name)
+			if err := m.Fit(context.Background(), &Ys, labels); err != nil {
+				t.Fatalf("×%g: %v", f, err)
+			}
+			got, err := m.Predict(&Yts)
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("×%g: predictions %v (%v), want %v", f, got, err, want)
+			}
+		}
+	})
+}
+
+// TestConformanceBadSparse checks that malformed sparse input is an error
+// naming the fault, not a panic, in Fit and Predict.
+func TestConformanceBadSparse(t *testing.T) {
+	Y, labels := confData(51, confPerClass)
+	_, n := Y.Dims()
+	bad := func(row0 int, ind1 int) *sparse.CSC {
+		indptr := make([]int, n+1)
+		var ind []int
+		var data []float64
+		for j := 0; j < n; j++ {
+			ind, data = append(ind, row0, ind1), append(data, 1, float64(j%3+1))
+			indptr[j+1] = len(ind)
+		}
+		return sparse.NewCSC(confDim, n, indptr, ind, data)
+	}
+	for _, c := range []struct {
+		name string
+		Y    *sparse.CSC
+		want string
+	}{{"row out of range", bad(0, confDim), "out of range"}, {"unsorted rows", bad(3, 1), "not increasing"}, {"duplicate rows", bad(2, 2), "not increasing"}} {
+		forEachMethod(t, func(t *testing.T, name string) {
+			m := newConf(t, name)
+			var err error
+			noPanic(t, "Fit", func() { err = m.Fit(context.Background(), c.Y, labels) })
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: Fit: %v, want %q", c.name, err, c.want)
+			}
+			if err := m.Fit(context.Background(), Y, labels); err != nil {
+				t.Fatal(err)
+			}
+			noPanic(t, "Predict", func() { _, err = m.Predict(c.Y) })
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: Predict: %v, want %q", c.name, err, c.want)
+			}
+		})
 	}
 }

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
 // Every model of this package is an lrsdl.Model.
@@ -162,4 +165,66 @@ func (c *calib) stateIn(s *lrsdl.State, set func(*lrsdl.State) error) error {
 	}
 	c.temp = s.Temperature
 	return nil
+}
+
+// normalized returns Y with every column scaled to unit ℓ2 norm when on
+// (sparse input stays sparse). Columns of zero norm, or of norm within
+// 1e-12 of 1, are left as they are; Y itself is returned when no column
+// changes.
+func normalized(Y mat.Matrix, on bool) mat.Matrix {
+	if !on || Y == nil {
+		return Y
+	}
+	r, n := Y.Dims()
+	if r == 0 || n == 0 {
+		return Y
+	}
+	if s, ok := Y.(*sparse.CSC); ok {
+		if dl.CheckCSC("", s) != nil {
+			return Y // malformed: the checks of Fit and Predict report it
+		}
+		raw := s.RawMatrix()
+		scale := make([]float64, n)
+		change := false
+		for j := 0; j < n; j++ {
+			scale[j] = unitScale(raw.Data[raw.Indptr[j]:raw.Indptr[j+1]])
+			change = change || scale[j] != 1
+		}
+		if !change {
+			return Y
+		}
+		data := append([]float64(nil), raw.Data...)
+		for j := 0; j < n; j++ {
+			for k := raw.Indptr[j]; k < raw.Indptr[j+1]; k++ {
+				data[k] *= scale[j]
+			}
+		}
+		return sparse.NewCSC(r, n, append([]int(nil), raw.Indptr...), append([]int(nil), raw.Ind...), data)
+	}
+	var out *mat.Dense
+	col := make([]float64, r)
+	for j := 0; j < n; j++ {
+		mat.Col(col, j, Y)
+		if f := unitScale(col); f != 1 {
+			if out == nil {
+				out = mat.DenseCopyOf(Y)
+			}
+			floats.Scale(f, col)
+			out.SetCol(j, col)
+		}
+	}
+	if out == nil {
+		return Y
+	}
+	return out
+}
+
+// unitScale returns 1/‖x‖₂, or 1 when ‖x‖₂ is 0, within 1e-12 of 1 or not
+// finite.
+func unitScale(x []float64) float64 {
+	nrm := floats.Norm(x, 2)
+	if nrm == 0 || math.Abs(nrm-1) <= 1e-12 || math.IsInf(nrm, 0) || math.IsNaN(nrm) {
+		return 1
+	}
+	return 1 / nrm
 }

@@ -21,16 +21,17 @@ func init() { register("COPAR", func() lrsdl.Model { return &COPAR{} }) }
 // COPAROptions controls COPAR. The zero value means the defaults, the
 // authors' settings for AR gender; Off sets a literal 0 for k0 and eta.
 type COPAROptions struct {
-	K         int                `json:"k"`          // atoms per class; zero means min(20, smallest class)
-	K0        int                `json:"k0"`         // shared atoms, at most the samples; zero means 10
-	Lambda    float64            `json:"lambda"`     // ℓ1 weight λ; zero means 0.001
-	Eta       float64            `json:"eta"`        // incoherence weight η; zero means 0.01
-	Iters     int                `json:"iters"`      // outer iterations; zero means 15
-	XIters    int                `json:"x_iters"`    // FISTA iterations per class and COPAR-X step; zero means 200
-	OriginalD bool               `json:"original_d"` // O-COPAR-D (column by column) instead of E-COPAR-D (ADMM)
-	Coding    string             `json:"coding"`     // prediction: "gc" (global) or "lc" (local); empty means "lc"
-	Seed      uint64             `json:"seed"`       // seed of the initialisation
-	Progress  lrsdl.ProgressFunc `json:"-"`          // called after each outer iteration
+	K           int                `json:"k"`                      // atoms per class; zero means min(20, smallest class)
+	K0          int                `json:"k0"`                     // shared atoms, at most the samples; zero means 10
+	Lambda      float64            `json:"lambda"`                 // ℓ1 weight λ; zero means 0.001
+	Eta         float64            `json:"eta"`                    // incoherence weight η; zero means 0.01
+	Iters       int                `json:"iters"`                  // outer iterations; zero means 15
+	XIters      int                `json:"x_iters"`                // FISTA iterations per class and COPAR-X step; zero means 200
+	OriginalD   bool               `json:"original_d"`             // O-COPAR-D (column by column) instead of E-COPAR-D (ADMM)
+	Coding      string             `json:"coding"`                 // prediction: "gc" (global) or "lc" (local); empty means "lc"
+	Seed        uint64             `json:"seed"`                   // seed of the initialisation
+	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
+	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each outer iteration
 }
 
 func (o *COPAROptions) spec() optSpec {
@@ -44,6 +45,7 @@ func (o *COPAROptions) spec() optSpec {
 		{name: "original_d", doc: "O-COPAR-D (column by column) instead of E-COPAR-D (ADMM)", b: &o.OriginalD},
 		{name: "coding", doc: "prediction by local (lc) or global (gc) coding", s: &o.Coding, choices: []string{"lc", "gc"}},
 		seedOpt(&o.Seed),
+		normOpt(&o.NoNormalize),
 	}}
 }
 
@@ -107,8 +109,8 @@ func (m *COPAR) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return mat.DenseCopyOf(m.D.Slice(0, d, 0, lo)), dl.CopyPart(m.part[:C+1]), mat.DenseCopyOf(m.D.Slice(0, d, lo, hi))
 }
 
-// Fit learns the class and shared dictionaries from the columns of Y.
-func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *COPAR) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
 	o := m.Options
@@ -357,6 +359,7 @@ func coparTerms(D *mat.Dense, part core.Partition, o COPAROptions, fid, cfid, of
 // Cost returns J at the learned dictionaries for the samples Y with known
 // labels, with X̄ from COPAR-X.
 func (m *COPAR) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {
 		return lrsdl.Cost{}, err
 	}
@@ -380,17 +383,16 @@ func (m *COPAR) Predict(Y mat.Matrix) ([]int, error) {
 	return m.PredictContext(context.Background(), Y)
 }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *COPAR) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *COPAR) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
 	return localPredict(m.D, m.classes, Y, m.local(ctx))
 }
 
-// DecisionFunction returns the C×n scores −‖y − D_cx^c − D0x^0‖²₂ of the
-// codes of Options.Coding.
-func (m *COPAR) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+// decideRaw is DecisionFunction on samples as given.
+func (m *COPAR) decideRaw(Y mat.Matrix) (*mat.Dense, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
@@ -400,9 +402,8 @@ func (m *COPAR) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
 // PredictProba returns softmax(DecisionFunction/T) per column.
 func (m *COPAR) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
 
-// Transform returns the lasso codes (K̄×n, class atoms then shared ones)
-// of the columns of Y on D̄.
-func (m *COPAR) Transform(Y mat.Matrix) (*mat.Dense, error) {
+// transformRaw is Transform on samples as given.
+func (m *COPAR) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}

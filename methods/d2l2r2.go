@@ -68,9 +68,8 @@ func (m *D2L2R2) SetParam(name, value string) error {
 // SetProgress sets the function called after every outer iteration.
 func (m *D2L2R2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
-// Fit learns D and the class means from the columns of Y and stores the
-// resolved options in m.Options.
-func (m *D2L2R2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *D2L2R2) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	o := m.Options
 	err := m.fit(ctx, &o, Y, labels)
 	if err == nil {
@@ -84,25 +83,27 @@ func (m *D2L2R2) Predict(Y mat.Matrix) ([]int, error) {
 	return m.PredictContext(context.Background(), Y)
 }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *D2L2R2) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *D2L2R2) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	o := m.res
 	return m.predict(ctx, &o, Y)
 }
 
-// Transform returns the codes X (K×n) of the columns of Y.
-func (m *D2L2R2) Transform(Y mat.Matrix) (*mat.Dense, error) {
+// transformRaw is Transform on samples as given.
+func (m *D2L2R2) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.res
 	return m.transform(&o, Y)
 }
 
 // Cost evaluates J at the learned D; the nuclear term is α Σ_c ‖D_c‖_*.
 func (m *D2L2R2) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	return m.CostContext(context.Background(), Y, labels)
 }
 
 // CostContext is Cost, returning ctx.Err() when ctx is cancelled.
 func (m *D2L2R2) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	o := m.res
 	return m.cost(ctx, &o, Y, labels)
 }
@@ -139,10 +140,8 @@ func (m *D2L2R2) setStateBody(s *lrsdl.State) error {
 	return nil
 }
 
-// DecisionFunction returns the C×n scores −e_c of the prediction rule: GC
-// e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² (ȳ = y − D0x0), LC the lasso
-// objective of y coded on [D_c D0].
-func (m *D2L2R2) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+// decideRaw is DecisionFunction on samples as given.
+func (m *D2L2R2) decideRaw(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.res
 	return m.decide(&o, Y)
 }

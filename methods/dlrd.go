@@ -31,9 +31,10 @@ type DLRDOptions struct {
 	ADMMIters int `json:"admm_iters"`
 	// Tol stops training when the cost changes by at most Tol relative;
 	// zero means 1e-4.
-	Tol      float64            `json:"tol"`
-	Seed     uint64             `json:"seed"` // seed of the initialisation
-	Progress lrsdl.ProgressFunc `json:"-"`    // called after each outer iteration
+	Tol         float64            `json:"tol"`
+	Seed        uint64             `json:"seed"`                   // seed of the initialisation
+	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
+	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each outer iteration
 }
 
 func (o *DLRDOptions) spec() optSpec {
@@ -47,6 +48,7 @@ func (o *DLRDOptions) spec() optSpec {
 		{name: "admm_iters", doc: "ADMM iterations of each dictionary update", i: &o.ADMMIters, def: dlrdADMMIters, min: 1},
 		tolOpt(&o.Tol),
 		seedOpt(&o.Seed),
+		normOpt(&o.NoNormalize),
 	}}
 }
 
@@ -114,8 +116,8 @@ func dlrdParams(o DLRDOptions) fisher.Params {
 		DIters: 20, ADMMIters: o.ADMMIters, InitIters: 5, W: 1, Lambda: o.Lambda, Seed: o.Seed}
 }
 
-// Fit learns the class dictionaries from the columns of Y.
-func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *DLRD) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
 	o := m.Options
@@ -156,6 +158,7 @@ func (m *DLRD) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Pro
 // labels: the codes from the X step and the error from the E step, both
 // started at zero.
 func (m *DLRD) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {
 		return lrsdl.Cost{}, err
 	}
@@ -169,8 +172,8 @@ func (m *DLRD) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 // Predict returns the label of each column of Y (SRC's rule on D).
 func (m *DLRD) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *DLRD) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *DLRD) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	S, err := m.decide(ctx, Y)
 	if err != nil {
 		return nil, err
@@ -200,15 +203,14 @@ func (m *DLRD) decide(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	return b.residualScores(Y, X), nil
 }
 
-// DecisionFunction returns the C×n scores −‖y − D_cx^c‖²₂ of the lasso
-// codes x of the columns of Y on D.
-func (m *DLRD) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) { return m.decide(bg, Y) }
+// decideRaw is DecisionFunction on samples as given.
+func (m *DLRD) decideRaw(Y mat.Matrix) (*mat.Dense, error) { return m.decide(bg, Y) }
 
 // PredictProba returns softmax(DecisionFunction/T) per column.
 func (m *DLRD) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
 
-// Transform returns the lasso codes (K×n) of the columns of Y on D.
-func (m *DLRD) Transform(Y mat.Matrix) (*mat.Dense, error) { return m.codes(bg, Y) }
+// transformRaw is Transform on samples as given.
+func (m *DLRD) transformRaw(Y mat.Matrix) (*mat.Dense, error) { return m.codes(bg, Y) }
 
 // Classes returns the labels of the classes in increasing order.
 func (m *DLRD) Classes() []int {

@@ -18,13 +18,14 @@ func init() { register("DLSI", func() lrsdl.Model { return &DLSI{} }) }
 // DLSIOptions controls DLSI. The zero value means the defaults, the
 // authors' settings for AR gender; Off sets a literal 0 for eta.
 type DLSIOptions struct {
-	K         int                `json:"k"`          // atoms per class; zero means min(25, smallest class)
-	Lambda    float64            `json:"lambda"`     // ℓ1 weight λ; zero means 0.001
-	Eta       float64            `json:"eta"`        // incoherence weight η; zero means 0.05
-	Iters     int                `json:"iters"`      // outer iterations; zero means 15
-	OriginalD bool               `json:"original_d"` // O-DLSI-D (column by column) instead of E-DLSI-D (ADMM)
-	Seed      uint64             `json:"seed"`       // seed of the initialisation
-	Progress  lrsdl.ProgressFunc `json:"-"`          // called after each outer iteration
+	K           int                `json:"k"`                      // atoms per class; zero means min(25, smallest class)
+	Lambda      float64            `json:"lambda"`                 // ℓ1 weight λ; zero means 0.001
+	Eta         float64            `json:"eta"`                    // incoherence weight η; zero means 0.05
+	Iters       int                `json:"iters"`                  // outer iterations; zero means 15
+	OriginalD   bool               `json:"original_d"`             // O-DLSI-D (column by column) instead of E-DLSI-D (ADMM)
+	Seed        uint64             `json:"seed"`                   // seed of the initialisation
+	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
+	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each outer iteration
 }
 
 func (o *DLSIOptions) spec() optSpec {
@@ -35,6 +36,7 @@ func (o *DLSIOptions) spec() optSpec {
 		itersOpt(&o.Iters, 15),
 		{name: "original_d", doc: "O-DLSI-D (column by column) instead of E-DLSI-D (ADMM)", b: &o.OriginalD},
 		seedOpt(&o.Seed),
+		normOpt(&o.NoNormalize),
 	}}
 }
 
@@ -87,8 +89,8 @@ func (m *DLSI) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return mat.DenseCopyOf(m.D), dl.CopyPart(m.part), nil
 }
 
-// Fit learns the class dictionaries from the columns of Y.
-func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *DLSI) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
 	o := m.Options
@@ -252,6 +254,7 @@ func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, 
 // Cost returns J at the learned dictionaries for the samples Y with known
 // labels, with X from DLSI-X.
 func (m *DLSI) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {
 		return lrsdl.Cost{}, err
 	}
@@ -273,8 +276,8 @@ func (m *DLSI) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 // each column of Y.
 func (m *DLSI) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *DLSI) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *DLSI) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
@@ -297,9 +300,8 @@ func (m *DLSI) local(ctx context.Context, Xall *mat.Dense) func(c int, G, DtY *m
 	}
 }
 
-// DecisionFunction returns the C×n scores −‖y − D_cx_c‖²₂, x_c the lasso
-// code of y on D_c alone.
-func (m *DLSI) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+// decideRaw is DecisionFunction on samples as given.
+func (m *DLSI) decideRaw(Y mat.Matrix) (*mat.Dense, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
@@ -309,9 +311,8 @@ func (m *DLSI) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
 // PredictProba returns softmax(DecisionFunction/T) per column.
 func (m *DLSI) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
 
-// Transform returns the codes x_c of each class stacked (K×n, the rows of
-// D_c for class c), those DecisionFunction scores.
-func (m *DLSI) Transform(Y mat.Matrix) (*mat.Dense, error) {
+// transformRaw is Transform on samples as given.
+func (m *DLSI) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}

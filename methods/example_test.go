@@ -35,12 +35,23 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	cost, err := m.Cost(train.Y, train.Labels) // fidelity, l1, fisher, shared, nuclear
+	// Every model: per-class scores and probabilities (one row per class
+	// of m.Classes(), one column per sample) and sparse codes.
+	if _, err := methods.Calibrate(ctx, m, train.Y, train.Labels, 3); err != nil {
+		log.Fatal(err)
+	}
+	P, err := m.PredictProba(ds.Test.Y)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("accuracy above 85%%: %v; %d cost terms\n", eval.Accuracy(pred, ds.Test.Labels) > 0.85, len(cost.Terms))
-	// Output: accuracy above 85%: true; 5 cost terms
+	X, err := m.Transform(ds.Test.Y) // class-atom rows, then shared-atom rows
+	if err != nil {
+		log.Fatal(err)
+	}
+	rows, _ := X.Dims()
+	fmt.Printf("accuracy above 85%%: %v; classes %v; P(class 1 | sample 1) in [0, 1]: %v; %d code rows\n",
+		eval.Accuracy(pred, ds.Test.Labels) > 0.85, m.Classes(), P.At(0, 0) >= 0 && P.At(0, 0) <= 1, rows)
+	// Output: accuracy above 85%: true; classes [1 2]; P(class 1 | sample 1) in [0, 1]: true; 50 code rows
 }
 
 // A method by name, its options set by name as the command's -p does.

@@ -50,8 +50,9 @@ type FDDLOptions struct {
 	// Lambda is the ℓ1 weight of the coding at prediction; zero means Lambda1.
 	Lambda float64 `json:"lambda"`
 
-	Seed     uint64             `json:"seed"`
-	Progress lrsdl.ProgressFunc `json:"-"` // called after each outer iteration
+	Seed        uint64             `json:"seed"`
+	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
+	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each outer iteration
 }
 
 func (o *FDDLOptions) opts() []opt {
@@ -72,6 +73,7 @@ func (o *FDDLOptions) opts() []opt {
 		{name: "w", doc: "GC weight of the residual against the code distance", f: &o.W, def: 0.5, off: true, max: 1, predict: true},
 		lambdaOpt(&o.Lambda, &o.Lambda1),
 		seedOpt(&o.Seed),
+		normOpt(&o.NoNormalize),
 	}
 }
 
@@ -147,9 +149,8 @@ func (m *FDDL) SetParam(name, value string) error {
 // SetProgress sets the function called after every outer iteration.
 func (m *FDDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
-// Fit learns D and the class means from the columns of Y and stores the
-// resolved options in m.Options.
-func (m *FDDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *FDDL) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	o := m.Options
 	err := m.fit(ctx, &o, Y, labels)
 	if err == nil {
@@ -161,25 +162,27 @@ func (m *FDDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 // Predict returns the label of each column of Y.
 func (m *FDDL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *FDDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *FDDL) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	o := m.res
 	return m.predict(ctx, &o, Y)
 }
 
-// Transform returns the codes X (K×n) of the columns of Y.
-func (m *FDDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
+// transformRaw is Transform on samples as given.
+func (m *FDDL) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.res
 	return m.transform(&o, Y)
 }
 
 // Cost evaluates J at the learned D (terms fidelity, l1, fisher, shared, nuclear).
 func (m *FDDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	return m.CostContext(context.Background(), Y, labels)
 }
 
 // CostContext is Cost, returning ctx.Err() when ctx is cancelled.
 func (m *FDDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	o := m.res
 	return m.cost(ctx, &o, Y, labels)
 }
@@ -216,10 +219,8 @@ func (m *FDDL) setStateBody(s *lrsdl.State) error {
 	return nil
 }
 
-// DecisionFunction returns the C×n scores −e_c of the prediction rule: GC
-// e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² (ȳ = y − D0x0), LC the lasso
-// objective of y coded on [D_c D0].
-func (m *FDDL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+// decideRaw is DecisionFunction on samples as given.
+func (m *FDDL) decideRaw(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.res
 	return m.decide(&o, Y)
 }

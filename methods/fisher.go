@@ -238,7 +238,7 @@ func setsParams(sets []map[string]string, opts func() fisherOptions) ([]fisher.P
 // stays stopped. It uses the training options of that Fit and sets
 // Options.Iters to iters. After an error the model is untrained.
 func (m *LRSDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
-	return m.resume(ctx, &m.res.FDDLOptions, m.Name(), Y, labels, iters)
+	return m.resume(ctx, &m.res.FDDLOptions, m.Name(), normalized(Y, !m.res.NoNormalize), labels, iters)
 }
 
 // ScoreEach returns the labels PredictEach(ctx, Y, sets) would give for
@@ -248,7 +248,7 @@ func (m *LRSDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters in
 // that training set hold their state) and scored against D̄_r (r×K̄) as in
 // training; the labels are those of PredictEach up to rounding.
 func (m *LRSDL) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
-	return m.scoreSets(ctx, Y, sets, func() fisherOptions { o := m.res; return &o })
+	return m.scoreSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
 }
 
 // PredictEach returns the labels Predict gives for the columns of Y with
@@ -257,37 +257,37 @@ func (m *LRSDL) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]s
 // do not change. It computes once what the rules share: the GC codes and
 // residuals once per coding λ for every w, and the LC coding once per λ.
 func (m *LRSDL) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
-	return m.predictSets(ctx, Y, sets, func() fisherOptions { o := m.res; return &o })
+	return m.predictSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
 }
 
 // Resume is LRSDL.Resume.
 func (m *FDDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
-	return m.resume(ctx, &m.res, m.Name(), Y, labels, iters)
+	return m.resume(ctx, &m.res, m.Name(), normalized(Y, !m.res.NoNormalize), labels, iters)
 }
 
 // ScoreEach is LRSDL.ScoreEach.
 func (m *FDDL) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
-	return m.scoreSets(ctx, Y, sets, func() fisherOptions { o := m.res; return &o })
+	return m.scoreSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
 }
 
 // PredictEach is LRSDL.PredictEach.
 func (m *FDDL) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
-	return m.predictSets(ctx, Y, sets, func() fisherOptions { o := m.res; return &o })
+	return m.predictSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
 }
 
 // Resume is LRSDL.Resume.
 func (m *D2L2R2) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
-	return m.resume(ctx, &m.res.FDDLOptions, m.Name(), Y, labels, iters)
+	return m.resume(ctx, &m.res.FDDLOptions, m.Name(), normalized(Y, !m.res.NoNormalize), labels, iters)
 }
 
 // ScoreEach is LRSDL.ScoreEach.
 func (m *D2L2R2) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
-	return m.scoreSets(ctx, Y, sets, func() fisherOptions { o := m.res; return &o })
+	return m.scoreSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
 }
 
 // PredictEach is LRSDL.PredictEach.
 func (m *D2L2R2) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
-	return m.predictSets(ctx, Y, sets, func() fisherOptions { o := m.res; return &o })
+	return m.predictSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
 }
 
 // settings returns the settings of the engine, which tests and benchmarks

@@ -35,9 +35,10 @@ type JDLOptions struct {
 	Iters   int     `json:"iters"`   // outer iterations; zero means 15
 	// Tol stops training when the cost changes by at most Tol relative;
 	// zero means 1e-4.
-	Tol      float64            `json:"tol"`
-	Seed     uint64             `json:"seed"` // seed of the initialisation
-	Progress lrsdl.ProgressFunc `json:"-"`    // called after each outer iteration
+	Tol         float64            `json:"tol"`
+	Seed        uint64             `json:"seed"`                   // seed of the initialisation
+	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
+	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each outer iteration
 }
 
 func (o *JDLOptions) spec() optSpec {
@@ -50,6 +51,7 @@ func (o *JDLOptions) spec() optSpec {
 		itersOpt(&o.Iters, 15),
 		tolOpt(&o.Tol),
 		seedOpt(&o.Seed),
+		normOpt(&o.NoNormalize),
 	}}
 }
 
@@ -112,8 +114,8 @@ func (m *JDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return mat.DenseCopyOf(m.D.Slice(0, d, 0, lo)), dl.CopyPart(m.part[:C+1]), mat.DenseCopyOf(m.D.Slice(0, d, lo, hi))
 }
 
-// Fit learns the class and shared dictionaries from the columns of Y.
-func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *JDL) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
 	Ys, g, err := dl.TrainingSet(Y, labels)
@@ -425,6 +427,7 @@ func (s *jdlTrain) cost() lrsdl.Cost {
 // Cost returns J at the learned dictionaries for the samples Y with known
 // labels, with the codes from JDL-X (started at zero).
 func (m *JDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {
 		return lrsdl.Cost{}, err
 	}
@@ -443,70 +446,12 @@ func (m *JDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 // own and the shared atoms: by local coding (JDL) or global coding (JDL*).
 func (m *JDL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *JDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *JDL) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	if err := dl.Trained(m.D); err != nil {
 		return nil, err
 	}
 	return sharedDictPredict(ctx, m.D, m.part, m.classes, Y, m.res.Lambda, m.star)
-}
-
-// sharedDictPredict labels the columns of Y by the smallest residual
-// ‖y − D_cx^c − D_0x^0‖² over classes c, D̄ = [D_1 … D_C D_0] (the last
-// block of part). The codes x come from the lasso with weight lambda on
-// D̄ (global) or on [D_c D_0] for each c (local).
-func sharedDictPredict(ctx context.Context, D *mat.Dense, part core.Partition, cl *core.Classes, Y mat.Matrix, lambda float64, global bool) ([]int, error) {
-	return localPredict(D, cl, Y, sharedDictCoding(ctx, part, lambda, global))
-}
-
-// sharedDictCoding is the coding of sharedDictPredict.
-func sharedDictCoding(ctx context.Context, part core.Partition, lambda float64, global bool) func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
-	var Xall *mat.Dense
-	return func(c int, G, DtY *mat.Dense) (X, Gc, Bc *mat.Dense, err error) {
-		K, n := DtY.Dims()
-		if global && Xall == nil {
-			Xall = mat.NewDense(K, n, nil)
-			if err := core.LassoGram(ctx, Xall, G, DtY, lambda, core.LassoOptions{ADMM: true}); err != nil {
-				return nil, nil, nil, err
-			}
-		}
-		idx := dl.Rows(part, c)
-		Gc, Bc = dl.Gather(G, idx, idx), dl.Gather(DtY, idx, nil)
-		if Xall != nil {
-			return dl.Gather(Xall, idx, nil), Gc, Bc, nil
-		}
-		X = mat.NewDense(len(idx), n, nil)
-		return X, Gc, Bc, core.LassoGram(ctx, X, Gc, Bc, lambda, core.LassoOptions{ADMM: true})
-	}
-}
-
-// DecisionFunction returns the C×n scores −‖y − D_cx^c − D0x^0‖²₂ of the
-// local (JDL) or global (JDL*) lasso codes.
-func (m *JDL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
-	if err := dl.Trained(m.D); err != nil {
-		return nil, err
-	}
-	return localScores(m.D, m.classes, Y, sharedDictCoding(bg, m.part, m.res.Lambda, m.star))
-}
-
-// PredictProba returns softmax(DecisionFunction/T) per column.
-func (m *JDL) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
-
-// Transform returns the lasso codes (K̄×n, class atoms then shared ones)
-// of the columns of Y on D̄.
-func (m *JDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
-	if err := dl.Trained(m.D); err != nil {
-		return nil, err
-	}
-	return globalCodes(m.D, Y, m.res.Lambda, core.LassoOptions{ADMM: true})
-}
-
-// Classes returns the labels of the classes in increasing order.
-func (m *JDL) Classes() []int {
-	if m.D == nil {
-		return nil
-	}
-	return classesOf(m.classes)
 }
 
 // stateBody returns the trained model: the options and the matrix "D" = D̄.

@@ -18,14 +18,15 @@ func init() {
 // defaults, the authors' settings for AR gender; Off sets a literal 0 for
 // alpha and beta (the term is left out).
 type LCKSVDOptions struct {
-	K         int     `json:"k"`          // atoms per class; zero means min(25, smallest class)
-	Sparsity  int     `json:"sparsity"`   // OMP sparsity T, at most the atoms of all classes; zero means 20
-	Alpha     float64 `json:"alpha"`      // label-consistency weight α; zero means 0.01
-	Beta      float64 `json:"beta"`       // classification weight β (LC-KSVD2); zero means 0.01
-	Ridge     float64 `json:"ridge"`      // ridge weight of the regressions for A and W; zero means 1
-	Iters     int     `json:"iters"`      // K-SVD iterations on the stacked problem; zero means 50
-	InitIters int     `json:"init_iters"` // K-SVD iterations per class to initialise D; zero means 10
-	Seed      uint64  `json:"seed"`       // seed of the initial atom choice
+	K           int     `json:"k"`                      // atoms per class; zero means min(25, smallest class)
+	Sparsity    int     `json:"sparsity"`               // OMP sparsity T, at most the atoms of all classes; zero means 20
+	Alpha       float64 `json:"alpha"`                  // label-consistency weight α; zero means 0.01
+	Beta        float64 `json:"beta"`                   // classification weight β (LC-KSVD2); zero means 0.01
+	Ridge       float64 `json:"ridge"`                  // ridge weight of the regressions for A and W; zero means 1
+	Iters       int     `json:"iters"`                  // K-SVD iterations on the stacked problem; zero means 50
+	InitIters   int     `json:"init_iters"`             // K-SVD iterations per class to initialise D; zero means 10
+	Seed        uint64  `json:"seed"`                   // seed of the initial atom choice
+	NoNormalize bool    `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
 
 	// Progress, if set, is called after every K-SVD iteration of training.
 	Progress lrsdl.ProgressFunc `json:"-"`
@@ -41,6 +42,7 @@ func (o *LCKSVDOptions) spec() optSpec {
 		{name: "iters", doc: "K-SVD iterations on the stacked problem", i: &o.Iters, def: 50, min: 1},
 		{name: "init_iters", doc: "K-SVD iterations per class of the initialisation", i: &o.InitIters, def: 10, min: 1},
 		seedOpt(&o.Seed),
+		normOpt(&o.NoNormalize),
 	}}
 }
 
@@ -108,8 +110,8 @@ func (m *LCKSVD1) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.
 // SetProgress sets the function called after every K-SVD iteration.
 func (m *LCKSVD2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
-// Fit learns D, A and W from the columns of Y; see LCKSVD1.
-func (m *LCKSVD1) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *LCKSVD1) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	o := m.Options
 	err := m.lcksvd.fit(ctx, m.Name(), &o, false, Y, labels)
 	if err == nil {
@@ -118,8 +120,8 @@ func (m *LCKSVD1) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return err
 }
 
-// Fit learns D, A and W from the columns of Y; see LCKSVD2.
-func (m *LCKSVD2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *LCKSVD2) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	o := m.Options
 	err := m.lcksvd.fit(ctx, m.Name(), &o, true, Y, labels)
 	if err == nil {
@@ -130,21 +132,21 @@ func (m *LCKSVD2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 
 // Predict returns argmax W·x for the OMP code x of each column of Y.
 func (m *LCKSVD1) Predict(Y mat.Matrix) ([]int, error) {
-	return m.lcksvd.predict(context.Background(), &m.res, Y)
+	return m.PredictContext(context.Background(), Y)
 }
 
 // Predict returns argmax W·x for the OMP code x of each column of Y.
 func (m *LCKSVD2) Predict(Y mat.Matrix) ([]int, error) {
-	return m.lcksvd.predict(context.Background(), &m.res, Y)
+	return m.PredictContext(context.Background(), Y)
 }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *LCKSVD1) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *LCKSVD1) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	return m.lcksvd.predict(ctx, &m.res, Y)
 }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *LCKSVD2) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *LCKSVD2) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	return m.lcksvd.predict(ctx, &m.res, Y)
 }
 
@@ -152,6 +154,7 @@ func (m *LCKSVD2) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, erro
 // codes of the stacked [Y; √α·Q]: terms "fidelity" ‖Y − DX‖²_F and "label"
 // α‖Q − AX‖²_F.
 func (m *LCKSVD1) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	return m.lcksvd.cost(&m.res, false, Y, labels)
 }
 
@@ -159,6 +162,7 @@ func (m *LCKSVD1) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 // codes of the stacked [Y; √α·Q; √β·H]: terms "fidelity" ‖Y − DX‖²_F,
 // "label" α‖Q − AX‖²_F and "classification" β‖H − WX‖²_F.
 func (m *LCKSVD2) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	return m.lcksvd.cost(&m.res, true, Y, labels)
 }
 
@@ -196,9 +200,8 @@ func (m *LCKSVD2) setStateBody(s *lrsdl.State) error {
 	return err
 }
 
-// DecisionFunction returns the C×n scores W·x of the OMP codes x of the
-// columns of Y.
-func (m *LCKSVD1) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+// decideRaw is DecisionFunction on samples as given.
+func (m *LCKSVD1) decideRaw(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.res
 	return m.decide(bg, &o, Y)
 }
@@ -208,15 +211,14 @@ func (m *LCKSVD1) PredictProba(Y mat.Matrix) (*mat.Dense, error) {
 	return m.proba(m.DecisionFunction(Y))
 }
 
-// Transform returns the OMP codes (K×n) of the columns of Y on D.
-func (m *LCKSVD1) Transform(Y mat.Matrix) (*mat.Dense, error) {
+// transformRaw is Transform on samples as given.
+func (m *LCKSVD1) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.res
 	return m.codes(bg, &o, Y)
 }
 
-// DecisionFunction returns the C×n scores W·x of the OMP codes x of the
-// columns of Y.
-func (m *LCKSVD2) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+// decideRaw is DecisionFunction on samples as given.
+func (m *LCKSVD2) decideRaw(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.res
 	return m.decide(bg, &o, Y)
 }
@@ -226,8 +228,8 @@ func (m *LCKSVD2) PredictProba(Y mat.Matrix) (*mat.Dense, error) {
 	return m.proba(m.DecisionFunction(Y))
 }
 
-// Transform returns the OMP codes (K×n) of the columns of Y on D.
-func (m *LCKSVD2) Transform(Y mat.Matrix) (*mat.Dense, error) {
+// transformRaw is Transform on samples as given.
+func (m *LCKSVD2) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.res
 	return m.codes(bg, &o, Y)
 }

@@ -79,9 +79,8 @@ func (m *LRSDL) SetParam(name, value string) error {
 // SetProgress sets the function called after every outer iteration.
 func (m *LRSDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
-// Fit learns D, D0 and the class means from the columns of Y and stores
-// the resolved options in m.Options.
-func (m *LRSDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *LRSDL) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	o := m.Options
 	err := m.fit(ctx, &o, Y, labels)
 	if err == nil {
@@ -95,17 +94,14 @@ func (m *LRSDL) Predict(Y mat.Matrix) ([]int, error) {
 	return m.PredictContext(context.Background(), Y)
 }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *LRSDL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *LRSDL) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	o := m.res
 	return m.predict(ctx, &o, Y)
 }
 
-// Transform returns the codes x̄ = [x; x0] ((K+k0)×n: the K class-atom rows,
-// then the k0 shared-atom rows) of the columns of Y,
-//
-//	x̄ = argmin ½‖y − D̄x̄‖² + λ2/2‖x0 − m0‖² + λ‖x̄‖₁.
-func (m *LRSDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
+// transformRaw is Transform on samples as given.
+func (m *LRSDL) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.res
 	return m.transform(&o, Y)
 }
@@ -113,11 +109,13 @@ func (m *LRSDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
 // Cost evaluates J̄ at the learned dictionaries, with the codes of Y found by
 // the training X step. Terms: fidelity, l1, fisher, shared, nuclear.
 func (m *LRSDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	return m.CostContext(context.Background(), Y, labels)
 }
 
 // CostContext is Cost, returning ctx.Err() when ctx is cancelled.
 func (m *LRSDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	o := m.res
 	return m.cost(ctx, &o, Y, labels)
 }
@@ -157,10 +155,8 @@ func (m *LRSDL) setStateBody(s *lrsdl.State) error {
 	return nil
 }
 
-// DecisionFunction returns the C×n scores −e_c of the prediction rule: GC
-// e_c = w‖ȳ − D_cx^c‖² + (1−w)‖x − m_c‖² (ȳ = y − D0x0), LC the lasso
-// objective of y coded on [D_c D0].
-func (m *LRSDL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+// decideRaw is DecisionFunction on samples as given.
+func (m *LRSDL) decideRaw(Y mat.Matrix) (*mat.Dense, error) {
 	o := m.res
 	return m.decide(&o, Y)
 }

@@ -20,10 +20,11 @@ func init() {
 
 // ODLOptions configures ODL. The zero value means the defaults.
 type ODLOptions struct {
-	K      int     `json:"k"`      // atoms per class (Fit) or in all (Learn); zero means min(25, smallest class)
-	Lambda float64 `json:"lambda"` // sparsity weight λ; zero means 0.001
-	Iters  int     `json:"iters"`  // outer iterations; zero means 20
-	Seed   uint64  `json:"seed"`   // seed of the initial atom choice
+	K           int     `json:"k"`                      // atoms per class (Fit) or in all (Learn); zero means min(25, smallest class)
+	Lambda      float64 `json:"lambda"`                 // sparsity weight λ; zero means 0.001
+	Iters       int     `json:"iters"`                  // outer iterations; zero means 20
+	Seed        uint64  `json:"seed"`                   // seed of the initial atom choice
+	NoNormalize bool    `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
 
 	// Progress, if set, is called after every outer iteration.
 	Progress lrsdl.ProgressFunc `json:"-"`
@@ -35,6 +36,7 @@ func (o *ODLOptions) spec() optSpec {
 		{name: "lambda", doc: "sparsity weight λ", f: &o.Lambda, def: 0.001, minOpen: true, zeroAt: 1},
 		itersOpt(&o.Iters, 20),
 		seedOpt(&o.Seed),
+		normOpt(&o.NoNormalize),
 	}}
 }
 
@@ -76,8 +78,8 @@ func (m *ODL) SetParam(name, value string) error {
 // SetProgress sets the function called after every outer iteration.
 func (m *ODL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
-// Fit learns one dictionary per class; see ODL.
-func (m *ODL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *ODL) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
 	o := m.Options
@@ -92,6 +94,7 @@ func (m *ODL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 // from the unlabelled columns of Y, for Transform. The resulting model
 // cannot Predict.
 func (m *ODL) Learn(ctx context.Context, Y mat.Matrix) error {
+	Y = normalized(Y, !m.Options.NoNormalize)
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
 	if Y == nil {
@@ -190,9 +193,8 @@ func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dl.
 	return nil
 }
 
-// Transform returns the lasso codes (K×n) of the columns of Y over the
-// learned dictionary D.
-func (m *ODL) Transform(Y mat.Matrix) (*mat.Dense, error) {
+// transformRaw is Transform on samples as given.
+func (m *ODL) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transform(context.Background(), Y)
 }
 
@@ -210,8 +212,8 @@ func (m *ODL) transform(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 // Predict returns the label of each column of Y; see ODL.
 func (m *ODL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *ODL) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *ODL) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	S, err := m.decide(ctx, Y)
 	if err != nil {
 		return nil, err
@@ -230,9 +232,8 @@ func (m *ODL) decide(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	return m.m.residualScores(Y, X), nil
 }
 
-// DecisionFunction returns the C×n scores −‖y − D_cx^c‖²₂ of the lasso
-// codes x of the columns of Y; an error for a model from Learn.
-func (m *ODL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) { return m.decide(bg, Y) }
+// decideRaw is DecisionFunction on samples as given.
+func (m *ODL) decideRaw(Y mat.Matrix) (*mat.Dense, error) { return m.decide(bg, Y) }
 
 // PredictProba returns softmax(DecisionFunction/T) per column.
 func (m *ODL) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
@@ -246,6 +247,7 @@ func (m *ODL) Classes() []int { return m.m.classList() }
 // of class c over D_c; for one from Learn ½‖Y − DX‖²_F + λ‖X‖₁ (labels may
 // then be nil). Terms: fidelity, l1.
 func (m *ODL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	if err := m.m.check("ODL", Y); err != nil {
 		return lrsdl.Cost{}, err
 	}

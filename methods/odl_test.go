@@ -53,7 +53,7 @@ func TestODLCostNonIncreasing(t *testing.T) {
 
 func TestODLLearnTransform(t *testing.T) {
 	Y, _ := blRandom(9, 10, 2, 20)
-	m := &ODL{Options: ODLOptions{K: 6, Lambda: 0.01, Iters: 5}}
+	m := &ODL{Options: ODLOptions{K: 6, Lambda: 0.01, Iters: 5, NoNormalize: true}}
 	if err := m.Learn(context.Background(), Y); err != nil {
 		t.Fatal(err)
 	}

@@ -342,3 +342,10 @@ func (s optSpec) params() []lrsdl.Param {
 	}
 	return ps
 }
+
+// normOpt declares NoNormalize: by default every sample given to Fit,
+// Predict, DecisionFunction, PredictProba and Transform is scaled to unit
+// ℓ2 norm first.
+func normOpt(b *bool) opt {
+	return opt{name: "no_normalize", doc: "use the samples as given instead of scaling them to unit ℓ2 norm", b: b}
+}

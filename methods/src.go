@@ -19,9 +19,10 @@ func init() {
 
 // SRCOptions configures SRC. The zero value means the defaults.
 type SRCOptions struct {
-	Lambda float64 `json:"lambda"` // sparsity weight λ; zero means 0.001
-	Iters  int     `json:"iters"`  // iteration limit of the coding (ADMM); zero means 100
-	Seed   uint64  `json:"seed"`   // unused: SRC is deterministic
+	Lambda      float64 `json:"lambda"`                 // sparsity weight λ; zero means 0.001
+	Iters       int     `json:"iters"`                  // iteration limit of the coding (ADMM); zero means 100
+	Seed        uint64  `json:"seed"`                   // unused: SRC is deterministic
+	NoNormalize bool    `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
 }
 
 func (o *SRCOptions) spec() optSpec {
@@ -29,6 +30,7 @@ func (o *SRCOptions) spec() optSpec {
 		{name: "lambda", doc: "sparsity weight λ of the lasso", f: &o.Lambda, def: 0.001, minOpen: true},
 		{name: "iters", doc: "iteration limit of the coding (ADMM)", i: &o.Iters, def: 100, min: 1},
 		{name: "seed", doc: "unused: SRC is deterministic", u: &o.Seed},
+		normOpt(&o.NoNormalize),
 	}}
 }
 
@@ -66,8 +68,8 @@ func (m *SRC) SetParam(name, value string) error {
 // SetProgress does nothing: SRC has no training iterations.
 func (m *SRC) SetProgress(lrsdl.ProgressFunc) {}
 
-// Fit stores the training samples, normalised, as the dictionary.
-func (m *SRC) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *SRC) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
 	o := m.Options
@@ -124,8 +126,8 @@ func (m *SRC) codes(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 // Predict returns the label of each column of Y.
 func (m *SRC) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *SRC) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *SRC) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	X, err := m.codes(ctx, Y)
 	if err != nil {
 		return nil, err
@@ -137,6 +139,7 @@ func (m *SRC) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
 // with terms "fidelity" ½‖Y − DX‖²_F and "l1" λ‖X‖₁. SRC has no training
 // objective; labels are only checked for their number.
 func (m *SRC) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	X, err := m.codes(context.Background(), Y)
 	if err != nil {
 		return lrsdl.Cost{}, err
@@ -161,9 +164,8 @@ func (m *SRC) setStateBody(s *lrsdl.State) error {
 	return nil
 }
 
-// DecisionFunction returns the C×n scores −‖y − D_cx^c‖²₂ of the lasso
-// codes x of the columns of Y.
-func (m *SRC) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
+// decideRaw is DecisionFunction on samples as given.
+func (m *SRC) decideRaw(Y mat.Matrix) (*mat.Dense, error) {
 	X, err := m.codes(bg, Y)
 	if err != nil {
 		return nil, err
@@ -174,9 +176,8 @@ func (m *SRC) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
 // PredictProba returns softmax(DecisionFunction/T) per column.
 func (m *SRC) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
 
-// Transform returns the lasso codes (N×n, one row per training sample in
-// class order) of the columns of Y.
-func (m *SRC) Transform(Y mat.Matrix) (*mat.Dense, error) { return m.codes(bg, Y) }
+// transformRaw is Transform on samples as given.
+func (m *SRC) transformRaw(Y mat.Matrix) (*mat.Dense, error) { return m.codes(bg, Y) }
 
 // Classes returns the labels of the classes in increasing order.
 func (m *SRC) Classes() []int { return m.m.classList() }

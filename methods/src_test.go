@@ -171,7 +171,7 @@ func TestSRCKnownAnswer(t *testing.T) {
 		0, 0, 0, 1,
 	})
 	labels := []int{7, 7, 9, 9}
-	m := &SRC{}
+	m := &SRC{Options: SRCOptions{NoNormalize: true}} // Cost of the samples as given
 	if err := m.Fit(context.Background(), Y, labels); err != nil {
 		t.Fatal(err)
 	}

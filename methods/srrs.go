@@ -41,9 +41,10 @@ type SRRSOptions struct {
 	// Rule is the prediction rule in the subspace: "mean" (the nearest
 	// class mean) or "nn" (the nearest training sample, as Li and Fu);
 	// empty means "mean".
-	Rule     string             `json:"rule"`
-	Seed     uint64             `json:"seed"` // unused: SRRS is deterministic
-	Progress lrsdl.ProgressFunc `json:"-"`    // called after each ALM iteration
+	Rule        string             `json:"rule"`
+	Seed        uint64             `json:"seed"`                   // unused: SRRS is deterministic
+	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
+	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each ALM iteration
 }
 
 func (o *SRRSOptions) spec() optSpec {
@@ -60,6 +61,7 @@ func (o *SRRSOptions) spec() optSpec {
 		{name: "clean", doc: "match test samples against the recovered training data Pᵀ(X − E)", b: &o.Clean, predict: true},
 		{name: "rule", doc: "prediction by the nearest training sample (nn) or class mean (mean)", s: &o.Rule, choices: []string{"mean", "nn"}, predict: true},
 		{name: "seed", doc: "unused: SRRS is deterministic", u: &o.Seed},
+		normOpt(&o.NoNormalize),
 	}}
 }
 
@@ -133,8 +135,8 @@ type SRRS struct {
 // Name returns "SRRS".
 func (m *SRRS) Name() string { return "SRRS" }
 
-// Fit learns the projection from the columns of Y.
-func (m *SRRS) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
+// fitRaw is Fit on samples as given.
+func (m *SRRS) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	start := time.Now()
 	m.info = lrsdl.FitInfo{}
 	o := m.Options
@@ -225,8 +227,8 @@ func (m *SRRS) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Pro
 // Predict returns the label of the nearest projected training sample.
 func (m *SRRS) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
-// PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
-func (m *SRRS) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+// predictRaw is PredictContext on samples as given.
+func (m *SRRS) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	S, err := m.decide(ctx, Y)
 	if err != nil {
 		return nil, err
@@ -234,10 +236,8 @@ func (m *SRRS) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) 
 	return argmaxLabels(S, m.classes), nil
 }
 
-// DecisionFunction returns the C×n scores −(‖f‖² − 2fᵀPᵀy) of the nearest
-// projected training sample f of each class (Options.Rule "mean": of the
-// class mean), its squared distance to Pᵀy less ‖Pᵀy‖².
-func (m *SRRS) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) { return m.decide(bg, Y) }
+// decideRaw is DecisionFunction on samples as given.
+func (m *SRRS) decideRaw(Y mat.Matrix) (*mat.Dense, error) { return m.decide(bg, Y) }
 
 // PredictProba returns softmax(DecisionFunction/T) per column.
 func (m *SRRS) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
@@ -315,8 +315,8 @@ func srrsMeans(F *mat.Dense, lab []int, C int) (*mat.Dense, []int) {
 	return M, cl
 }
 
-// Transform returns the projections PᵀY (p×n) of the columns of Y.
-func (m *SRRS) Transform(Y mat.Matrix) (*mat.Dense, error) {
+// transformRaw is Transform on samples as given.
+func (m *SRRS) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	if m.P == nil {
 		return nil, ErrNotTrained
 	}
@@ -334,6 +334,7 @@ func (m *SRRS) Transform(Y mat.Matrix) (*mat.Dense, error) {
 // labels ("fisher", with AZ = Y: the data taken as clean); SRRS's other
 // terms need the ALM's representation of the training set.
 func (m *SRRS) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+	Y = normalized(Y, !m.res.NoNormalize)
 	if m.P == nil {
 		return lrsdl.Cost{}, ErrNotTrained
 	}

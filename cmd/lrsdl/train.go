@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/lrsdl/lrsdl"
@@ -88,6 +89,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	if err := checkTraining(df.path, tr); err != nil {
 		return err
+	}
+	if cf, ok := c.(lrsdl.Configurable); ok && !df.normalize && slices.ContainsFunc(cf.Params(), func(p lrsdl.Param) bool { return p.Name == "no_normalize" }) {
+		if err := cf.SetParam("no_normalize", "true"); err != nil { // the model's own scaling off too
+			return err
+		}
 	}
 	d, _ := tr.Y.Dims()
 	e.rep.event("%s: training on %d samples of dimension %d, %d classes from %s; %s", c.Name(), tr.Len(), d, len(ds.Classes), df.path, normalizeNote(df.normalize))

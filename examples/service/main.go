@@ -70,6 +70,10 @@ func train(path string) {
 	if err := m.Fit(context.Background(), Y, labels); err != nil {
 		log.Fatal(err)
 	}
+	// Fit PredictProba's temperature on held-out folds of the training set.
+	if _, err := methods.Calibrate(context.Background(), m, Y, labels, 3); err != nil {
+		log.Fatal(err)
+	}
 	if err := data.WriteClassifier(path, m, data.ModelInfo{Normalize: true}); err != nil {
 		log.Fatal(err)
 	}
@@ -77,8 +81,15 @@ func train(path string) {
 }
 
 func predict(path string) {
-	c, info, err := data.ReadClassifier(path, methods.New)
+	s, info, err := data.ReadModelInfo(path)
 	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := methods.New(s.Method)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := c.SetState(s); err != nil {
 		log.Fatal(err)
 	}
 	X, labels := rows(true)
@@ -98,18 +109,25 @@ func predict(path string) {
 	}
 	fmt.Printf("loaded %s in a fresh process: %d of %d test samples right\n", c.Name(), right, len(pred))
 
-	// The codes as features for another model: one column per sample.
-	lr, ok := c.(*methods.LRSDL)
-	if !ok {
-		log.Fatalf("model is %s, not LRSDL", c.Name())
+	// Class probabilities, one column per sample, rows in Classes() order.
+	P, err := c.PredictProba(Y)
+	if err != nil {
+		log.Fatal(err)
 	}
-	codes, shared, err := lr.Transform(Y)
+	var conf float64
+	for j := range pred {
+		conf += mat.Max(P.ColView(j)) / float64(len(pred))
+	}
+	fmt.Printf("classes %v, mean probability of the predicted class %.2f\n", c.Classes(), conf)
+
+	// The codes as features for another model: one column per sample, the
+	// class-dictionary rows then the shared ones.
+	codes, err := c.Transform(Y)
 	if err != nil {
 		log.Fatal(err)
 	}
 	r, n := codes.Dims()
-	r0, _ := shared.Dims()
-	fmt.Printf("codes: %d class-dictionary rows and %d shared rows for each of %d samples\n", r, r0, n)
+	fmt.Printf("codes: %d rows for each of %d samples\n", r, n)
 	if right*10 < 9*len(pred) {
 		log.Fatalf("accuracy %d/%d is below 90%%", right, len(pred))
 	}

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/james-bowman/sparse"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
-	"gonum.org/v1/gonum/mat"
 )
 
 // CheckFinite returns an error naming the first NaN or infinite entry of Y.
@@ -16,6 +18,9 @@ func CheckFinite(what string, Y mat.Matrix) error {
 	r, c := Y.Dims()
 	if r == 0 || c == 0 {
 		return fmt.Errorf("methods: %s is empty (%d×%d)", what, r, c)
+	}
+	if err := CheckCSC(what, Y); err != nil {
+		return err
 	}
 	if nz, ok := Y.(mat.NonZeroDoer); ok {
 		var err error
@@ -41,6 +46,36 @@ func CheckFinite(what string, Y mat.Matrix) error {
 		for j := 0; j < c; j++ {
 			if v := Y.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("methods: %s has non-finite value %v at (%d, %d)", what, v, i, j)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckCSC returns an error if Y is a *sparse.CSC whose structure is not
+// valid: column pointers from 0, non-decreasing, within the stored
+// entries; row indices in range and increasing within each column.
+func CheckCSC(what string, Y mat.Matrix) error {
+	s, ok := Y.(*sparse.CSC)
+	if !ok {
+		return nil
+	}
+	r, c := s.Dims()
+	raw := s.RawMatrix()
+	if len(raw.Indptr) != c+1 || raw.Indptr[0] != 0 || raw.Indptr[c] > len(raw.Ind) || raw.Indptr[c] > len(raw.Data) {
+		return fmt.Errorf("methods: %s is a sparse matrix with bad column pointers", what)
+	}
+	for j := 0; j < c; j++ {
+		lo, hi := raw.Indptr[j], raw.Indptr[j+1]
+		if hi < lo {
+			return fmt.Errorf("methods: %s is a sparse matrix with decreasing column pointers at column %d", what, j)
+		}
+		for k := lo; k < hi; k++ {
+			if i := raw.Ind[k]; i < 0 || i >= r {
+				return fmt.Errorf("methods: %s is a sparse matrix with row index %d out of range [0, %d) in column %d", what, i, r, j)
+			}
+			if k > lo && raw.Ind[k] <= raw.Ind[k-1] {
+				return fmt.Errorf("methods: %s is a sparse matrix whose row indices in column %d are not increasing", what, j)
 			}
 		}
 	}
