@@ -3,8 +3,10 @@
 // D2L2R2, JDL, JDL*, DLRD, SRRS and LRSDL (Vu & Monga, "Fast Low-rank
 // Shared Dictionary Learning for Image Classification", IEEE TIP 2017).
 //
-// Samples are the columns of a d×N matrix Y. A classifier is trained with
-// Fit(ctx, Y, labels) and labels new samples with Predict. The methods live in
+// Samples are the columns of a d×N matrix Y. Every method is a Model: it is
+// trained with Fit(ctx, Y, labels) and gives new samples labels (Predict),
+// per-class scores (DecisionFunction), probabilities (PredictProba) and
+// sparse codes (Transform). The methods live in
 // package methods; data files, splits and model files in package data; the
 // numerical building blocks in package core and the BLAS layer (backend
 // choice and hand-written kernels) in package blas.

@@ -235,8 +235,8 @@ func setsParams(sets []map[string]string, opts func() fisherOptions) ([]fisher.P
 // same training set (Y, labels) up to iters outer iterations in total: the
 // model is the one Fit with Options.Iters = iters gives, and FitInfo
 // counts every iteration since Fit. A run that stopped on its tolerance
-// stays stopped. It uses the training options of that Fit and sets
-// Options.Iters to iters. After an error the model is untrained.
+// stays stopped. It uses the training options of that Fit; its resolved
+// iters (Params) becomes iters. After an error the model is untrained.
 func (m *LRSDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
 	return m.resume(ctx, &m.res.FDDLOptions, m.Name(), normalized(Y, !m.res.NoNormalize), labels, iters)
 }

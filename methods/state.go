@@ -114,8 +114,8 @@ func (m *COPAR) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transformRaw(normalized(Y, !m.res.NoNormalize))
 }
 
-// Fit learns D and the class means from the columns of Y and stores the
-// resolved options in its resolved options.
+// Fit learns D and the class means from the columns of Y, leaving Options
+// as they are (Params reports the resolved ones).
 func (m *D2L2R2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
 }
@@ -180,8 +180,8 @@ func (m *DLSI) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transformRaw(normalized(Y, !m.res.NoNormalize))
 }
 
-// Fit learns D and the class means from the columns of Y and stores the
-// resolved options in its resolved options.
+// Fit learns D and the class means from the columns of Y, leaving Options
+// as they are (Params reports the resolved ones).
 func (m *FDDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
 }
@@ -267,8 +267,8 @@ func (m *LCKSVD2) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transformRaw(normalized(Y, !m.res.NoNormalize))
 }
 
-// Fit learns D, D0 and the class means from the columns of Y and stores
-// the resolved options in its resolved options.
+// Fit learns D, D0 and the class means from the columns of Y, leaving
+// Options as they are (Params reports the resolved ones).
 func (m *LRSDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
 }
