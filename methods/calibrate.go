@@ -20,7 +20,8 @@ import (
 // negative log-likelihood of the true classes over all held-out scores.
 // It costs folds fits on (folds−1)/folds of the data; m's learned model
 // does not change. m must be trained; every class needs at least folds
-// samples. It returns T.
+// samples. Like Fit, it must not run concurrently with m's other methods.
+// It returns T.
 func Calibrate(ctx context.Context, m lrsdl.Model, Y mat.Matrix, labels []int, folds int) (float64, error) {
 	if folds == 0 {
 		folds = 3

@@ -54,7 +54,8 @@ func CheckFinite(what string, Y mat.Matrix) error {
 
 // CheckCSC returns an error if Y is a *sparse.CSC whose structure is not
 // valid: column pointers from 0, non-decreasing, within the stored
-// entries; row indices in range and increasing within each column.
+// entries; row indices in range and distinct within each column (in any
+// order: sparse.DOK.ToCSC leaves them unsorted).
 func CheckCSC(what string, Y mat.Matrix) error {
 	s, ok := Y.(*sparse.CSC)
 	if !ok {
@@ -65,18 +66,21 @@ func CheckCSC(what string, Y mat.Matrix) error {
 	if len(raw.Indptr) != c+1 || raw.Indptr[0] != 0 || raw.Indptr[c] > len(raw.Ind) || raw.Indptr[c] > len(raw.Data) {
 		return fmt.Errorf("methods: %s is a sparse matrix with bad column pointers", what)
 	}
+	seen := make([]int, r) // seen[i] = j+1 once row i is in column j
 	for j := 0; j < c; j++ {
 		lo, hi := raw.Indptr[j], raw.Indptr[j+1]
 		if hi < lo {
 			return fmt.Errorf("methods: %s is a sparse matrix with decreasing column pointers at column %d", what, j)
 		}
 		for k := lo; k < hi; k++ {
-			if i := raw.Ind[k]; i < 0 || i >= r {
+			i := raw.Ind[k]
+			if i < 0 || i >= r {
 				return fmt.Errorf("methods: %s is a sparse matrix with row index %d out of range [0, %d) in column %d", what, i, r, j)
 			}
-			if k > lo && raw.Ind[k] <= raw.Ind[k-1] {
-				return fmt.Errorf("methods: %s is a sparse matrix whose row indices in column %d are not increasing", what, j)
+			if seen[i] == j+1 {
+				return fmt.Errorf("methods: %s is a sparse matrix with row index %d twice in column %d", what, i, j)
 			}
+			seen[i] = j + 1
 		}
 	}
 	return nil
