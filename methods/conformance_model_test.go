@@ -1,10 +1,12 @@
 package methods
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,6 +15,9 @@ import (
 
 	"github.com/james-bowman/sparse"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/data"
 )
 
 // TestConformanceModel checks the scores, probabilities, codes and classes
@@ -330,4 +335,60 @@ func TestConformanceBadSparse(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConformanceModelFile checks the round trip of every trained,
+// calibrated model through a model file, by writer and reader and by path:
+// scores, probabilities, codes and classes come back bit for bit.
+func TestConformanceModelFile(t *testing.T) {
+	Y, labels := confData(61, confPerClass)
+	Yt, _ := confData(62, 3)
+	forEachMethod(t, func(t *testing.T, name string) {
+		m := newConf(t, name)
+		if err := m.Fit(context.Background(), Y, labels); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Calibrate(context.Background(), m, Y, labels, 3); err != nil {
+			t.Fatal(err)
+		}
+		s, err := m.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := data.EncodeModelInfo(&buf, s, data.ModelInfo{}); err != nil {
+			t.Fatal(err)
+		}
+		viaReader, _, err := data.DecodeModelInfo(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "m.model")
+		if err := data.WriteModelInfo(path, s, data.ModelInfo{}); err != nil {
+			t.Fatal(err)
+		}
+		viaPath, _, err := data.ReadModelInfo(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, _ := m.Predict(Yt)
+		S, _ := m.DecisionFunction(Yt)
+		P, _ := m.PredictProba(Yt)
+		X, _ := m.Transform(Yt)
+		for _, st := range []*lrsdl.State{viaReader, viaPath} {
+			r, err := New(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.SetState(st); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(r.Classes(), m.Classes()) {
+				t.Errorf("classes %v, want %v", r.Classes(), m.Classes())
+			}
+			if err := sameAnswers(r, Yt, pred, S, P, X); err != nil {
+				t.Error(err)
+			}
+		}
+	})
 }
