@@ -184,10 +184,19 @@ func normalized(Y mat.Matrix, on bool) mat.Matrix {
 			return Y // malformed: the checks of Fit and Predict report it
 		}
 		raw := s.RawMatrix()
+		// Each column's norm from its dense form, as for dense input, so
+		// that both give the same bits whatever the order of the entries.
 		scale := make([]float64, n)
+		col := make([]float64, r)
 		change := false
 		for j := 0; j < n; j++ {
-			scale[j] = unitScale(raw.Data[raw.Indptr[j]:raw.Indptr[j+1]])
+			for k := raw.Indptr[j]; k < raw.Indptr[j+1]; k++ {
+				col[raw.Ind[k]] = raw.Data[k]
+			}
+			scale[j] = unitScale(col)
+			for k := raw.Indptr[j]; k < raw.Indptr[j+1]; k++ {
+				col[raw.Ind[k]] = 0
+			}
 			change = change || scale[j] != 1
 		}
 		if !change {
