@@ -77,6 +77,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	if err := existingDir("-out", *out); err != nil {
 		return err
 	}
+	mf.noNormalize = !df.normalize
 	// Check the method and its options before loading data.
 	for _, v := range cmp.variants {
 		c, err := mf.newClassifier(cmp.method)()

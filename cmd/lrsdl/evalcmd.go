@@ -104,6 +104,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if *names == "all" {
 		list = methodNames()
 	}
+	mf.noNormalize = !df.normalize
 	// Check every method and option before the long work starts.
 	for _, n := range list {
 		c, err := mf.newClassifier(strings.TrimSpace(n))()

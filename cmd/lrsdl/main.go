@@ -263,6 +263,9 @@ type methodFlags struct {
 	typed  map[string]string // the values of -p as typed, by option
 	seed   uint64
 	iters  int
+	// noNormalize sets the models' no_normalize (-normalize=false): they
+	// then use the samples as the command prepared them.
+	noNormalize bool
 }
 
 func (m *methodFlags) register(fs *flag.FlagSet) {
@@ -319,6 +322,9 @@ func (m *methodFlags) newClassifier(name string) eval.NewFunc {
 		}
 		if m.iters > 0 && has("iters") {
 			p["iters"] = m.iters
+		}
+		if m.noNormalize && has("no_normalize") {
+			p["no_normalize"] = 1
 		}
 		for k, v := range m.params {
 			p[k] = v

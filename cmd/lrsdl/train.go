@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/lrsdl/lrsdl"
@@ -67,6 +66,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	case sf.epochs != 0 || sf.labels != "":
 		return usagef("-epochs and -labels go with -batch")
 	}
+	mf.noNormalize = !df.normalize
 	c, err := mf.newClassifier(*method)()
 	if err != nil {
 		return err
@@ -89,11 +89,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	if err := checkTraining(df.path, tr); err != nil {
 		return err
-	}
-	if cf, ok := c.(lrsdl.Configurable); ok && !df.normalize && slices.ContainsFunc(cf.Params(), func(p lrsdl.Param) bool { return p.Name == "no_normalize" }) {
-		if err := cf.SetParam("no_normalize", "true"); err != nil { // the model's own scaling off too
-			return err
-		}
 	}
 	d, _ := tr.Y.Dims()
 	e.rep.event("%s: training on %d samples of dimension %d, %d classes from %s; %s", c.Name(), tr.Len(), d, len(ds.Classes), df.path, normalizeNote(df.normalize))
