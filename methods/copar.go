@@ -52,26 +52,7 @@ func (o *COPAROptions) spec() optSpec {
 // COPAR separates the particularity and the commonality (Kong and Wang,
 // ECCV 2012): class dictionaries D_1..D_C and a shared dictionary D_0,
 // D̄ = [D_1 … D_C D_0], learned by minimising (Vu & Monga, section COPAR)
-//
-//	J = ½Σ_c r(Y_c) + λ‖X̄‖₁ + η·Σ_{c=0}^{C} Σ_{i≠c} ‖D_iᵀD_c‖²_F,
-//	r(Y_c) = ‖Y_c − D̄X̄_c‖² + ‖Y_c − D_0X⁰_c − D_cX^c_c‖² + Σ_{j≠c,j≥1} ‖X^j_c‖²,
-//
-// with ‖dᵢ‖₂ ≤ 1, where X^j_c are the codes of the samples of class c on
-// D_j. Training alternates COPAR-X and COPAR-D. COPAR-X solves one ℓ1
-// problem per class, by FISTA on its exact gradient (or, with more than
-// d/2 atoms, exactly, by the lasso path)
-//
-//	∇ = (G + P_cGP_c + I − P_c)·X̄_c − (I + P_c)·D̄ᵀY_c,  G = D̄ᵀD̄,
-//
-// where P_c keeps the rows of D_c and D_0. COPAR-D updates D_1..D_C and
-// then D_0, each solving min tr(F·D_bᵀD_b) − 2tr(E·D_bᵀ) + 4η‖A_bD_b‖² with
-// A_b the other atoms (twice J as a function of D_b) by O- or E-DLSI-D.
-// When d > 1.2·N, training runs on the N×N factor R of Y = QR and
-// D̄ = Q·D̄_r (the same model; see dl.ReduceSpan).
-//
-// Prediction codes a sample y by ℓ1 (½‖y − D̃x‖² + λ‖x‖₁) and picks the
-// class c with the smallest ‖y − D_cx^c − D_0x⁰‖². Global coding (GC) codes
-// once on D̃ = D̄; local coding (LC) codes on D̃ = [D_c D_0] for each class.
+// Its derivation and algorithm are in methods/NOTES.md.
 type COPAR struct {
 	Options COPAROptions
 	res     COPAROptions // resolved options of the last Fit or SetState

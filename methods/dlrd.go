@@ -56,34 +56,7 @@ func (o *DLRDOptions) spec() optSpec {
 // representation for face recognition based on discriminative low-rank
 // dictionary learning", CVPR 2012): class dictionaries D = [D_1 … D_C] of
 // low rank, learned from training samples with sparse errors E,
-//
-//	J(D, X, E) = ½Σ_c (‖Y_c − E_c − DX_c‖² + ‖Y_c − E_c − D_cX_c^c‖² + Σ_{j≠c}‖D_jX_c^j‖²)
-//	           + λ1‖X‖₁ + α Σ_c ‖D_c‖_* + β‖E‖₁,   ‖dᵢ‖₂ ≤ 1,
-//
-// FDDL's discriminative fidelity on the cleaned samples Y − E without its
-// Fisher term, the nuclear norm of each class dictionary and an ℓ1 error.
-// The paper's constraint Y = DX + E is relaxed into the first fidelity
-// term, as FDDL does, so that every block has an exact or convergent
-// solver; training alternates
-//
-//   - X: FDDL-X with λ2 = 0 (one FISTA over X on Y − E);
-//   - D: min −2tr(EDᵀ) + tr(F·DᵀD) + 2α Σ_c ‖D_c‖_*, twice J's D part
-//     (E-FDDL-D's quadratic), by ADMM on the split D = Z with singular
-//     value thresholding of each class block of Z at 2α/ρ, the D2L2R2
-//     step (the paper's inexact ALM splits D_c = J_c the same way);
-//   - E: J is ‖E − ½(R + R̂)‖² + β‖E‖₁ + const in E, R = Y − DX and
-//     R̂_c = Y_c − D_cX_c^c, so E = S_{β/2}(½(R + R̂)) (soft thresholding).
-//
-// A D step that does not lower J (ADMM stopped early) is discarded, so J
-// never increases. The ℓ1 error lives in the data space; with d ≥ 2N
-// training runs in the coordinates of a basis of span(Y) grown by the rows
-// where E is non-zero, with only the E step in the data space; the D step
-// runs in span([D E]) (at most 2K dimensions) and the initial class
-// dictionaries are learned in span(Y_c).
-//
-// Prediction follows SRC, as Ma et al. do: y is coded on D by the lasso
-// (½‖y − Dx‖² + λ‖x‖₁) and assigned to the class c of the smallest
-// ‖y − D_cx^c‖².
+// Its derivation and algorithm are in methods/NOTES.md.
 type DLRD struct {
 	Options DLRDOptions
 	res     DLRDOptions // resolved options of the last Fit or SetState

@@ -42,19 +42,7 @@ func (o *DLSIOptions) spec() optSpec {
 
 // DLSI is dictionary learning with structured incoherence (Ramirez, Sprechmann
 // and Sapiro, CVPR 2010) in the form of Vu & Monga:
-//
-//	J(D, X) = Σ_c ‖Y_c − D_c·X^c‖²_F + λ‖X^c‖₁ + η/2·Σ_{j≠c} ‖D_jᵀD_c‖²_F,
-//
-// with ‖dᵢ‖₂ ≤ 1. Each pair (j, c) appears twice in the double sum, so this
-// is Ramirez et al.'s cost with η/2 in place of η. Training alternates
-// DLSI-X (C lasso problems) and DLSI-D (each D_c in turn solves
-// ‖Y_c − D_cX^c‖² + η‖A·D_c‖², A = [D_j]ᵀ_{j≠c}, by O- or E-DLSI-D; see
-// Options.OriginalD). D_c starts from ODL on Y_c. When d > 1.2·N, training
-// runs on the N×N factor R of Y = QR and D = Q·D_r (the same model; see
-// dl.ReduceSpan); random atoms for zero samples are then drawn in that space.
-//
-// A sample y is coded on each D_c, x_c = argmin ‖y − D_cx‖² + λ‖x‖₁, and
-// assigned to the class with the smallest residual ‖y − D_cx_c‖².
+// Its derivation and algorithm are in methods/NOTES.md.
 type DLSI struct {
 	Options DLSIOptions
 	res     DLSIOptions // resolved options of the last Fit or SetState

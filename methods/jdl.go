@@ -60,29 +60,7 @@ func (o *JDLOptions) spec() optSpec {
 // TPAMI 2014): class dictionaries D_1..D_C and a shared dictionary D_0,
 // D̄ = [D_1 … D_C D_0], where each class is represented by its own and the
 // shared atoms only,
-//
-//	J = ½Σ_c ‖Y_c − D_cX_c^c − D_0X_c^0‖²_F + λ1‖X̃‖₁ + λ2/2·g(X̃),  ‖dᵢ‖₂ ≤ 1,
-//
-// X̃_c the codes of class c with the rows of the other class dictionaries
-// zero, and g(X̃) = tr S_W(X̃) − tr S_B(X̃) + ‖X̃‖²_F the Fisher term of FDDL
-// (core.Fisher) on the codes of all classes. Training alternates:
-//
-//   - JDL-X: one FISTA over X̃ on the masked gradient
-//     Π⊙(D̄ᵀD̄X̃ − D̄ᵀY + λ2/2·∇g(X̃)), Π keeping the rows of D_c and D_0 in
-//     the columns of class c, so the zero rows stay zero; step 1/L with
-//     L = λmax(D̄ᵀD̄) + 2λ2 (½∇g has eigenvalues 0, 1 and 2);
-//   - JDL-D: J depends on D̄ only through ½‖Y − D̄X̃‖², minimised under the
-//     norm constraints by ODL's exact block coordinate descent
-//     (core.UpdateDict with E = YX̃ᵀ, F = X̃X̃ᵀ).
-//
-// Both steps lower J. When d > 1.2·N training runs on the N×N factor of
-// Y = QR (see dl.ReduceSpan).
-//
-// JDL predicts class by class: y is coded on [D_c D_0] by the lasso
-// (½‖y − D_cx^c − D_0x^0‖² + λ‖x‖₁) for each class c and takes the class of
-// the smallest residual ‖y − D_cx^c − D_0x^0‖². JDL* (the extension in Vu &
-// Monga's experiments) codes y once on the whole D̄, as SRC, and takes the
-// class of the smallest ‖y − D_cx^c − D_0x^0‖².
+// Its derivation and algorithm are in methods/NOTES.md.
 type JDL struct {
 	Options JDLOptions
 	res     JDLOptions // resolved options of the last Fit or SetState

@@ -48,21 +48,7 @@ func (o *LCKSVDOptions) spec() optSpec {
 
 // LCKSVD1 is label-consistent K-SVD (Jiang, Lin and Davis) without the
 // classifier in the objective: it learns D = [D_1..D_C] and A by K-SVD on
-//
-//	min ‖Y − DX‖²_F + α‖Q − AX‖²_F  subject to ‖xᵢ‖₀ ≤ T,
-//
-// i.e. on the stacked data [Y; √α·Q] with the stacked atoms [D; √α·A]
-// normalised, where Q (K×N) has qᵢ = 1 on the atoms of sample i's class.
-// D starts from K-SVD run on each class, A from ridge regression of Q on
-// the OMP codes. After learning, D's atoms are renormalised (A scaled
-// alike) and the linear classifier W is fitted by ridge regression of the
-// label matrix H on the OMP codes of the training set:
-// W = H·Xᵀ(XXᵀ + ρI)⁻¹. Predict labels y by argmax W·x, x the OMP code of
-// y over D with sparsity T. When d > 1.2·N, training runs on the N×N
-// factor R of Y = QR and D = Q·D_r (the same model; see dl.ReduceSpan), and
-// so does the K-SVD of each class with fewer samples than d. The label
-// block runs in C rows, the coordinates of range(P), P the K×C indicator
-// of the atoms of each class, which holds Q and A (the same model).
+// Its derivation and algorithm are in methods/NOTES.md.
 type LCKSVD1 struct {
 	Options LCKSVDOptions
 	res     LCKSVDOptions // resolved options of the last Fit or SetState

@@ -42,20 +42,7 @@ func (o *ODLOptions) spec() optSpec {
 
 // ODL is online dictionary learning (Mairal et al.) in batch form: it
 // minimises
-//
-//	½‖Y − DX‖²_F + λ‖X‖₁  subject to ‖dᵢ‖₂ ≤ 1
-//
-// by alternating the lasso in X (FISTA, warm-started) and the ODL column
-// update of D (core.UpdateDict), as core.LearnDict does. When d > 1.2·N,
-// training runs on the N×N factor R of Y = QR and D = Q·D_r (the same
-// model; see dl.ReduceSpan); random atoms for zero samples are then drawn in
-// that space.
-//
-// Learn fits one dictionary to unlabelled data, for Transform. Fit learns
-// one dictionary D_c of k atoms per class on that class's samples, and
-// Predict classifies like SRC with the learned D = [D_1..D_C]: y is coded
-// over all of D by the lasso and assigned to the class with the smallest
-// residual ‖y − D_c x^c‖₂.
+// Its derivation and algorithm are in methods/NOTES.md.
 type ODL struct {
 	Options ODLOptions
 	res     ODLOptions // resolved options of the last Fit or SetState

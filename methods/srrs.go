@@ -85,42 +85,7 @@ const srrsMuMax = 1e8
 // samples X (d×N) over the dictionary A = X, a column-sparse error E and
 // an orthonormal projection P (d×p) under which the recovered data AZ is
 // discriminative,
-//
-//	min ‖Z‖_* + λ1‖E‖_{2,1} + λ2 f(P, Z)  s.t.  X = AZ + E,  PᵀP = I,
-//	f(P, Z) = tr S_W(PᵀAZ) − tr S_B(PᵀAZ) + η‖PᵀAZ‖²_F = tr(PᵀAZ·M·ZᵀAᵀP),
-//
-// with S_W and S_B the within- and between-class scatter of the columns.
-// M = (1+η)Π_W + (η−1)Π_B + ηΠ_1 (N×N), Π_1 = 11ᵀ/N, Π_B = H − Π_1 and
-// Π_W = I − H with H the class-mean projector: three orthogonal projectors.
-//
-// The problem is solved in the coordinates of the thin SVD X = UΣVᵀ
-// (rank r): an optimal Z lies in range(V) (projecting Z there keeps AZ and
-// does not raise ‖Z‖_*), E = X − AZ lies in range(U), where ‖·‖_{2,1} is
-// unchanged, and P is sought in range(U) (other directions carry no
-// training data). With Z = VZ̃, E = UÊ, P = UP̂ and X̂ = ΣVᵀ the constraint
-// is X̂ = ΣZ̃ + Ê, and inexact ALM on the split Z̃ = J, penalty μ and
-// multipliers Y1, Y2 repeats
-//
-//	J = D_{1/μ}(Z̃ + Y2/μ)  (singular value thresholding)
-//	Z̃: (Σ² + I)Z̃ + (2λ2/μ)·S·Z̃·M = R,  S = ΣP̂P̂ᵀΣ,  R = Σ(X̂ − Ê + Y1/μ) + J − Y2/μ,
-//	   solved exactly on each projector: (Σ² + I + 2λ2m_k/μ·S)·Z̃Π_k = RΠ_k
-//	   (Cholesky, r×r; RΠ_B and RΠ_1 are class and global means)
-//	Ê = prox_{λ1/μ‖·‖_{2,1}}(X̂ − ΣZ̃ + Y1/μ)  (column shrinkage, core.L21Prox)
-//	P̂ = the eigenvectors of the p smallest eigenvalues of ΣZ̃·M·Z̃ᵀΣ
-//	Y1 += μ(X̂ − ΣZ̃ − Ê),  Y2 += μ(Z̃ − J),  μ = min(ρμ, 1e8)
-//
-// from Z̃ = J = Ê = Y1 = Y2 = 0 and P̂ from the P step at Z̃ = Vᵀ (AZ = X).
-// The Z̃ step needs Σ² + I + 2λ2(η−1)/μ·S positive definite; S ≼ Σ², so
-// μ0 is raised to 4λ2(1 − η) when η < 1. Training stops when both
-// residuals ‖X̂ − ΣZ̃ − Ê‖_F and ‖Z̃ − J‖_F are at most Tol·‖X‖_F.
-//
-// Prediction projects by P and assigns each sample the label of the
-// nearest projected class mean (Rule "mean", the default, preferred by
-// person-grouped cross-validation on AR gender) or of the nearest
-// projected training sample (Rule "nn", as Li and Fu classify). The
-// default η = 0 (the plain trace difference, whose negative eigenvalues
-// are the discriminative directions) comes from the same search; p = C − 1
-// from the equations.
+// Its derivation and algorithm are in methods/NOTES.md.
 type SRRS struct {
 	Options SRRSOptions
 	res     SRRSOptions // resolved options of the last Fit or SetState
