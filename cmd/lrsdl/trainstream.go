@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -135,6 +136,15 @@ func runTrainStream(ctx context.Context, e *env, method, path, out string, norma
 	st, err := m.State()
 	if err != nil {
 		return err
+	}
+	if !normalize && len(st.Options) > 1 && st.Options[0] == '{' && !bytes.Contains(st.Options, []byte(`"no_normalize"`)) {
+		// The model was trained on the samples as given: it must not scale
+		// the samples it classifies either.
+		sep := ","
+		if string(st.Options) == "{}" {
+			sep = ""
+		}
+		st.Options = append([]byte(`{"no_normalize":true`+sep), st.Options[1:]...)
 	}
 	if err := of.commit(func(w io.Writer) error {
 		return data.EncodeModelInfo(w, st, data.ModelInfo{Normalize: normalize})
