@@ -79,7 +79,7 @@ func TestCrossValidateResumeSameScores(t *testing.T) {
 	addNoise(s, 0.8, rng) // so that the points score differently
 	grid := eval.Grid{"k": {2, 4}, "lambda1": {0.001, 0.01}, "eta": {0.01, 0.1}, "w": {0.25, 0.5}, "lc": {0, 1}}
 	base := func() *methods.LRSDL {
-		return &methods.LRSDL{Options: methods.LRSDLOptions{K0: 2, FDDLOptions: methods.FDDLOptions{Iters: 8, Seed: 5}}}
+		return &methods.LRSDL{Options: methods.LRSDLOptions{K0: 2, FDDLOptions: methods.FDDLOptions{Iters: 8, Seed: 5, NoNormalize: true}}}
 	}
 	plain := func() (lrsdl.Classifier, error) { return plainClassifier{base()}, nil }
 	want, err := eval.CrossValidateSet(context.Background(), plain, s, 3, grid, 9)
