@@ -4,32 +4,20 @@ package testutil
 import (
 	"math/rand/v2"
 	"os"
-	"slices"
 	"testing"
 
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl/blas"
+	"github.com/lrsdl/lrsdl/internal/testutil/each"
 )
 
 // Backends runs f as a subtest once per BLAS implementation linked into the
 // test binary (blas.Implementations, by name) and restores the current
 // implementation afterwards.
 func Backends(t *testing.T, f func(t *testing.T)) {
-	orig := blas64.Implementation()
-	defer blas64.Use(orig)
-	impls := blas.Implementations()
-	names := make([]string, 0, len(impls))
-	for n := range impls {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		blas64.Use(impls[n])
-		t.Run(n, f)
-	}
+	each.Backend(t, blas.Implementations(), f)
 }
 
 // RandDense returns an r×c matrix of standard normal entries, drawn row by row.
