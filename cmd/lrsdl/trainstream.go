@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -48,6 +49,9 @@ func onlineOptions(method string, mf *methodFlags, s *streamFlags) (online.Optio
 		f, err := strconv.ParseFloat(text, 64)
 		if err != nil {
 			return o, usagef("-p %s=%s: not a number", name, text)
+		}
+		if (name == "k" || name == "k0" || name == "x_iters") && f != math.Trunc(f) {
+			return o, usagef("-p %s=%s: want a whole number", name, text)
 		}
 		off := func(x float64) float64 { // a literal 0 is Off: the zero value means the default
 			if x == 0 {
@@ -119,7 +123,14 @@ func runTrainStream(ctx context.Context, e *env, method, path, out string, norma
 	}
 	defer of.abort()
 	t0 := time.Now()
+	// One line per epoch and at most one every 10 s within it: a large
+	// stream has thousands of minibatches.
+	epoch, last := 0, time.Time{}
 	o.Progress = func(p online.Progress) {
+		if p.Epoch == epoch && time.Since(last) < 10*time.Second {
+			return
+		}
+		epoch, last = p.Epoch, time.Now()
 		eta := ""
 		if p.ETA > 0 {
 			eta = fmt.Sprintf(", epoch ends in %s", p.ETA.Round(time.Second))

@@ -129,6 +129,7 @@ func TestTrainStreamBadInput(t *testing.T) {
 		{[]string{"-method", "SRC", "-batch", "8", "-data", shards}, 2, "for LRSDL and FDDL"},
 		{[]string{"-method", "LRSDL", "-batch", "8", "-data", shards, "-p", "w=0.5"}, 2, "minibatch training takes"},
 		{[]string{"-method", "LRSDL", "-batch", "8", "-data", filepath.Join(shards, "X_1.npy")}, 2, "needs -labels"},
+		{[]string{"-method", "LRSDL", "-batch", "8", "-data", shards, "-p", "k=2.5"}, 2, "whole number"},
 		{[]string{"-method", "LRSDL", "-epochs", "2", "-data", shards}, 2, "go with -batch"},
 		{[]string{"-method", "LRSDL", "-batch", "8", "-p", "k=3", "-data", shards}, 1, "X_9.npy"},
 	} {

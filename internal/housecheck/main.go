@@ -300,10 +300,7 @@ func basicSwitch(s *ast.ValueSpec) bool {
 		case *ast.BasicLit:
 			return true
 		case *ast.Ident:
-			if x.Name == "true" || x.Name == "false" {
-				return true
-			}
-			return ast.IsExported(x.Name) || x.Obj == nil
+			return x.Name == "true" || x.Name == "false"
 		case *ast.BinaryExpr:
 			_, l := x.X.(*ast.BasicLit)
 			return l
