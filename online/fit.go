@@ -202,11 +202,12 @@ func (m *Model) load(ctx context.Context, Y *mat.Dense, labels []int, idx []int)
 		}
 		s.n0 = float64(n)
 	}
-	was := make([]bool, len(idx))
-	col := make([]float64, d)
+	w.was = slices.Grow(w.was[:0], len(idx))[:len(idx)]
+	w.col = slices.Grow(w.col[:0], d)[:d]
+	was, col := w.was, w.col
 	for j, k := range idx {
-		if s.classOf(labels[k]) >= 0 {
-			was[j] = true
+		was[j] = s.classOf(labels[k]) >= 0
+		if was[j] {
 			continue
 		}
 		if s.pend == nil {
@@ -219,23 +220,24 @@ func (m *Model) load(ctx context.Context, Y *mat.Dense, labels []int, idx []int)
 		return 0, err
 	}
 	C := len(s.labels)
-	sel := make([]int, 0, len(idx))
-	cls := make([]int, 0, len(idx))
+	sel, cls := w.sel[:0], w.cls[:0]
 	for j, k := range idx {
 		if was[j] {
 			sel = append(sel, k)
 			cls = append(cls, s.classOf(labels[k]))
 		}
 	}
+	w.sel, w.cls = sel, cls
 	if len(sel) == 0 {
 		return 0, nil
 	}
-	order := make([]int, len(sel))
+	w.order = slices.Grow(w.order[:0], len(sel))[:len(sel)]
+	w.sorted = slices.Grow(w.sorted[:0], len(sel))[:len(sel)]
+	order, sorted := w.order, w.sorted
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cls[a] - cls[b] })
-	sorted := make([]int, len(sel))
 	w.sp = slices.Grow(w.sp[:0], C+1)[:C+1]
 	clear(w.sp)
 	for i, o := range order {

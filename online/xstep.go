@@ -20,10 +20,14 @@ type work struct {
 	Mc                mat.Dense
 	m, m0             []float64
 	sp                core.Partition // samples of each class in the batch
-	fista             core.FISTA
-	odl               core.DictUpdater
-	admm              core.ADMMDictWorkspace
-	svt               core.SVTWorkspace
+	// The selection of a batch's samples by load.
+	was                     []bool
+	col                     []float64
+	sel, cls, order, sorted []int
+	fista                   core.FISTA
+	odl                     core.DictUpdater
+	admm                    core.ADMMDictWorkspace
+	svt                     core.SVTWorkspace
 }
 
 // reuse returns dst resized to r×c (r, c > 0), keeping its storage when
