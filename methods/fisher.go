@@ -39,8 +39,7 @@ type fisherModel struct {
 // FitInfo describes the last call of Fit.
 func (f *fisherModel) FitInfo() lrsdl.FitInfo { return f.fm.Info }
 
-// Atoms returns the class dictionaries D, their atom partition and the
-// shared dictionary D0 (nil without shared atoms).
+// Atoms returns D, its atom partition and D0 (nil for k0 = 0); see Dictionary.
 func (f *fisherModel) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) { return f.fm.Atoms() }
 
 // SetResumable sets whether Fit keeps the state Resume continues from: the
@@ -103,7 +102,7 @@ func (f *fisherModel) decide(o fisherOptions, Y mat.Matrix) (*mat.Dense, error) 
 	return f.fm.Scores(bg, p, Y)
 }
 
-// Classes returns the labels of the classes in increasing order.
+// Classes returns the class labels in increasing order.
 func (f *fisherModel) Classes() []int {
 	if f.fm.Trained() != nil {
 		return nil
