@@ -94,11 +94,11 @@ func (m *D2L2R2) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 // X step; the nuclear term is α Σ_c ‖D_c‖_*.
 func (m *D2L2R2) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
-	return m.CostContext(context.Background(), Y, labels)
+	return m.costContext(context.Background(), Y, labels)
 }
 
-// CostContext is Cost with a context.
-func (m *D2L2R2) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+// costContext is Cost with a context.
+func (m *D2L2R2) costContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	o := m.res
 	return m.cost(ctx, &o, Y, labels)

@@ -159,11 +159,11 @@ func (m *FDDL) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 // X step (terms fidelity, l1, fisher, shared, nuclear).
 func (m *FDDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
-	return m.CostContext(context.Background(), Y, labels)
+	return m.costContext(context.Background(), Y, labels)
 }
 
-// CostContext is Cost with a context.
-func (m *FDDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+// costContext is Cost with a context.
+func (m *FDDL) costContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	o := m.res
 	return m.cost(ctx, &o, Y, labels)
