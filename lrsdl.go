@@ -80,7 +80,9 @@ type Term struct {
 	Value float64
 }
 
-// Cost is the value of a method's cost function split into its terms.
+// Cost is the value of a method's cost function split into its terms,
+// named by what they weigh: fidelity, l1, fisher, shared, nuclear,
+// incoherence, error, label, classification, …
 type Cost struct {
 	Total float64 // sum of the terms
 	Terms []Term  // in the order of the method's formula

@@ -335,8 +335,7 @@ func coparTerms(D *mat.Dense, part core.Partition, o COPAROptions, fid, cfid, of
 	return lrsdl.Cost{Total: total, Terms: terms}
 }
 
-// Cost returns J for the samples Y with known labels, coded by the training
-// X step at the learned dictionaries.
+// Cost returns J for (Y, labels), Y coded by the training X step.
 func (m *COPAR) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {

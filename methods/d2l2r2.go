@@ -90,8 +90,7 @@ func (m *D2L2R2) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transform(&o, Y)
 }
 
-// Cost returns J for the samples Y with known labels, coded by the training
-// X step; the nuclear term is α Σ_c ‖D_c‖_*.
+// Cost returns J for (Y, labels), Y coded by the training X step.
 func (m *D2L2R2) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	return m.costContext(context.Background(), Y, labels)

@@ -119,8 +119,7 @@ func (m *DLRD) SetParam(name, value string) error {
 // SetProgress sets the function called after each outer iteration.
 func (m *DLRD) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
-// Cost returns J for the samples Y with known labels, with the codes and
-// the error of the training X and E steps (from zero).
+// Cost returns J for (Y, labels), X and E from the training X and E steps.
 func (m *DLRD) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {

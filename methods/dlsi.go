@@ -237,8 +237,7 @@ func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, 
 	return lrsdl.Cost{Total: terms[0].Value + terms[1].Value + terms[2].Value, Terms: terms}
 }
 
-// Cost returns J for the samples Y with known labels, coded by the training
-// X step at the learned dictionaries.
+// Cost returns J for (Y, labels), Y coded by the training X step.
 func (m *DLSI) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {

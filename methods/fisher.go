@@ -43,8 +43,7 @@ func (f *fisherModel) FitInfo() lrsdl.FitInfo { return f.fm.Info }
 // Atoms returns D, its atom partition and D0 (nil for k0 = 0); see Dictionary.
 func (f *fisherModel) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) { return f.fm.Atoms() }
 
-// SetResumable sets whether Fit keeps the state Resume continues from: the
-// iterates D̄ and X̄ (N×K̄ and K̄×N when d > 1.2N).
+// SetResumable sets whether Fit keeps the state Resume continues from.
 func (f *fisherModel) SetResumable(on bool) { f.fm.SetResumable(on) }
 
 // suspend frees the trained dictionaries (Predict then returns

@@ -395,8 +395,7 @@ func (s *jdlTrain) cost() lrsdl.Cost {
 	return lrsdl.NewCost(terms...)
 }
 
-// Cost returns J for the samples Y with known labels, coded by the training
-// X step (from zero) at the learned dictionaries.
+// Cost returns J for (Y, labels), Y coded by the training X step.
 func (m *JDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {

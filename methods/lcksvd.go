@@ -130,8 +130,7 @@ func (m *LCKSVD2) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	return m.lcksvd.predict(ctx, &m.res, Y)
 }
 
-// Cost returns ‖Y − DX‖²_F ("fidelity") and α‖Q − AX‖²_F ("label") for
-// the OMP codes X of the stacked [Y; √α·Q].
+// Cost returns ‖Y − DX‖²_F and α‖Q − AX‖²_F, X the OMP codes of [Y; √α·Q].
 func (m *LCKSVD1) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	return m.lcksvd.cost(&m.res, false, Y, labels)

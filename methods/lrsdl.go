@@ -94,8 +94,7 @@ func (m *LRSDL) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transform(&o, Y)
 }
 
-// Cost returns J̄ for the samples Y with known labels, coded by the
-// training X step (terms fidelity, l1, fisher, shared, nuclear).
+// Cost returns J̄ for (Y, labels), Y coded by the training X step.
 func (m *LRSDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	return m.costContext(context.Background(), Y, labels)

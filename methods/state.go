@@ -96,8 +96,7 @@ func (m *COPAR) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
 	return m.decideRaw(normalized(Y, !m.res.NoNormalize))
 }
 
-// Transform returns the lasso codes of Y on D̄ (K̄×n, class atoms then
-// shared ones).
+// Transform returns the lasso codes of Y on D̄ ((K+k0)×n).
 func (m *COPAR) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transformRaw(normalized(Y, !m.res.NoNormalize))
 }
@@ -158,8 +157,7 @@ func (m *DLSI) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
 	return m.decideRaw(normalized(Y, !m.res.NoNormalize))
 }
 
-// Transform returns the codes x_c of DecisionFunction stacked (K×n, class
-// c in the rows of D_c).
+// Transform returns the codes x_c of DecisionFunction, class c in D_c's rows.
 func (m *DLSI) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transformRaw(normalized(Y, !m.res.NoNormalize))
 }
@@ -201,8 +199,7 @@ func (m *JDL) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
 	return m.decideRaw(normalized(Y, !m.res.NoNormalize))
 }
 
-// Transform returns the lasso codes of Y on D̄ (K̄×n, class atoms then
-// shared ones).
+// Transform returns the lasso codes of Y on D̄ ((K+k0)×n).
 func (m *JDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transformRaw(normalized(Y, !m.res.NoNormalize))
 }
@@ -305,8 +302,7 @@ func (m *SRC) DecisionFunction(Y mat.Matrix) (*mat.Dense, error) {
 	return m.decideRaw(normalized(Y, !m.res.NoNormalize))
 }
 
-// Transform returns the lasso codes of Y on D (N×n, a row per training
-// sample in class order).
+// Transform returns the lasso codes of Y on D (N×n, rows in class order).
 func (m *SRC) Transform(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transformRaw(normalized(Y, !m.res.NoNormalize))
 }
