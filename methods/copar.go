@@ -51,8 +51,8 @@ func (o *COPAROptions) spec() optSpec {
 
 // COPAR separates the particularity and the commonality (Kong and Wang,
 // ECCV 2012): class dictionaries D_1..D_C and a shared D_0, D̄ = [D_1 … D_C
-// D_0], minimising the fidelity of each class on D̄ and on [D_c D_0] +
-// λ‖X̄‖₁ + η·Σ_c Σ_{i≠c} ‖D_iᵀD_c‖²_F.
+// D_0], minimising ½Σ_c r(Y_c) + λ‖X̄‖₁ + η·Σ_c Σ_{i≠c} ‖D_iᵀD_c‖²_F, r(Y_c)
+// the fidelity of class c on D̄ and on [D_c D_0].
 type COPAR struct {
 	Options COPAROptions
 	res     COPAROptions // resolved options of the last Fit or SetState

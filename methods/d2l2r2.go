@@ -13,9 +13,9 @@ func init() {
 	register("D2L2R2", func() lrsdl.Model { return &D2L2R2{} })
 }
 
-// D2L2R2Options configures D2L2R2: the defaults of FDDLOptions except
-// ADMMIters 2 (chosen by cross-validation on training data), and α; Off
-// sets α to 0 (FDDL).
+// D2L2R2Options configures D2L2R2: FDDLOptions, whose ADMMIters defaults
+// to 2 here (chosen by cross-validation on training data), and α; Off sets
+// α to 0 (FDDL).
 type D2L2R2Options struct {
 	FDDLOptions
 	Alpha float64 `json:"alpha"` // weight α of Σ_c ‖D_c‖_*; zero means 0.005
