@@ -1,7 +1,8 @@
 // Package lrsdl holds the contract of a library for discriminative
-// dictionary learning: SRC, ODL, LC-KSVD1 and LC-KSVD2, DLSI, COPAR, FDDL,
-// D2L2R2, JDL, JDL*, DLRD, SRRS and LRSDL (Vu & Monga, "Fast Low-rank
-// Shared Dictionary Learning for Image Classification", IEEE TIP 2017).
+// dictionary learning: 13 methods, SRC, ODL, LC-KSVD1, LC-KSVD2, DLSI,
+// COPAR, FDDL, D2L2R2, LRSDL (Vu & Monga, "Fast Low-rank Shared Dictionary
+// Learning for Image Classification", IEEE TIP 2017), JDL, JDL* (JDL
+// predicting by global coding), DLRD and SRRS.
 //
 // Samples are the columns of a d×N matrix Y. Every method is a Model: it is
 // trained with Fit(ctx, Y, labels) and gives new samples labels (Predict),

@@ -28,16 +28,32 @@ type Classifier interface {
 	Predict(Y mat.Matrix) ([]int, error)
 }
 
-// Model is the contract every method of package methods satisfies in full.
+// Model is the contract every method of package methods satisfies in full;
+// the methods' own doc comments only say what their scores and codes are.
 //
-// Y holds one sample per column. After Fit (or SetState) the model has C
-// classes, Classes() in increasing order; DecisionFunction and PredictProba
-// return C×n matrices with one row per class in that order. Predict is the
-// arg-max of DecisionFunction, the first class on ties.
+// Y holds one sample per column (d×n). Labels may be any integers; after
+// Fit (or SetState) the model has C classes, Classes() in increasing
+// order, and DecisionFunction and PredictProba return C×n matrices with one
+// row per class in that order. Predict is the arg-max of DecisionFunction,
+// the first class on ties.
 //
-// Fit is not safe for concurrent use with any other method. Predict,
-// PredictContext, DecisionFunction, PredictProba and Transform of a trained
-// model only read it and are safe for concurrent use.
+// Every method scales each sample, in Fit and at prediction alike, to unit
+// ℓ2 norm (zero columns stay zero) unless its Options.NoNormalize is set.
+// Its Options struct's zero value means the defaults; Fit resolves them
+// without changing Options, and Params reports the resolved values. Every
+// model also has Temperature() float64, the softmax temperature T of
+// PredictProba: 1 unless set by methods.Calibrate or restored by SetState.
+//
+// Errors: bad input (dimensions, labels, non-finite values, an option out
+// of range) is an error naming what is wrong, never a panic; a method that
+// needs a trained model returns methods.ErrNotTrained before a successful
+// Fit or SetState; a cancelled ctx gives ctx.Err() promptly. One seed
+// gives the same result.
+//
+// Concurrency: Fit, SetParam, SetProgress and SetState must not run
+// concurrently with any other method. Predict, PredictContext,
+// DecisionFunction, PredictProba and Transform of a trained model only read
+// it and are safe for concurrent use.
 type Model interface {
 	Classifier
 	Configurable
@@ -64,7 +80,9 @@ type Term struct {
 	Value float64
 }
 
-// Cost is the value of a method's cost function split into its terms.
+// Cost is the value of a method's cost function split into its terms,
+// named by what they weigh: fidelity, l1, fisher, shared, nuclear,
+// incoherence, error, label, classification, …
 type Cost struct {
 	Total float64 // sum of the terms
 	Terms []Term  // in the order of the method's formula
@@ -117,6 +135,10 @@ type State struct {
 // and restored. Restoring the state of a trained model predicts the same
 // labels bit for bit.
 type Persistent interface {
+	// State returns the trained model: its resolved options (normalisation
+	// included), classes, learned matrices and PredictProba's temperature.
 	State() (*State, error)
+	// SetState restores a model returned by State, checking its matrices
+	// against its options; a state of another method is an error.
 	SetState(*State) error
 }

@@ -30,6 +30,8 @@ type Configurable interface {
 	// SetParam sets the named option from its text form. The value is
 	// literal: "0" sets 0 where the range allows it, and a value outside
 	// the range is an error naming the option, the value and the range.
+	// Once trained, a prediction option (Param.Predict) applies to the
+	// model at once; a training option waits for the next Fit.
 	SetParam(name, value string) error
 	// SetProgress sets the function called after every outer iteration of
 	// Fit (nil for none).

@@ -58,9 +58,9 @@ func BackendDetail() string { return backendDetail() }
 // variable that would make OpenBLAS use this CPU's vector units, or "" when
 // it already does (and in the pure-Go build). An OpenBLAS older than the CPU
 // does not recognise it and falls back to generic SSE kernels, several times
-// slower (BenchmarkDgemm_K1000K1000N2000; see bench/NOTES.md). OpenBLAS reads the variable when the
-// program starts, so it must be set in the environment of the process;
-// the lrsdl command and the bench programs restart themselves with it.
+// slower (see bench/NOTES.md). OpenBLAS reads the variable when the program
+// starts, so it must be set in the environment of the process; the lrsdl
+// command and the bench programs restart themselves with it.
 func OpenBLASCoreHint() string { return openBLASCoreHint() }
 
 // coreHint returns the OPENBLAS_CORETYPE for a CPU with AVX-512 (SkylakeX)

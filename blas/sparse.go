@@ -142,8 +142,7 @@ func (j *atbJob) rowsCSR(lo, hi int) {
 // value for the BLAS in use, and through Gemm otherwise; the value is
 // about the cost of a sparse multiply-add relative to Gemm's. gonum's Gemm
 // is slower than the sparse path at any density, hence 1. Chosen by
-// BenchmarkSparseX_K1000N2000 against BenchmarkDgemm_K1000K1000N2000 and
-// by BenchmarkLRSDLX_C100n20k10k0_10d500 (package methods); see bench/NOTES.md.
+// benchmarks; see bench/NOTES.md.
 const (
 	DensityCrossoverGonum    = 1
 	DensityCrossoverOpenBLAS = 0.15

@@ -10,7 +10,7 @@ import (
 //	dst += Σ_{p<n, a[p·inc] ≠ 0} a[p·inc] · x[p·ldx : p·ldx+len(dst)]
 //
 // term by term in order of p, rounded as that sequence of axpys (no fused
-// multiply-adds); the terms are applied four at a time (addScaled4).
+// multiply-adds); the terms are applied four at a time.
 func AddCombination(dst []float64, n int, a []float64, inc int, x []float64, ldx int) {
 	if n < 0 || inc < 1 || ldx < 0 || n > 0 && (len(a) <= (n-1)*inc || len(x) < (n-1)*ldx+len(dst)) {
 		panic(errShape)
@@ -70,8 +70,8 @@ func axpy1(acc []float64, v float64, a []float64) {
 
 // SparseRowsMul sets dst = A·B for an m×K matrix A that is mostly zero and
 // a K×N matrix B, the layout of iterates kept one sample a row. When B has
-// at least rowsMulMinCols columns and A at most DensityCrossover()·m·K
-// non-zeros, row i of dst is
+// enough columns and A at most DensityCrossover()·m·K non-zeros, row i of
+// dst is
 //
 //	dst[i, :] = Σ_{k: A_ik ≠ 0} A_ik · B[k, :]   (k increasing)
 //

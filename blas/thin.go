@@ -15,9 +15,8 @@ import (
 // multiply-adds in order of p, then (s0+s2) + (s1+s3), then the last
 // n mod 4 terms fused in order; the vector kernel and the scalar loop
 // round alike. It reads a once, three rows at a time, where Gemm packs it,
-// so for a d×d matrix out of cache and k ≈ 10 it beats Gemm
-// (BenchmarkMulThin*; see bench/NOTES.md). work holds bᵀ and has at least
-// n·k elements.
+// so for a d×d matrix out of cache and k ≈ 10 it beats Gemm (see
+// bench/NOTES.md). work holds bᵀ and has at least n·k elements.
 // Chunks of rows are shared between the cores; they depend only on m.
 func MulThin(c, a, b blas64.General, work []float64) {
 	m, n, k := a.Rows, a.Cols, b.Cols

@@ -218,11 +218,9 @@ func colNorms2To(dst []float64, Y mat.Matrix) []float64 {
 // gaps reported then include the constant ½yy.
 //
 // AlgoAuto chooses AlgoPath for an overcomplete dictionary (k > d, known
-// when the coder was built from D) when most columns have
-// λ < pathRatio·‖b_j‖_∞ (expected support near d atoms), and AlgoCD
-// otherwise: coordinate descent over working sets with Newton steps is
-// the faster of the two in every other regime measured (sparse and dense
-// codes, k ≤ d). Every algorithm ends with the certificate: a column stops when
+// when the coder was built from D) when most columns have λ small against
+// ‖b_j‖_∞ (expected support near d atoms), and AlgoCD, coordinate descent
+// over working sets with Newton steps, otherwise. Every algorithm ends with the certificate: a column stops when
 // its duality gap, computed from the Gram matrix with the dual point
 // θ = r·min(1, λ/‖Dᵀr‖_∞) (r the residual), is at most Tol times its primal
 // objective, or reports reaching a cap.

@@ -20,7 +20,7 @@ type KSVDOptions struct {
 	// Tol stops OMP for a sample once ‖yᵢ − Dxᵢ‖₂ ≤ Tol; zero: T atoms.
 	Tol float64
 	// PowerIter bounds the Lanczos steps computing each atom's leading
-	// singular pair (see leadingPair); zero means 20.
+	// singular pair; zero means 20.
 	PowerIter int
 	// Progress, if set, is called after every iteration with the current
 	// dictionary and codes, which it must not modify.

@@ -29,14 +29,9 @@ import (
 // iterations. For n ≥ k/16, (G + ρI)⁻¹ is formed (Cholesky, then its
 // inverse) at every change of ρ, so that each iteration is one k×k×n Gemm:
 // the same multiply-adds as the two triangular solves used for fewer
-// columns, at Gemm's higher speed (the process CPU of BenchmarkCOILFit/FDDL,
-// mostly its 6168 test codings, falls by about a fifth). Forming the inverse costs
-// 2k³/3 more per change of ρ, which few columns would not repay.
-//
-// The start of ρ and α were chosen by the gap to the minimum after 25–200
-// iterations on training samples of AR gender, Oxford Flower and COIL-100
-// (TestLassoADMMStart): against ρ = tr(G)/k without relaxation the gap
-// after 100 iterations is 5–30× smaller on all three.
+// columns, at Gemm's higher speed. Forming the inverse costs 2k³/3 more
+// per change of ρ, which few columns would not repay. The start of ρ and α
+// were chosen on training data (see bench/docfigures.md).
 func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts LassoOptions) error {
 	if err := lassoArgs(X, G, B, lambda); err != nil {
 		return err

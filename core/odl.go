@@ -62,8 +62,8 @@ func UpdateDict(D, E, F *mat.Dense, opts UpdateDictOptions) {
 // odlBlock is the number of atoms whose products D·fᵢ one Gemm computes.
 const odlBlock = 48
 
-// DictUpdater runs UpdateDict with scratch (two d×k transposes and an
-// odlBlock×d block of products) that is kept between calls, so repeated
+// DictUpdater runs UpdateDict with scratch (two d×k transposes and a
+// block of products) that is kept between calls, so repeated
 // updates of same-sized dictionaries do not allocate. The zero value is
 // ready to use.
 type DictUpdater struct {
@@ -71,16 +71,15 @@ type DictUpdater struct {
 }
 
 // Update is UpdateDict(D, E, F, opts) using w's scratch. It sweeps the
-// atoms in blocks B of odlBlock: P = F[B,:]·Dᵀ (one Gemm, which
+// atoms in blocks B: P = F[B,:]·Dᵀ (one Gemm, which
 // blas.Gemm shares between the cores; F is symmetric, so row s of P is
 // D·fᵢ for i = B[s]) is computed at the block's start, and row t gains
 // Σ_{s<t} F_ts·δ_s, the changes of the block's earlier atoms, just before
 // atom B[t] is updated; the iterates are those of the column-by-column
-// sweep up to rounding. Blocks
-// are single atoms (no Gemm) when k < 2·odlBlock, when at most a fraction
-// odlSparseMax of F is non-zero, and, on the gonum backend, while
-// d·k ≤ odlResident; odlProducts replaces the Gemm there, skipping the
-// zeros of F (d·nnz(F) multiply-adds per sweep instead of d·k²).
+// sweep up to rounding. Blocks are single atoms (no Gemm) for small k,
+// for a sparse F and, on the gonum backend, for a small d·k; products that
+// skip the zeros of F replace the Gemm there (d·nnz(F) multiply-adds per
+// sweep instead of d·k²).
 func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 	_ = w.UpdateContext(context.Background(), D, E, F, opts)
 }

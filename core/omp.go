@@ -109,11 +109,11 @@ func (w *OMPWork) grow(k, T int) {
 // correlations Dᵀr = Dᵀy − G_{:,I}·x_I without forming any residual.
 // yy holds ‖yᵢ‖² and is needed only when tol > 0 (the residual norm is
 // tracked as ‖yᵢ‖² − x_Iᵀ(Dᵀyᵢ)_I). work may be nil; a reused work makes
-// the call allocation-free (when it runs on one goroutine: n·T·k below
-// ompParallelWork or GOMAXPROCS 1). Chunks of ompCtxEvery samples are coded
-// on up to GOMAXPROCS goroutines with the same result whatever their
-// number. ctx is checked every ompCtxEvery samples; a
-// non-finite entry of G or B is an error wrapping ErrNotFinite.
+// the call allocation-free (when it runs on one goroutine: a small n·T·k
+// or GOMAXPROCS 1). Chunks of samples are coded on up to GOMAXPROCS
+// goroutines with the same result whatever their number, and ctx is
+// checked between chunks; a non-finite entry of G or B is an error
+// wrapping ErrNotFinite.
 func BatchOMP(ctx context.Context, dst, G, B *mat.Dense, yy []float64, T int, tol float64, work *OMPWork) error {
 	k, kc := G.Dims()
 	br, n := B.Dims()

@@ -18,9 +18,8 @@ import (
 //
 // the proximal operator of τ‖·‖_*, argmin_Z τ‖Z‖_* + ½‖Z − A‖²_F (Cai,
 // Candès and Shen), computed from LAPACK's thin SVD, or for a with at least
-// twice as many rows as columns from that of its triangular factor
-// (svtTall). It returns the rank of
-// the result. dst may be a; an empty dst is resized. When a is not finite
+// twice as many rows as columns from that of its triangular factor. It
+// returns the rank of the result. dst may be a; an empty dst is resized. When a is not finite
 // it returns an error wrapping ErrNotFinite and leaves dst unset.
 func SVT(dst, a *mat.Dense, tau float64) (int, error) {
 	var w SVTWorkspace
@@ -199,7 +198,7 @@ func (w *svdWork) factorize(a blas64.General, wantV bool) ([]float64, blas64.Gen
 // NuclearNorm returns ‖A‖_*, the sum of the singular values of a, or NaN
 // when the SVD fails (a not finite). A dense a with at least twice as many
 // rows as columns is first reduced to its n×n triangular factor R (A = QR,
-// same singular values) by tallR.
+// same singular values).
 func NuclearNorm(a mat.Matrix) float64 {
 	var w SVTWorkspace
 	return w.NuclearNorm(a)

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/cvhook"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -108,7 +109,7 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 // Successive halving (o.Halving, HalvingFair unless off; used with four
 // or more training points, an "iters" option the grid does not set, and
 // a first round of at least 2 iterations) trains all points for a ninth
-// of the method's iterations if it is Resumable (a quarter for the
+// of the method's iterations if it resumes fits (a quarter for the
 // others, or when a ninth is under 3), after a probe at half of that,
 // then for a third (a half), then to the end. After each round but the
 // last, every point alive has been scored at the same iterations; the
@@ -120,11 +121,10 @@ func CrossValidateSet(ctx context.Context, newClassifier NewFunc, s split.Set, k
 // chosen among points scored at full length only. Dropped points keep the
 // score of their last round, with its iterations.
 //
-// A Resumable method continues its fits of one round in the next instead
-// of retraining them, to the same models; an EachPredictor scores all
-// prediction options of a fit in one call, sharing the coding, and a
-// Scorer scores from its training state without forming the model, to
-// the same labels up to rounding. The fits of a round, every candidate on
+// LRSDL, FDDL and D2L2R2 of package methods resume their fits of one round
+// in the next instead of retraining them, to the same models, and score
+// all prediction options of a fit in one call from its training state,
+// without forming the model, to the same labels up to rounding. The fits of a round, every candidate on
 // every fold, train in parallel on GOMAXPROCS goroutines; the result does
 // not depend on how many.
 func CrossValidateWith(ctx context.Context, newClassifier NewFunc, s split.Set, k int, grid Grid, seed uint64, o CVOptions) (*CVResult, error) {
@@ -190,7 +190,7 @@ func CrossValidateWith(ctx context.Context, newClassifier NewFunc, s split.Set, 
 		res.Iters = iters
 	}
 	rounds := []int{iters}
-	if _, resumes := probe.(Resumable); o.Halving == HalvingFair && len(cands) >= 4 && !fixed {
+	if resumes := cvhook.Of(probe) != nil; o.Halving == HalvingFair && len(cands) >= 4 && !fixed {
 		rounds = halvingRounds(iters, resumes)
 	}
 	alive := cands
@@ -213,7 +213,7 @@ func CrossValidateWith(ctx context.Context, newClassifier NewFunc, s split.Set, 
 			}
 			jobs = append(jobs, cvJob{ctx: sctx, tp: tp, models: c.models, idx: c.pts})
 		}
-		out, err := crossValidateRound(newClassifier, jobs, it, !last, pts, trains, vals)
+		out, err := crossValidateRound(newClassifier, jobs, it, pts, trains, vals)
 		if err != nil {
 			return nil, err
 		}

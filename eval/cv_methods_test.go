@@ -10,13 +10,14 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/internal/cvhook"
 	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/split"
 	"gonum.org/v1/gonum/mat"
 )
 
-// plainClassifier hides the optional interfaces of the classifier it
-// holds (Resume, PredictEach), so that eval.CrossValidateSet retrains and
+// plainClassifier hides the cross-validation plumbing of the classifier
+// it holds (cvhook.Of finds none), so that eval.CrossValidateSet retrains and
 // predicts point by point.
 type plainClassifier struct {
 	c interface {
@@ -39,12 +40,14 @@ func (p plainClassifier) Fit(ctx context.Context, Y mat.Matrix, labels []int) er
 	return p.c.Fit(ctx, Y, labels)
 }
 
-// countingResumer counts the Fit, Resume and PredictEach or ScoreEach
-// calls of a resumable classifier.
+// countingResumer counts the Fit, Resume and ScoreEach calls of LRSDL, whose
+// cross-validation plumbing it shows as its own.
 type countingResumer struct {
 	*methods.LRSDL
 	fits, resumes, eaches *atomic.Int64
 }
+
+func (c countingResumer) hook() cvhook.Model { return cvhook.Of(c.LRSDL) }
 
 func (c countingResumer) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
 	c.fits.Add(1)
@@ -56,14 +59,11 @@ func (c countingResumer) Resume(ctx context.Context, Y mat.Matrix, labels []int,
 	return c.LRSDL.Resume(ctx, Y, labels, iters)
 }
 
-func (c countingResumer) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
-	c.eaches.Add(1)
-	return c.LRSDL.PredictEach(ctx, Y, sets)
-}
+func (c countingResumer) SetScoreOnly(on bool) { c.hook().SetScoreOnly(on) }
 
 func (c countingResumer) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
 	c.eaches.Add(1)
-	return c.LRSDL.ScoreEach(ctx, Y, sets)
+	return c.hook().ScoreEach(ctx, Y, sets)
 }
 
 // TestCrossValidateResumeSameScores checks that cross-validating LRSDL by

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/cvhook"
 	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/split"
 )
@@ -39,9 +40,9 @@ type roundOut struct {
 // and a job's fold f starts after the previous job's, whose span factors
 // it shares (see foldScores). models[f], if not nil, is fold f's
 // suspended fit of the same options at fewer iterations, which is resumed
-// instead; with keep, the fits of resumable methods are left in models.
-// Each fit is independent, so the result does not depend on the order.
-func crossValidateRound(newClassifier NewFunc, jobs []cvJob, it int, keep bool, pts []Params, trains, vals []split.Set) ([]roundOut, error) {
+// instead; the fits of resumable methods are left in models. Each fit is
+// independent, so the result does not depend on the order.
+func crossValidateRound(newClassifier NewFunc, jobs []cvJob, it int, pts []Params, trains, vals []split.Set) ([]roundOut, error) {
 	k := len(trains)
 	accs := make([][]float64, len(jobs)*k)
 	hashes := make([][]uint64, len(jobs)*k)
@@ -50,7 +51,7 @@ func crossValidateRound(newClassifier NewFunc, jobs []cvJob, it int, keep bool, 
 		fctx := withStage(j.ctx, func(s *Stage) { s.Fold = f + 1 })
 		var err error
 		parallel.Job(func() {
-			accs[i], hashes[i], j.models[f], err = foldScores(fctx, newClassifier, j.models[f], j.tp, it, keep, pts, j.idx, trains[f], vals[f])
+			accs[i], hashes[i], j.models[f], err = foldScores(fctx, newClassifier, j.models[f], j.tp, it, pts, j.idx, trains[f], vals[f])
 		})
 		if err != nil {
 			return fmt.Errorf("cross-validation at %v, fold %d: %w", j.tp, f+1, err)
@@ -78,15 +79,15 @@ func crossValidateRound(newClassifier NewFunc, jobs []cvJob, it int, keep bool, 
 // prev, a suspended fit of them, to it outer iterations) and returns the
 // accuracy on val of each grid point pts[i], i in idx, whose remaining
 // (prediction) options it sets before predicting, and a hash of its
-// predictions. With keep and a
-// resumable method, it returns the fit suspended, to be resumed later; a
-// scorer's fit is returned even without keep, so that the fits of one
-// fold, holding it, share its span factors.
-func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifier, tp Params, it int, keep bool, pts []Params, idx []int, train, val split.Set) ([]float64, []uint64, lrsdl.Classifier, error) {
+// predictions. A resumable method (cvhook.Of) fits score-only, scores
+// every point from its training state in one call, and its fit is
+// returned, to be resumed later and so that the fits of one fold, holding
+// it, share its span factors.
+func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifier, tp Params, it int, pts []Params, idx []int, train, val split.Set) ([]float64, []uint64, lrsdl.Classifier, error) {
 	c := prev
-	if rc, ok := prev.(Resumable); ok {
+	if h := cvhook.Of(prev); h != nil {
 		notifyStage(ctx, c)
-		if err := rc.Resume(ctx, train.Y, train.Labels, it); err != nil {
+		if err := h.Resume(ctx, train.Y, train.Labels, it); err != nil {
 			return nil, nil, nil, err
 		}
 	} else {
@@ -97,10 +98,8 @@ func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifie
 		if err := Configure(c, tp); err != nil {
 			return nil, nil, nil, err
 		}
-		if sc, ok := c.(Scorer); ok {
-			sc.SetScoreOnly(true)
-		} else if rc, ok := c.(Resumable); ok {
-			rc.SetResumable(keep)
+		if h := cvhook.Of(c); h != nil {
+			h.SetScoreOnly(true)
 		}
 		notifyStage(ctx, c)
 		if err := c.Fit(ctx, train.Y, train.Labels); err != nil {
@@ -117,8 +116,7 @@ func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifie
 		}
 	}
 	out, hs := make([]float64, len(idx)), make([]uint64, len(idx))
-	sc, isScorer := c.(Scorer)
-	if ep, ok := c.(EachPredictor); ok || isScorer {
+	if h := cvhook.Of(c); h != nil {
 		sets := make([]map[string]string, len(pps))
 		for j, pp := range pps {
 			sets[j] = map[string]string{}
@@ -126,37 +124,24 @@ func foldScores(ctx context.Context, newClassifier NewFunc, prev lrsdl.Classifie
 				sets[j][n] = formatValue(v)
 			}
 		}
-		var preds [][]int
-		var err error
-		if isScorer {
-			preds, err = sc.ScoreEach(ctx, val.Y, sets)
-		} else {
-			preds, err = ep.PredictEach(ctx, val.Y, sets)
-		}
+		preds, err := h.ScoreEach(ctx, val.Y, sets)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		for j, pred := range preds {
 			out[j], hs[j] = Accuracy(pred, val.Labels), hashLabels(pred)
 		}
-	} else {
-		for j, pp := range pps {
-			if err := Configure(c, pp); err != nil {
-				return nil, nil, nil, err
-			}
-			pred, err := c.Predict(val.Y)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			out[j], hs[j] = Accuracy(pred, val.Labels), hashLabels(pred)
+		return out, hs, c, nil
+	}
+	for j, pp := range pps {
+		if err := Configure(c, pp); err != nil {
+			return nil, nil, nil, err
 		}
-	}
-	if isScorer {
-		return out, hs, c, nil
-	}
-	if rc, ok := c.(Resumable); ok && keep {
-		rc.Suspend()
-		return out, hs, c, nil
+		pred, err := c.Predict(val.Y)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		out[j], hs[j] = Accuracy(pred, val.Labels), hashLabels(pred)
 	}
 	return out, hs, nil, nil
 }

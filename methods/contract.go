@@ -95,8 +95,7 @@ type calib struct {
 	temp float64 // 0 means 1
 }
 
-// Temperature returns the softmax temperature T of PredictProba: 1 unless
-// set by Calibrate or restored by SetState.
+// Temperature returns the softmax temperature T of PredictProba.
 func (c *calib) Temperature() float64 {
 	if c.temp <= 0 {
 		return 1

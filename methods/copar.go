@@ -50,9 +50,9 @@ func (o *COPAROptions) spec() optSpec {
 }
 
 // COPAR separates the particularity and the commonality (Kong and Wang,
-// ECCV 2012): class dictionaries D_1..D_C and a shared dictionary D_0,
-// D̄ = [D_1 … D_C D_0], learned by minimising (Vu & Monga, section COPAR)
-// Its derivation and algorithm are in methods/NOTES.md.
+// ECCV 2012): class dictionaries D_1..D_C and a shared D_0, D̄ = [D_1 … D_C
+// D_0], minimising ½Σ_c r(Y_c) + λ‖X̄‖₁ + η·Σ_c Σ_{i≠c} ‖D_iᵀD_c‖²_F, r(Y_c)
+// the fidelity of class c on D̄ and on [D_c D_0].
 type COPAR struct {
 	Options COPAROptions
 	res     COPAROptions // resolved options of the last Fit or SetState
@@ -66,20 +66,18 @@ type COPAR struct {
 // Name returns "COPAR".
 func (m *COPAR) Name() string { return "COPAR" }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *COPAR) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *COPAR) SetParam(name, value string) error {
 	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
 }
 
-// SetProgress sets the function called after every outer iteration.
+// SetProgress sets the function called after each outer iteration.
 func (m *COPAR) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
-// Atoms returns the class dictionaries (columns are atoms, part gives the
-// atoms of each class) and the shared dictionary D0.
+// Atoms returns D, its atom partition and D0; see Dictionary.
 func (m *COPAR) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	if m.D == nil {
 		return nil, nil, nil
@@ -337,8 +335,7 @@ func coparTerms(D *mat.Dense, part core.Partition, o COPAROptions, fid, cfid, of
 	return lrsdl.Cost{Total: total, Terms: terms}
 }
 
-// Cost returns J at the learned dictionaries for the samples Y with known
-// labels, with X̄ from COPAR-X.
+// Cost returns J for (Y, labels), Y coded by the training X step.
 func (m *COPAR) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {
@@ -358,8 +355,7 @@ func (m *COPAR) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	return coparCost(m.D, m.part, X, Ys, sp, m.res), nil
 }
 
-// Predict returns the label of the class with the smallest residual on its
-// own and the shared atoms, by global or local coding (Options.Coding).
+// Predict returns the label of each column of Y.
 func (m *COPAR) Predict(Y mat.Matrix) ([]int, error) {
 	return m.PredictContext(context.Background(), Y)
 }
@@ -391,7 +387,7 @@ func (m *COPAR) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	return globalCodes(m.D, Y, m.res.Lambda, core.LassoOptions{})
 }
 
-// Classes returns the labels of the classes in increasing order.
+// Classes returns the class labels in increasing order.
 func (m *COPAR) Classes() []int {
 	if m.D == nil {
 		return nil

@@ -13,9 +13,9 @@ func init() {
 	register("D2L2R2", func() lrsdl.Model { return &D2L2R2{} })
 }
 
-// D2L2R2Options configures D2L2R2. The zero value means the defaults of
-// FDDLOptions except 2 ADMM iterations per dictionary update (ADMMIters;
-// chosen by cross-validation), and α = 0.005; Off sets α to 0 (FDDL).
+// D2L2R2Options configures D2L2R2: FDDLOptions, whose ADMMIters defaults
+// to 2 here (chosen by cross-validation on training data), and α; Off sets
+// α to 0 (FDDL).
 type D2L2R2Options struct {
 	FDDLOptions
 	Alpha float64 `json:"alpha"` // weight α of Σ_c ‖D_c‖_*; zero means 0.005
@@ -40,13 +40,9 @@ func (o *D2L2R2Options) params() fisher.Params {
 	return p
 }
 
-// D2L2R2 is discriminative dictionary learning with low-rank regularisation
-// (Li et al.): the FDDL model with a nuclear norm on each class dictionary,
-//
-//	J(D, X) = ½f_Y(D, X) + λ1‖X‖₁ + λ2/2·g(X) + α Σ_c ‖D_c‖_*,
-//
-// trained like FDDL with the dictionary step solved by ADMM with singular
-// value thresholding of each D_c.
+// D2L2R2 is discriminative dictionary learning with low-rank
+// regularisation (Li et al.): FDDL's J + α Σ_c ‖D_c‖_*, its dictionary step
+// solved by ADMM with singular value thresholding of each D_c.
 type D2L2R2 struct {
 	Options D2L2R2Options
 	res     D2L2R2Options // resolved options of the last Fit or SetState
@@ -56,16 +52,15 @@ type D2L2R2 struct {
 // Name returns "D2L2R2".
 func (m *D2L2R2) Name() string { return "D2L2R2" }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *D2L2R2) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *D2L2R2) SetParam(name, value string) error {
 	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
 }
 
-// SetProgress sets the function called after every outer iteration.
+// SetProgress sets the function called after each outer iteration.
 func (m *D2L2R2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // fitRaw is Fit on samples as given.
@@ -95,14 +90,14 @@ func (m *D2L2R2) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transform(&o, Y)
 }
 
-// Cost evaluates J at the learned D; the nuclear term is α Σ_c ‖D_c‖_*.
+// Cost returns J for (Y, labels), Y coded by the training X step.
 func (m *D2L2R2) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
-	return m.CostContext(context.Background(), Y, labels)
+	return m.costContext(context.Background(), Y, labels)
 }
 
-// CostContext is Cost, returning ctx.Err() when ctx is cancelled.
-func (m *D2L2R2) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+// costContext is Cost with a context.
+func (m *D2L2R2) costContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	o := m.res
 	return m.cost(ctx, &o, Y, labels)
@@ -111,8 +106,7 @@ func (m *D2L2R2) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (l
 // Means returns the class code means m_c as the columns of a K×C matrix.
 func (m *D2L2R2) Means() *mat.Dense { return m.fm.Mc }
 
-// Tune chooses the prediction rule and Options.Lambda by cross-validation
-// on the training set; see LRSDL.Tune.
+// Tune is LRSDL.Tune.
 func (m *D2L2R2) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptions) (Tuned, error) {
 	opts := m.Options
 	r, err := tune(ctx, func() lrsdl.Classifier {

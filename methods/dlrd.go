@@ -16,22 +16,17 @@ import (
 func init() { register("DLRD", func() lrsdl.Model { return &DLRD{} }) }
 
 // DLRDOptions controls DLRD. The zero value means the defaults, chosen by
-// cross-validation on the AR gender training set, and β by
-// cross-validation on the training parts of four data sets
-// (bench/studies/defaults/defaults-dlrd.md); Off sets a literal 0 where the range allows it.
+// cross-validation on training data (see bench/studies/defaults); Off sets
+// a literal 0 where the range allows it.
 type DLRDOptions struct {
-	K       int     `json:"k"`       // atoms per class; zero means min(20, smallest class)
-	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1 of the codes; zero means 0.02
-	Alpha   float64 `json:"alpha"`   // nuclear-norm weight α of each D_c; zero means 0.005
-	Beta    float64 `json:"beta"`    // ℓ1 weight β of the sparse error E; zero means 1
-	Lambda  float64 `json:"lambda"`  // ℓ1 weight of the coding at prediction; zero means lambda1
-	Iters   int     `json:"iters"`   // outer iterations; zero means 15
-	// ADMMIters caps the ADMM iterations of each dictionary update; zero
-	// means 2.
-	ADMMIters int `json:"admm_iters"`
-	// Tol stops training when the cost changes by at most Tol relative;
-	// zero means 1e-4.
-	Tol         float64            `json:"tol"`
+	K           int                `json:"k"`                      // atoms per class; zero means min(20, smallest class)
+	Lambda1     float64            `json:"lambda1"`                // ℓ1 weight λ1 of the codes; zero means 0.02
+	Alpha       float64            `json:"alpha"`                  // nuclear-norm weight α of each D_c; zero means 0.005
+	Beta        float64            `json:"beta"`                   // ℓ1 weight β of the sparse error E; zero means 1
+	Lambda      float64            `json:"lambda"`                 // ℓ1 weight of the coding at prediction; zero means lambda1
+	Iters       int                `json:"iters"`                  // outer iterations; zero means 15
+	ADMMIters   int                `json:"admm_iters"`             // ADMM iterations per dictionary update; zero means 2
+	Tol         float64            `json:"tol"`                    // stop when the cost changes by at most Tol, relative; zero means 1e-4, Off runs every iteration
 	Seed        uint64             `json:"seed"`                   // seed of the initialisation
 	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
 	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each outer iteration
@@ -52,11 +47,10 @@ func (o *DLRDOptions) spec() optSpec {
 	}}
 }
 
-// DLRD is discriminative low-rank dictionary learning (Ma et al., "Sparse
-// representation for face recognition based on discriminative low-rank
-// dictionary learning", CVPR 2012): class dictionaries D = [D_1 … D_C] of
-// low rank, learned from training samples with sparse errors E,
-// Its derivation and algorithm are in methods/NOTES.md.
+// DLRD is discriminative low-rank dictionary learning (Ma et al., CVPR
+// 2012): low-rank class dictionaries D = [D_1 … D_C] learned from samples
+// with sparse errors E, minimising FDDL's fidelity on Y − E + λ1‖X‖₁ +
+// α Σ_c ‖D_c‖_* + β‖E‖₁; it predicts like SRC on D.
 type DLRD struct {
 	Options DLRDOptions
 	res     DLRDOptions // resolved options of the last Fit or SetState
@@ -70,8 +64,7 @@ type DLRD struct {
 // Name returns "DLRD".
 func (m *DLRD) Name() string { return "DLRD" }
 
-// Atoms returns the class dictionaries, their atom partition and a nil
-// shared dictionary.
+// Atoms returns D, its atom partition and a nil D0; see Dictionary.
 func (m *DLRD) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	if m.D == nil {
 		return nil, nil, nil
@@ -115,21 +108,18 @@ func (m *DLRD) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return nil
 }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *DLRD) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *DLRD) SetParam(name, value string) error {
 	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
 }
 
-// SetProgress sets the function called after every outer iteration.
+// SetProgress sets the function called after each outer iteration.
 func (m *DLRD) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
-// Cost returns J at the learned dictionaries for the samples Y with known
-// labels: the codes from the X step and the error from the E step, both
-// started at zero.
+// Cost returns J for (Y, labels), X and E from the training X and E steps.
 func (m *DLRD) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {
@@ -142,7 +132,7 @@ func (m *DLRD) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	return fisher.CostDLRD(dlrdParams(m.res), m.set, m.D, m.part, Ys, sp, m.res.Beta)
 }
 
-// Predict returns the label of each column of Y (SRC's rule on D).
+// Predict returns the label of each column of Y.
 func (m *DLRD) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
 // predictRaw is PredictContext on samples as given.
@@ -185,7 +175,7 @@ func (m *DLRD) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m
 // transformRaw is Transform on samples as given.
 func (m *DLRD) transformRaw(Y mat.Matrix) (*mat.Dense, error) { return m.codes(bg, Y) }
 
-// Classes returns the labels of the classes in increasing order.
+// Classes returns the class labels in increasing order.
 func (m *DLRD) Classes() []int {
 	if m.D == nil {
 		return nil

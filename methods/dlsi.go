@@ -40,9 +40,9 @@ func (o *DLSIOptions) spec() optSpec {
 	}}
 }
 
-// DLSI is dictionary learning with structured incoherence (Ramirez, Sprechmann
-// and Sapiro, CVPR 2010) in the form of Vu & Monga:
-// Its derivation and algorithm are in methods/NOTES.md.
+// DLSI is dictionary learning with structured incoherence (Ramirez,
+// Sprechmann and Sapiro, CVPR 2010): class dictionaries D_c minimising
+// Σ_c ‖Y_c − D_cX^c‖²_F + λ‖X^c‖₁ + η/2·Σ_{j≠c} ‖D_jᵀD_c‖²_F, ‖dᵢ‖₂ ≤ 1.
 type DLSI struct {
 	Options DLSIOptions
 	res     DLSIOptions // resolved options of the last Fit or SetState
@@ -56,20 +56,18 @@ type DLSI struct {
 // Name returns "DLSI".
 func (m *DLSI) Name() string { return "DLSI" }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *DLSI) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *DLSI) SetParam(name, value string) error {
 	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
 }
 
-// SetProgress sets the function called after every outer iteration.
+// SetProgress sets the function called after each outer iteration.
 func (m *DLSI) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
-// Atoms returns the class dictionaries (columns are atoms, part gives the
-// atoms of each class) and a nil shared dictionary.
+// Atoms returns D, its atom partition and a nil D0; see Dictionary.
 func (m *DLSI) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	if m.D == nil {
 		return nil, nil, nil
@@ -239,8 +237,7 @@ func dlsiCost(D *mat.Dense, part core.Partition, X []*mat.Dense, Ys *mat.Dense, 
 	return lrsdl.Cost{Total: terms[0].Value + terms[1].Value + terms[2].Value, Terms: terms}
 }
 
-// Cost returns J at the learned dictionaries for the samples Y with known
-// labels, with X from DLSI-X.
+// Cost returns J for (Y, labels), Y coded by the training X step.
 func (m *DLSI) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {
@@ -260,8 +257,7 @@ func (m *DLSI) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	return dlsiCost(m.D, m.part, X, Ys, sp, m.res), nil
 }
 
-// Predict returns the label of the class with the smallest residual for
-// each column of Y.
+// Predict returns the label of each column of Y.
 func (m *DLSI) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
 // predictRaw is PredictContext on samples as given.
@@ -312,7 +308,7 @@ func (m *DLSI) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	return X, nil
 }
 
-// Classes returns the labels of the classes in increasing order.
+// Classes returns the class labels in increasing order.
 func (m *DLSI) Classes() []int {
 	if m.D == nil {
 		return nil

@@ -1,16 +1,24 @@
-// Package methods implements the classifiers of lrsdl: SRC, ODL, LC-KSVD1,
-// LC-KSVD2, DLSI, COPAR, FDDL, D2L2R2, LRSDL, JDL, JDL*, DLRD and SRRS.
-// Each is an lrsdl.Model: a type with an Options struct whose zero value
-// means the paper's defaults (Fit never changes it), and the methods Fit,
-// Predict, DecisionFunction, PredictProba, Transform, Classes, Params,
-// SetParam, State and SetState. Every model scales its input samples to
-// unit ℓ2 norm unless Options.NoNormalize; Calibrate fits the temperature
-// of PredictProba.
+// Package methods implements the 13 classifiers of lrsdl, each an
+// lrsdl.Model made by New(name) or as a struct literal:
 //
-// A model's file states its formulation and options; the training engines
-// sit behind it in internal packages: the Fisher engine of FDDL, LRSDL,
-// D2L2R2 and DLRD, the incoherent dictionary step of DLSI and COPAR, and
-// the plumbing every model shares (data checks, the outer loop, the memory
-// limit, the reduction to the span of the training set). They compute
-// through packages core and blas, whatever the backend.
+//	SRC       sparse representation-based classification (no training)
+//	ODL       online dictionary learning, one dictionary per class
+//	LC-KSVD1  label-consistent K-SVD (type LCKSVD1)
+//	LC-KSVD2  LC-KSVD1 with the linear classifier learned jointly (LCKSVD2)
+//	DLSI      dictionary learning with structured incoherence
+//	COPAR     class dictionaries and a shared one, with incoherence
+//	FDDL      Fisher discrimination dictionary learning
+//	D2L2R2    FDDL with a nuclear norm on each class dictionary
+//	LRSDL     low-rank shared dictionary learning (Vu & Monga)
+//	JDL       joint dictionary learning, class and shared dictionaries
+//	JDL*      JDL predicting by global coding: New("JDL*"), type JDL
+//	DLRD      discriminative low-rank dictionary learning, sparse errors
+//	SRRS      supervised robust subspace: low-rank codes, a learned projection
+//
+// The contract (normalisation, errors, concurrency) is documented once, on
+// lrsdl.Model; here each model's doc says what it minimises, and its
+// DecisionFunction and Transform what its scores and codes are. An Options
+// struct's zero value means the defaults; Off sets a literal 0. Calibrate
+// fits the temperature of PredictProba. The derivations and algorithms are
+// in methods/NOTES.md.
 package methods

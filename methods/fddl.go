@@ -16,41 +16,26 @@ func init() {
 
 // FDDLOptions configures FDDL and the FDDL part of LRSDL and D2L2R2. The
 // zero value of a field means the default written beside it; Off requests
-// a literal 0 where the range allows it (λ2, tol, x_tol, w). Fit checks the
-// ranges and stores the resolved options.
+// a literal 0 where the range allows it (λ2, tol, x_tol, w).
 type FDDLOptions struct {
-	K       int     `json:"k"`       // atoms per class; zero means min(20, smallest class)
-	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1 > 0; zero means 0.01
-	Lambda2 float64 `json:"lambda2"` // Fisher weight λ2; zero means 0.01
-	Iters   int     `json:"iters"`   // outer iterations; zero means 30
-	// Tol stops training when the cost changes by at most Tol relative
-	// from one outer iteration to the next (from the second on); zero
-	// means 1e-4, Off runs all Iters.
-	Tol    float64 `json:"tol"`
-	XIters int     `json:"x_iters"` // FISTA iterations per X step; zero means 50, or 20 at λ1 ≤ 0.001 (LRSDL: 20)
-	XTol   float64 `json:"x_tol"`   // FISTA relative tolerance; zero means 1e-4, Off none
-	// XMetric runs the X step's FISTA in the rank-one metric of
-	// core.RankOneMajorizer when D̄ᵀD̄ has one eigenvalue far above the
-	// rest (atoms sharing a mean direction, as on COIL-100), so that steps
-	// off its eigenvector are as long as the rest of the spectrum allows.
-	// It lowers the cost, not the cross-validated error (bench/NOTES.md,
-	// x_metric), so it is off by default.
-	XMetric   bool `json:"x_metric"`
-	DIters    int  `json:"d_iters"`    // ODL sweeps per dictionary update (at most 2 per ADMM iteration); zero means 5
-	ADMMIters int  `json:"admm_iters"` // ADMM iterations of nuclear-norm updates (LRSDL, D2L2R2; FDDL has none); zero means 20 (D2L2R2: 2)
-	InitIters int  `json:"init_iters"` // ODL alternations of the initialisation; zero means 5
-	OriginalX bool `json:"original_x"` // O-FDDL-X (class by class) instead of one FISTA
-	OriginalD bool `json:"original_d"` // O-FDDL-D (sub-dictionary by sub-dictionary)
+	K         int     `json:"k"`          // atoms per class; zero means min(20, smallest class)
+	Lambda1   float64 `json:"lambda1"`    // ℓ1 weight λ1 > 0; zero means 0.01
+	Lambda2   float64 `json:"lambda2"`    // Fisher weight λ2; zero means 0.01
+	Iters     int     `json:"iters"`      // outer iterations; zero means 30
+	Tol       float64 `json:"tol"`        // stop when the cost changes by at most Tol, relative; zero means 1e-4, Off runs every iteration
+	XIters    int     `json:"x_iters"`    // FISTA iterations per X step; zero means 50, or 20 at λ1 ≤ 0.001 (LRSDL: 20)
+	XTol      float64 `json:"x_tol"`      // FISTA relative tolerance; zero means 1e-4, Off none
+	XMetric   bool    `json:"x_metric"`   // X step's FISTA in a rank-one metric (core.RankOneMajorizer) when one eigenvalue of D̄ᵀD̄ dominates
+	DIters    int     `json:"d_iters"`    // ODL sweeps per dictionary update (at most 2 per ADMM iteration); zero means 5
+	ADMMIters int     `json:"admm_iters"` // ADMM iterations of nuclear-norm updates (LRSDL, D2L2R2; FDDL has none); zero means 20 (D2L2R2: 2)
+	InitIters int     `json:"init_iters"` // ODL alternations of the initialisation; zero means 5
+	OriginalX bool    `json:"original_x"` // O-FDDL-X (class by class) instead of one FISTA
+	OriginalD bool    `json:"original_d"` // O-FDDL-D (sub-dictionary by sub-dictionary)
+	LC        bool    `json:"lc"`         // prediction by local (class-by-class) coding instead of global (GC)
+	W         float64 `json:"w"`          // GC weight of the residual against the code distance, in [0, 1]; zero means 0.5
+	Lambda    float64 `json:"lambda"`     // ℓ1 weight of the coding at prediction, > 0; zero means Lambda1
 
-	// LC selects local (class-by-class) coding for Predict instead of GC.
-	LC bool `json:"lc"`
-	// W weights the residual against the code distance in GC, in [0, 1];
-	// zero means 0.5.
-	W float64 `json:"w"`
-	// Lambda is the ℓ1 weight of the coding at prediction; zero means Lambda1.
-	Lambda float64 `json:"lambda"`
-
-	Seed        uint64             `json:"seed"`
+	Seed        uint64             `json:"seed"`                   // seed of the initialisation
 	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
 	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each outer iteration
 }
@@ -122,12 +107,9 @@ func (o *FDDLOptions) params() fisher.Params {
 		Progress: o.Progress}
 }
 
-// FDDL is Fisher discrimination dictionary learning (Yang et al.), the
-// k0 = 0 case of LRSDL:
-//
-//	J(D, X) = ½f_Y(D, X) + λ1‖X‖₁ + λ2/2·g(X)
-//
-// trained by E-FDDL-X and E-FDDL-D (or the original algorithms).
+// FDDL is Fisher discrimination dictionary learning (Yang et al.), LRSDL
+// without shared atoms: J(D, X) = ½f_Y(D, X) + λ1‖X‖₁ + λ2/2·g(X), f_Y the
+// discriminative fidelity and g the Fisher term of the codes.
 type FDDL struct {
 	Options FDDLOptions
 	res     FDDLOptions // resolved options of the last Fit or SetState
@@ -137,16 +119,15 @@ type FDDL struct {
 // Name returns "FDDL".
 func (m *FDDL) Name() string { return "FDDL" }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *FDDL) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *FDDL) SetParam(name, value string) error {
 	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
 }
 
-// SetProgress sets the function called after every outer iteration.
+// SetProgress sets the function called after each outer iteration.
 func (m *FDDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // fitRaw is Fit on samples as given.
@@ -174,14 +155,14 @@ func (m *FDDL) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transform(&o, Y)
 }
 
-// Cost evaluates J at the learned D (terms fidelity, l1, fisher, shared, nuclear).
+// Cost returns J for (Y, labels), Y coded by the training X step.
 func (m *FDDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
-	return m.CostContext(context.Background(), Y, labels)
+	return m.costContext(context.Background(), Y, labels)
 }
 
-// CostContext is Cost, returning ctx.Err() when ctx is cancelled.
-func (m *FDDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+// costContext is Cost with a context.
+func (m *FDDL) costContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	o := m.res
 	return m.cost(ctx, &o, Y, labels)
@@ -190,8 +171,7 @@ func (m *FDDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrs
 // Means returns the class code means m_c as the columns of a K×C matrix.
 func (m *FDDL) Means() *mat.Dense { return m.fm.Mc }
 
-// Tune chooses the prediction rule and Options.Lambda by cross-validation on the
-// training set; see LRSDL.Tune.
+// Tune is LRSDL.Tune.
 func (m *FDDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptions) (Tuned, error) {
 	opts := m.Options
 	r, err := tune(ctx, func() lrsdl.Classifier {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/cvhook"
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
 	"github.com/lrsdl/lrsdl/methods/internal/fisher"
 	"gonum.org/v1/gonum/mat"
@@ -39,26 +40,23 @@ type fisherModel struct {
 // FitInfo describes the last call of Fit.
 func (f *fisherModel) FitInfo() lrsdl.FitInfo { return f.fm.Info }
 
-// Atoms returns the class dictionaries D, their atom partition and the
-// shared dictionary D0 (nil without shared atoms).
+// Atoms returns D, its atom partition and D0 (nil for k0 = 0); see Dictionary.
 func (f *fisherModel) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) { return f.fm.Atoms() }
 
-// SetResumable sets whether Fit keeps the state Resume continues from: the
-// iterates D̄ and X̄ in the coordinates of training (N×K̄ and K̄×N when
-// d > 1.2N) and the warm starts of the power iterations.
+// SetResumable sets whether Fit keeps the state Resume continues from.
 func (f *fisherModel) SetResumable(on bool) { f.fm.SetResumable(on) }
 
-// Suspend frees the trained dictionaries (Predict then returns
+// suspend frees the trained dictionaries (Predict then returns
 // ErrNotTrained) but keeps the state of SetResumable; Resume restores them.
-func (f *fisherModel) Suspend() { f.fm.Suspend() }
+func (f *fisherModel) suspend() { f.fm.Suspend() }
 
-// SetScoreOnly sets whether Fit and Resume stop at the training state, as
-// cross-validation wants: they keep it (SetScoreOnly(true) implies
-// SetResumable(true)) but leave the model suspended (see Suspend), without
-// forming D̄ = Q·D̄_r in the data space; ScoreEach predicts from the state.
-// After SetScoreOnly(false), Resume to the iterations already run forms
-// the model.
-func (f *fisherModel) SetScoreOnly(on bool) { f.fm.SetScoreOnly(on) }
+// setScoreOnly sets whether Fit and Resume stop at the training state, as
+// cross-validation wants: they keep it (setScoreOnly(true) implies
+// SetResumable(true)) but leave the model suspended, without forming
+// D̄ = Q·D̄_r in the data space; scoreEach predicts from the state. After
+// setScoreOnly(false), Resume to the iterations already run forms the
+// model.
+func (f *fisherModel) setScoreOnly(on bool) { f.fm.SetScoreOnly(on) }
 
 // fit trains the model on the columns of Y with the options o, resolved
 // in place against the data.
@@ -103,7 +101,7 @@ func (f *fisherModel) decide(o fisherOptions, Y mat.Matrix) (*mat.Dense, error) 
 	return f.fm.Scores(bg, p, Y)
 }
 
-// Classes returns the labels of the classes in increasing order.
+// Classes returns the class labels in increasing order.
 func (f *fisherModel) Classes() []int {
 	if f.fm.Trained() != nil {
 		return nil
@@ -133,7 +131,7 @@ func (f *fisherModel) resume(ctx context.Context, o *FDDLOptions, name string, Y
 	return err
 }
 
-// predictSets is PredictEach for options from opts (a fresh copy for each
+// predictSets is predictEach for options from opts (a fresh copy for each
 // set).
 func (f *fisherModel) predictSets(ctx context.Context, Y mat.Matrix, sets []map[string]string, opts func() fisherOptions) ([][]int, error) {
 	ps, err := setsParams(sets, opts)
@@ -143,7 +141,7 @@ func (f *fisherModel) predictSets(ctx context.Context, Y mat.Matrix, sets []map[
 	return f.fm.PredictEach(ctx, Y, ps)
 }
 
-// scoreSets is ScoreEach for options from opts (a fresh copy for each set).
+// scoreSets is scoreEach for options from opts (a fresh copy for each set).
 func (f *fisherModel) scoreSets(ctx context.Context, Y mat.Matrix, sets []map[string]string, opts func() fisherOptions) ([][]int, error) {
 	ps, err := setsParams(sets, opts)
 	if err != nil {
@@ -232,31 +230,30 @@ func setsParams(sets []map[string]string, opts func() fisherOptions) ([]fisher.P
 }
 
 // Resume continues the last Fit, which SetResumable(true) preceded, on the
-// same training set (Y, labels) up to iters outer iterations in total: the
-// model is the one Fit with Options.Iters = iters gives, and FitInfo
-// counts every iteration since Fit. A run that stopped on its tolerance
-// stays stopped. It uses the training options of that Fit; its resolved
-// iters (Params) becomes iters. After an error the model is untrained.
+// same training set (Y, labels) up to iters outer iterations in total,
+// giving the model of a Fit with Options.Iters = iters; FitInfo counts
+// every iteration since Fit, and a run stopped by its tolerance stays
+// stopped. After an error the model is untrained.
 func (m *LRSDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error {
 	return m.resume(ctx, &m.res.FDDLOptions, m.Name(), normalized(Y, !m.res.NoNormalize), labels, iters)
 }
 
-// ScoreEach returns the labels PredictEach(ctx, Y, sets) would give for
-// the model of the training state that Fit or Resume kept (SetScoreOnly or
+// scoreEach returns the labels predictEach(ctx, Y, sets) would give for
+// the model of the training state that Fit or Resume kept (setScoreOnly or
 // SetResumable), without forming it: Y is projected once on the span of
 // the training set (an r×n matrix, r ≤ N its rank, kept while fits of
 // that training set hold their state) and scored against D̄_r (r×K̄) as in
-// training; the labels are those of PredictEach up to rounding.
-func (m *LRSDL) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+// training; the labels are those of predictEach up to rounding.
+func (m *LRSDL) scoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
 	return m.scoreSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
 }
 
-// PredictEach returns the labels Predict gives for the columns of Y with
+// predictEach returns the labels Predict gives for the columns of Y with
 // each of sets applied to the options (prediction options only, by name as
 // SetParam takes them, e.g. {"w": "0.25"} or {"lc": "true"}); m's options
 // do not change. It computes once what the rules share: the GC codes and
 // residuals once per coding λ for every w, and the LC coding once per λ.
-func (m *LRSDL) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+func (m *LRSDL) predictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
 	return m.predictSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
 }
 
@@ -265,13 +262,13 @@ func (m *FDDL) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int
 	return m.resume(ctx, &m.res, m.Name(), normalized(Y, !m.res.NoNormalize), labels, iters)
 }
 
-// ScoreEach is LRSDL.ScoreEach.
-func (m *FDDL) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+// scoreEach is LRSDL.scoreEach.
+func (m *FDDL) scoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
 	return m.scoreSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
 }
 
-// PredictEach is LRSDL.PredictEach.
-func (m *FDDL) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+// predictEach is LRSDL.predictEach.
+func (m *FDDL) predictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
 	return m.predictSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
 }
 
@@ -280,14 +277,41 @@ func (m *D2L2R2) Resume(ctx context.Context, Y mat.Matrix, labels []int, iters i
 	return m.resume(ctx, &m.res.FDDLOptions, m.Name(), normalized(Y, !m.res.NoNormalize), labels, iters)
 }
 
-// ScoreEach is LRSDL.ScoreEach.
-func (m *D2L2R2) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+// scoreEach is LRSDL.scoreEach.
+func (m *D2L2R2) scoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
 	return m.scoreSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
 }
 
-// PredictEach is LRSDL.PredictEach.
-func (m *D2L2R2) PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+// predictEach is LRSDL.predictEach.
+func (m *D2L2R2) predictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
 	return m.predictSets(ctx, normalized(Y, !m.res.NoNormalize), sets, func() fisherOptions { o := m.res; return &o })
+}
+
+// cvFisher is the cross-validation plumbing of LRSDL, FDDL and D2L2R2.
+type cvFisher interface {
+	Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error
+	setScoreOnly(on bool)
+	scoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error)
+}
+
+// cvModel shows a cvFisher to package eval as a cvhook.Model.
+type cvModel struct{ cvFisher }
+
+// SetScoreOnly is setScoreOnly.
+func (c cvModel) SetScoreOnly(on bool) { c.setScoreOnly(on) }
+
+// ScoreEach is scoreEach.
+func (c cvModel) ScoreEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error) {
+	return c.scoreEach(ctx, Y, sets)
+}
+
+func init() {
+	cvhook.Register(func(c any) cvhook.Model {
+		if m, ok := c.(cvFisher); ok {
+			return cvModel{m}
+		}
+		return nil
+	})
 }
 
 // settings returns the settings of the engine, which tests and benchmarks

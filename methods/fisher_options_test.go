@@ -20,7 +20,7 @@ type fisherMethod interface {
 	lrsdl.Fitted
 	lrsdl.ContextPredictor
 	lrsdl.Persistent
-	CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error)
+	costContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error)
 }
 
 // fisherModels returns new FDDL, LRSDL and D2L2R2 models with options set
@@ -173,7 +173,7 @@ func TestFisherNotTrained(t *testing.T) {
 	ctx := context.Background()
 	for _, m := range fisherModels(func(*FDDLOptions) {}) {
 		_, err1 := m.PredictContext(ctx, Y)
-		_, err2 := m.CostContext(ctx, Y, labels)
+		_, err2 := m.costContext(ctx, Y, labels)
 		_, err3 := m.State()
 		for i, err := range []error{err1, err2, err3} {
 			if !errors.Is(err, ErrNotTrained) {
@@ -211,7 +211,7 @@ func TestFisherFitInfo(t *testing.T) {
 }
 
 // TestFisherContextCancelled checks that Fit, PredictContext and
-// CostContext return the context's error when it is cancelled, Fit with
+// costContext return the context's error when it is cancelled, Fit with
 // FitInfo saying so.
 func TestFisherContextCancelled(t *testing.T) {
 	Y, labels, _ := toy.Shared(3, 5, 10, 1)
@@ -222,7 +222,7 @@ func TestFisherContextCancelled(t *testing.T) {
 		}
 		cancel()
 		_, err1 := m.PredictContext(ctx, Y)
-		_, err2 := m.CostContext(ctx, Y, labels)
+		_, err2 := m.costContext(ctx, Y, labels)
 		for i, err := range []error{err1, err2} {
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("%s: call %d with a cancelled context returned %v", m.Name(), i, err)

@@ -19,9 +19,9 @@ type resumer interface {
 	lrsdl.Configurable
 	FitInfo() lrsdl.FitInfo
 	SetResumable(bool)
-	Suspend()
+	suspend()
 	Resume(ctx context.Context, Y mat.Matrix, labels []int, iters int) error
-	PredictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error)
+	predictEach(ctx context.Context, Y mat.Matrix, sets []map[string]string) ([][]int, error)
 }
 
 func resumeModels(o FDDLOptions) map[string]func() resumer {
@@ -67,7 +67,7 @@ func sameFit(a, b resumer) string {
 
 // TestFisherResumeExact checks that Fit to a iterations then Resume to b
 // gives the model of Fit to b bit for bit, with and without the span
-// reduction, with Suspend in between, and in the tolerance-stop case.
+// reduction, with suspend in between, and in the tolerance-stop case.
 func TestFisherResumeExact(t *testing.T) {
 	ctx := context.Background()
 	for _, d := range []int{60, 12} { // 60×24: reduced to span(Y); 12×24: not
@@ -86,7 +86,7 @@ func TestFisherResumeExact(t *testing.T) {
 				for _, suspend := range []bool{false, true} {
 					m := fit(from, 0)
 					if suspend {
-						m.Suspend()
+						m.suspend()
 						if _, err := m.Predict(Y); err == nil {
 							t.Errorf("%s: suspended model predicts", name)
 						}
@@ -103,7 +103,7 @@ func TestFisherResumeExact(t *testing.T) {
 			// Two resumes: 3 → 9 → 15.
 			m := fit(3, 0)
 			must(t, m.Resume(ctx, Y, labels, 9))
-			m.Suspend()
+			m.suspend()
 			must(t, m.Resume(ctx, Y, labels, 15))
 			if diff := sameFit(m, want); diff != "" {
 				t.Errorf("%s d=%d: Fit(3)+Resume(9)+Resume(15): %s", name, d, diff)
@@ -122,7 +122,7 @@ func TestFisherResumeExact(t *testing.T) {
 			}
 			for _, from := range []int{1, stop - 1, stop, stop + 2} {
 				m := fit(from, tol)
-				m.Suspend()
+				m.suspend()
 				must(t, m.Resume(ctx, Y, labels, 30))
 				if diff := sameFit(m, ref); diff != "" {
 					t.Errorf("%s d=%d: tol stop at %d: Fit(%d)+Resume(30): %s", name, d, stop, from, diff)
@@ -184,7 +184,7 @@ func TestFisherResumeErrors(t *testing.T) {
 	}
 }
 
-// TestFisherPredictEach checks PredictEach against setting each point's
+// TestFisherPredictEach checks predictEach against setting each point's
 // options and calling Predict.
 func TestFisherPredictEach(t *testing.T) {
 	ctx := context.Background()
@@ -197,7 +197,7 @@ func TestFisherPredictEach(t *testing.T) {
 	for name, mk := range resumeModels(FDDLOptions{K: 5, Iters: 4, Seed: 7, Lambda1: 0.01}) {
 		m := mk()
 		must(t, m.Fit(ctx, Y, labels))
-		got, err := m.PredictEach(ctx, Yt, sets)
+		got, err := m.predictEach(ctx, Yt, sets)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +220,7 @@ func TestFisherPredictEach(t *testing.T) {
 		if !differ {
 			t.Errorf("%s: every rule predicts the same; the test cannot tell them apart", name)
 		}
-		if _, err := m.PredictEach(ctx, Yt, []map[string]string{{"k": "3"}}); err == nil {
+		if _, err := m.predictEach(ctx, Yt, []map[string]string{{"k": "3"}}); err == nil {
 			t.Errorf("%s: PredictEach set a training option", name)
 		}
 	}

@@ -10,10 +10,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestFisherScoreEach checks that a fit of SetScoreOnly is suspended, that
-// ScoreEach gives the labels of PredictEach on the formed model, with the
+// TestFisherScoreEach checks that a fit of setScoreOnly is suspended, that
+// scoreEach gives the labels of predictEach on the formed model, with the
 // span reduction (d=100, N=40) and without it (d=20), and that Resume
-// after SetScoreOnly(false) forms the model of a plain Fit bit for bit.
+// after setScoreOnly(false) forms the model of a plain Fit bit for bit.
 func TestFisherScoreEach(t *testing.T) {
 	ctx := context.Background()
 	sets := []map[string]string{
@@ -26,7 +26,7 @@ func TestFisherScoreEach(t *testing.T) {
 		for name, mk := range resumeModels(FDDLOptions{K: 5, Iters: 4, Seed: 7, Lambda1: 0.01}) {
 			want := mk()
 			must(t, want.Fit(ctx, Y, labels))
-			wantLabels, err := want.PredictEach(ctx, Yt, sets)
+			wantLabels, err := want.predictEach(ctx, Yt, sets)
 			must(t, err)
 			distinct := map[string]bool{}
 			for _, l := range wantLabels {
@@ -38,32 +38,32 @@ func TestFisherScoreEach(t *testing.T) {
 
 			m := mk()
 			s := m.(interface {
-				SetScoreOnly(bool)
-				ScoreEach(context.Context, mat.Matrix, []map[string]string) ([][]int, error)
+				setScoreOnly(bool)
+				scoreEach(context.Context, mat.Matrix, []map[string]string) ([][]int, error)
 			})
-			s.SetScoreOnly(true)
+			s.setScoreOnly(true)
 			must(t, m.Fit(ctx, Y, labels))
 			if _, err := m.Predict(Yt); err == nil {
 				t.Errorf("%s d=%d: a score-only fit predicts", name, d)
 			}
-			got, err := s.ScoreEach(ctx, Yt, sets)
+			got, err := s.scoreEach(ctx, Yt, sets)
 			must(t, err)
 			for i := range sets {
 				if !slices.Equal(got[i], wantLabels[i]) {
 					t.Errorf("%s d=%d: ScoreEach %v: %v, PredictEach %v", name, d, sets[i], got[i], wantLabels[i])
 				}
 			}
-			if _, err := s.ScoreEach(ctx, mat.NewDense(d+1, 2, nil), sets[:1]); err == nil {
+			if _, err := s.scoreEach(ctx, mat.NewDense(d+1, 2, nil), sets[:1]); err == nil {
 				t.Errorf("%s d=%d: ScoreEach of %d-dimensional data", name, d, d+1)
 			}
-			s.SetScoreOnly(false)
+			s.setScoreOnly(false)
 			must(t, m.Resume(ctx, Y, labels, 4))
 			if diff := sameFit(m, want); diff != "" {
 				t.Errorf("%s d=%d: score-only Fit + Resume: %s", name, d, diff)
 			}
 		}
 	}
-	if _, err := new(LRSDL).ScoreEach(ctx, mat.NewDense(3, 2, nil), nil); err == nil {
+	if _, err := new(LRSDL).scoreEach(ctx, mat.NewDense(3, 2, nil), nil); err == nil {
 		t.Error("ScoreEach without a training state")
 	}
 }

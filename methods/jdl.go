@@ -23,19 +23,16 @@ func init() {
 }
 
 // JDLOptions controls JDL and JDL*. The zero value means the defaults,
-// chosen by 4-fold cross-validation on the AR gender training set, folds
-// keeping each person together; Off sets a
-// literal 0 where the range allows it.
+// chosen by cross-validation on training data (see bench/studies/defaults);
+// Off sets a literal 0 where the range allows it.
 type JDLOptions struct {
-	K       int     `json:"k"`       // atoms per class; zero means min(20, smallest class)
-	K0      int     `json:"k0"`      // shared atoms; zero means 10
-	Lambda1 float64 `json:"lambda1"` // ℓ1 weight λ1; zero means 0.01
-	Lambda2 float64 `json:"lambda2"` // Fisher weight λ2; zero means 0.01
-	Lambda  float64 `json:"lambda"`  // ℓ1 weight of the coding at prediction; zero means lambda1
-	Iters   int     `json:"iters"`   // outer iterations; zero means 15
-	// Tol stops training when the cost changes by at most Tol relative;
-	// zero means 1e-4.
-	Tol         float64            `json:"tol"`
+	K           int                `json:"k"`                      // atoms per class; zero means min(20, smallest class)
+	K0          int                `json:"k0"`                     // shared atoms; zero means 10
+	Lambda1     float64            `json:"lambda1"`                // ℓ1 weight λ1; zero means 0.01
+	Lambda2     float64            `json:"lambda2"`                // Fisher weight λ2; zero means 0.01
+	Lambda      float64            `json:"lambda"`                 // ℓ1 weight of the coding at prediction; zero means lambda1
+	Iters       int                `json:"iters"`                  // outer iterations; zero means 15
+	Tol         float64            `json:"tol"`                    // stop when the cost changes by at most Tol, relative; zero means 1e-4, Off runs every iteration
 	Seed        uint64             `json:"seed"`                   // seed of the initialisation
 	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
 	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each outer iteration
@@ -55,12 +52,10 @@ func (o *JDLOptions) spec() optSpec {
 	}}
 }
 
-// JDL is joint dictionary learning (Zhou et al., "Jointly learning visually
-// correlated dictionaries for large-scale visual recognition applications",
-// TPAMI 2014): class dictionaries D_1..D_C and a shared dictionary D_0,
-// D̄ = [D_1 … D_C D_0], where each class is represented by its own and the
-// shared atoms only,
-// Its derivation and algorithm are in methods/NOTES.md.
+// JDL is joint dictionary learning (Zhou et al., TPAMI 2014): class
+// dictionaries D_c and a shared D_0, each class coded on its own and the
+// shared atoms only, minimising ½Σ_c ‖Y_c − D_cX_c^c − D_0X_c^0‖²_F +
+// λ1‖X̃‖₁ + λ2/2·g(X̃). JDL* (New("JDL*")) predicts by global coding.
 type JDL struct {
 	Options JDLOptions
 	res     JDLOptions // resolved options of the last Fit or SetState
@@ -80,8 +75,7 @@ func (m *JDL) Name() string {
 	return "JDL"
 }
 
-// Atoms returns the class dictionaries (part gives the atoms of each class)
-// and the shared dictionary D0.
+// Atoms returns D, its atom partition and D0; see Dictionary.
 func (m *JDL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	if m.D == nil {
 		return nil, nil, nil
@@ -149,16 +143,15 @@ func (m *JDL) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return nil
 }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *JDL) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *JDL) SetParam(name, value string) error {
 	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
 }
 
-// SetProgress sets the function called after every outer iteration.
+// SetProgress sets the function called after each outer iteration.
 func (m *JDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // jdlTrain holds one JDL training run on the class-sorted samples Y. The
@@ -402,8 +395,7 @@ func (s *jdlTrain) cost() lrsdl.Cost {
 	return lrsdl.NewCost(terms...)
 }
 
-// Cost returns J at the learned dictionaries for the samples Y with known
-// labels, with the codes from JDL-X (started at zero).
+// Cost returns J for (Y, labels), Y coded by the training X step.
 func (m *JDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	if err := dl.Trained(m.D); err != nil {
@@ -420,8 +412,7 @@ func (m *JDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	return s.cost(), nil
 }
 
-// Predict returns the label of the class with the smallest residual on its
-// own and the shared atoms: by local coding (JDL) or global coding (JDL*).
+// Predict returns the label of each column of Y.
 func (m *JDL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
 // predictRaw is PredictContext on samples as given.

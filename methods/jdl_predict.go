@@ -57,7 +57,7 @@ func (m *JDL) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	return globalCodes(m.D, Y, m.res.Lambda, core.LassoOptions{ADMM: true})
 }
 
-// Classes returns the labels of the classes in increasing order.
+// Classes returns the class labels in increasing order.
 func (m *JDL) Classes() []int {
 	if m.D == nil {
 		return nil

@@ -18,18 +18,16 @@ func init() {
 // defaults, the authors' settings for AR gender; Off sets a literal 0 for
 // alpha and beta (the term is left out).
 type LCKSVDOptions struct {
-	K           int     `json:"k"`                      // atoms per class; zero means min(25, smallest class)
-	Sparsity    int     `json:"sparsity"`               // OMP sparsity T, at most the atoms of all classes; zero means 20
-	Alpha       float64 `json:"alpha"`                  // label-consistency weight α; zero means 0.01
-	Beta        float64 `json:"beta"`                   // classification weight β (LC-KSVD2); zero means 0.01
-	Ridge       float64 `json:"ridge"`                  // ridge weight of the regressions for A and W; zero means 1
-	Iters       int     `json:"iters"`                  // K-SVD iterations on the stacked problem; zero means 50
-	InitIters   int     `json:"init_iters"`             // K-SVD iterations per class to initialise D; zero means 10
-	Seed        uint64  `json:"seed"`                   // seed of the initial atom choice
-	NoNormalize bool    `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
-
-	// Progress, if set, is called after every K-SVD iteration of training.
-	Progress lrsdl.ProgressFunc `json:"-"`
+	K           int                `json:"k"`                      // atoms per class; zero means min(25, smallest class)
+	Sparsity    int                `json:"sparsity"`               // OMP sparsity T, at most the atoms of all classes; zero means 20
+	Alpha       float64            `json:"alpha"`                  // label-consistency weight α; zero means 0.01
+	Beta        float64            `json:"beta"`                   // classification weight β (LC-KSVD2); zero means 0.01
+	Ridge       float64            `json:"ridge"`                  // ridge weight of the regressions for A and W; zero means 1
+	Iters       int                `json:"iters"`                  // K-SVD iterations on the stacked problem; zero means 50
+	InitIters   int                `json:"init_iters"`             // K-SVD iterations per class to initialise D; zero means 10
+	Seed        uint64             `json:"seed"`                   // seed of the initial atom choice
+	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
+	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each K-SVD iteration
 }
 
 func (o *LCKSVDOptions) spec() optSpec {
@@ -46,20 +44,18 @@ func (o *LCKSVDOptions) spec() optSpec {
 	}}
 }
 
-// LCKSVD1 is label-consistent K-SVD (Jiang, Lin and Davis) without the
-// classifier in the objective: it learns D = [D_1..D_C] and A by K-SVD on
-// Its derivation and algorithm are in methods/NOTES.md.
+// LCKSVD1 is label-consistent K-SVD (Jiang, Lin and Davis): K-SVD on
+// min ‖Y − DX‖²_F + α‖Q − AX‖²_F s.t. ‖xᵢ‖₀ ≤ T (Q marks the atoms of each
+// sample's class), then a linear classifier W fitted to the OMP codes by
+// ridge regression.
 type LCKSVD1 struct {
 	Options LCKSVDOptions
 	res     LCKSVDOptions // resolved options of the last Fit or SetState
 	lcksvd
 }
 
-// LCKSVD2 is LCKSVD1 with the classifier learned jointly:
-//
-//	min ‖Y − DX‖²_F + α‖Q − AX‖²_F + β‖H − WX‖²_F  subject to ‖xᵢ‖₀ ≤ T,
-//
-// by K-SVD on [Y; √α·Q; √β·H], W initialised by ridge regression too.
+// LCKSVD2 is LCKSVD1 with the classifier learned jointly: K-SVD on
+// min ‖Y − DX‖²_F + α‖Q − AX‖²_F + β‖H − WX‖²_F s.t. ‖xᵢ‖₀ ≤ T.
 type LCKSVD2 struct {
 	Options LCKSVDOptions
 	res     LCKSVDOptions // resolved options of the last Fit or SetState
@@ -72,28 +68,26 @@ func (m *LCKSVD1) Name() string { return "LCKSVD1" }
 // Name returns "LCKSVD2".
 func (m *LCKSVD2) Name() string { return "LCKSVD2" }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *LCKSVD1) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *LCKSVD2) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *LCKSVD1) SetParam(name, value string) error {
 	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
 }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *LCKSVD2) SetParam(name, value string) error {
 	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
 }
 
-// SetProgress sets the function called after every K-SVD iteration.
+// SetProgress sets the function called after each K-SVD iteration.
 func (m *LCKSVD1) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
-// SetProgress sets the function called after every K-SVD iteration.
+// SetProgress sets the function called after each K-SVD iteration.
 func (m *LCKSVD2) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // fitRaw is Fit on samples as given.
@@ -116,12 +110,12 @@ func (m *LCKSVD2) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error 
 	return err
 }
 
-// Predict returns argmax W·x for the OMP code x of each column of Y.
+// Predict returns the label of each column of Y.
 func (m *LCKSVD1) Predict(Y mat.Matrix) ([]int, error) {
 	return m.PredictContext(context.Background(), Y)
 }
 
-// Predict returns argmax W·x for the OMP code x of each column of Y.
+// Predict returns the label of each column of Y.
 func (m *LCKSVD2) Predict(Y mat.Matrix) ([]int, error) {
 	return m.PredictContext(context.Background(), Y)
 }
@@ -136,28 +130,25 @@ func (m *LCKSVD2) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	return m.lcksvd.predict(ctx, &m.res, Y)
 }
 
-// Cost returns the training objective at the learned model with the OMP
-// codes of the stacked [Y; √α·Q]: terms "fidelity" ‖Y − DX‖²_F and "label"
-// α‖Q − AX‖²_F.
+// Cost returns ‖Y − DX‖²_F and α‖Q − AX‖²_F, X the OMP codes of [Y; √α·Q].
 func (m *LCKSVD1) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	return m.lcksvd.cost(&m.res, false, Y, labels)
 }
 
-// Cost returns the training objective at the learned model with the OMP
-// codes of the stacked [Y; √α·Q; √β·H]: terms "fidelity" ‖Y − DX‖²_F,
-// "label" α‖Q − AX‖²_F and "classification" β‖H − WX‖²_F.
+// Cost returns ‖Y − DX‖²_F ("fidelity"), α‖Q − AX‖²_F ("label") and
+// β‖H − WX‖²_F ("classification") for the OMP codes X of [Y; √α·Q; √β·H].
 func (m *LCKSVD2) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	return m.lcksvd.cost(&m.res, true, Y, labels)
 }
 
-// Atoms returns D = [D_1..D_C], its atom partition and no shared dictionary.
+// Atoms returns D, its atom partition and a nil D0; see Dictionary.
 func (m *LCKSVD1) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return m.lcksvd.m.D, m.lcksvd.m.part, nil
 }
 
-// Atoms returns D = [D_1..D_C], its atom partition and no shared dictionary.
+// Atoms returns D, its atom partition and a nil D0; see Dictionary.
 func (m *LCKSVD2) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return m.lcksvd.m.D, m.lcksvd.m.part, nil
 }

@@ -381,7 +381,7 @@ func (l *lcksvd) decide(ctx context.Context, o *LCKSVDOptions, Y mat.Matrix) (*m
 	return S, nil
 }
 
-// Classes returns the labels of the classes in increasing order.
+// Classes returns the class labels in increasing order.
 func (l *lcksvd) Classes() []int { return l.m.classList() }
 
 func (l *lcksvd) cost(o *LCKSVDOptions, two bool, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {

@@ -13,21 +13,14 @@ func init() {
 	register("LRSDL", func() lrsdl.Model { return &LRSDL{} })
 }
 
-// LRSDLOptions configures LRSDL. The zero value means the defaults: those of
-// FDDLOptions except 20 FISTA iterations per X step (XIters; chosen by
-// cross-validation on training data, bench/studies/defaults/defaults-lrsdl-xiters.md),
-// k0 = 10 shared atoms and η = 0.1; Off sets k0 or η to 0.
+// LRSDLOptions configures LRSDL: the defaults of FDDLOptions except XIters
+// 20 (chosen by cross-validation on training data; see
+// bench/studies/defaults), k0 = 10 and η = 0.1; Off sets k0 or η to 0.
 type LRSDLOptions struct {
 	FDDLOptions
-	K0  int     `json:"k0"`  // shared atoms k0, at most the samples; zero means 10
-	Eta float64 `json:"eta"` // nuclear-norm weight η; zero means 0.1
-	// PaperX runs the X step as the paper's LRSDL-X alone (Algorithm 1,
-	// one FISTA over [X; X0]). By default LRSDL-X is followed by an exact
-	// update of X0 with X fixed (FISTA at X0's own, much smaller, Lipschitz
-	// constant), which costs O(k0²N) per iteration and lowers J̄ much
-	// further per outer iteration: LRSDL-X alone stops with X0 far from
-	// optimal.
-	PaperX bool `json:"paper_x"`
+	K0     int     `json:"k0"`      // shared atoms k0, at most the samples; zero means 10
+	Eta    float64 `json:"eta"`     // nuclear-norm weight η; zero means 0.1
+	PaperX bool    `json:"paper_x"` // X step by the paper's LRSDL-X alone, without the exact X0 update after it
 }
 
 func (o *LRSDLOptions) spec() optSpec {
@@ -50,14 +43,10 @@ func (o *LRSDLOptions) params() fisher.Params {
 	return p
 }
 
-// LRSDL is low-rank shared dictionary learning (Vu & Monga), minimising
-//
-//	J̄(D̄, X̄) = ½f̄_Y(D̄, X̄) + λ1‖X̄‖₁ + λ2/2·ḡ(X̄) + η‖D0‖_*
-//
-// over the class dictionaries D = [D_1..D_C], the shared dictionary D0 and
-// the codes X̄ = [X; X0], by Algorithm 2, whose X step
-// is LRSDL-X followed by an exact update of X0 (Options.PaperX: LRSDL-X
-// alone). Its training is the Fisher engine's, shared with FDDL and D2L2R2.
+// LRSDL is low-rank shared dictionary learning (Vu & Monga): class
+// dictionaries D = [D_1..D_C] and a low-rank shared D0 minimising
+// J̄(D̄, X̄) = ½f̄_Y(D̄, X̄) + λ1‖X̄‖₁ + λ2/2·ḡ(X̄) + η‖D0‖_* over D̄ = [D D0]
+// and the codes X̄ = [X; X0].
 type LRSDL struct {
 	Options LRSDLOptions
 	res     LRSDLOptions // resolved options of the last Fit or SetState
@@ -67,16 +56,15 @@ type LRSDL struct {
 // Name returns "LRSDL".
 func (m *LRSDL) Name() string { return "LRSDL" }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *LRSDL) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *LRSDL) SetParam(name, value string) error {
 	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
 }
 
-// SetProgress sets the function called after every outer iteration.
+// SetProgress sets the function called after each outer iteration.
 func (m *LRSDL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // fitRaw is Fit on samples as given.
@@ -89,7 +77,7 @@ func (m *LRSDL) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return err
 }
 
-// Predict returns the label of each column of Y (GC or LC rule of the options).
+// Predict returns the label of each column of Y.
 func (m *LRSDL) Predict(Y mat.Matrix) ([]int, error) {
 	return m.PredictContext(context.Background(), Y)
 }
@@ -106,28 +94,25 @@ func (m *LRSDL) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	return m.transform(&o, Y)
 }
 
-// Cost evaluates J̄ at the learned dictionaries, with the codes of Y found by
-// the training X step. Terms: fidelity, l1, fisher, shared, nuclear.
+// Cost returns J̄ for (Y, labels), Y coded by the training X step.
 func (m *LRSDL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
-	return m.CostContext(context.Background(), Y, labels)
+	return m.costContext(context.Background(), Y, labels)
 }
 
-// CostContext is Cost, returning ctx.Err() when ctx is cancelled.
-func (m *LRSDL) CostContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
+// costContext is Cost with a context.
+func (m *LRSDL) costContext(ctx context.Context, Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	o := m.res
 	return m.cost(ctx, &o, Y, labels)
 }
 
-// Means returns the class code means m_c (columns of a K×C matrix) and the
-// shared code mean m^0 (k0).
+// Means returns the class code means m_c (K×C) and the shared mean m0.
 func (m *LRSDL) Means() (Mc *mat.Dense, m0 []float64) { return m.fm.Mc, m.fm.M0 }
 
 // Tune chooses the prediction rule (GC with Options.W, or LC) and
-// Options.Lambda by stratified cross-validation on the training set (Y,
-// labels), training with the current options on each fold. It does not
-// train m; call Fit afterwards.
+// Options.Lambda by stratified cross-validation on (Y, labels) and sets
+// them in Options; it does not train m.
 func (m *LRSDL) Tune(ctx context.Context, Y mat.Matrix, labels []int, o TuneOptions) (Tuned, error) {
 	opts := m.Options
 	r, err := tune(ctx, func() lrsdl.Classifier {

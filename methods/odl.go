@@ -20,14 +20,12 @@ func init() {
 
 // ODLOptions configures ODL. The zero value means the defaults.
 type ODLOptions struct {
-	K           int     `json:"k"`                      // atoms per class (Fit) or in all (Learn); zero means min(25, smallest class)
-	Lambda      float64 `json:"lambda"`                 // sparsity weight λ; zero means 0.001
-	Iters       int     `json:"iters"`                  // outer iterations; zero means 20
-	Seed        uint64  `json:"seed"`                   // seed of the initial atom choice
-	NoNormalize bool    `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
-
-	// Progress, if set, is called after every outer iteration.
-	Progress lrsdl.ProgressFunc `json:"-"`
+	K           int                `json:"k"`                      // atoms per class (Fit) or in all (Learn); zero means min(25, smallest class)
+	Lambda      float64            `json:"lambda"`                 // sparsity weight λ; zero means 0.001
+	Iters       int                `json:"iters"`                  // outer iterations; zero means 20
+	Seed        uint64             `json:"seed"`                   // seed of the initial atom choice
+	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
+	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each outer iteration
 }
 
 func (o *ODLOptions) spec() optSpec {
@@ -40,9 +38,10 @@ func (o *ODLOptions) spec() optSpec {
 	}}
 }
 
-// ODL is online dictionary learning (Mairal et al.) in batch form: it
-// minimises
-// Its derivation and algorithm are in methods/NOTES.md.
+// ODL is online dictionary learning (Mairal et al.) in batch form: Fit
+// learns one dictionary D_c per class, minimising ½‖Y_c − D_cX_c‖²_F +
+// λ‖X_c‖₁ with ‖dᵢ‖₂ ≤ 1, and predicts like SRC on D = [D_1..D_C]; Learn
+// fits one dictionary to unlabelled data, for Transform only.
 type ODL struct {
 	Options ODLOptions
 	res     ODLOptions // resolved options of the last Fit or SetState
@@ -53,16 +52,15 @@ type ODL struct {
 // Name returns "ODL".
 func (m *ODL) Name() string { return "ODL" }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *ODL) Params() []lrsdl.Param { return listParams(m.m.D != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *ODL) SetParam(name, value string) error {
 	return setParam(m.m.D != nil, &m.Options, &m.res, name, value)
 }
 
-// SetProgress sets the function called after every outer iteration.
+// SetProgress sets the function called after each outer iteration.
 func (m *ODL) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
 // fitRaw is Fit on samples as given.
@@ -77,9 +75,8 @@ func (m *ODL) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return m.learn(ctx, start, o, info, Ys, g.Part, g.Classes)
 }
 
-// Learn learns a dictionary of k atoms (k at most the number of samples)
-// from the unlabelled columns of Y, for Transform. The resulting model
-// cannot Predict.
+// Learn learns a dictionary of k atoms (k ≤ the samples) from the
+// unlabelled columns of Y, for Transform; the model cannot Predict.
 func (m *ODL) Learn(ctx context.Context, Y mat.Matrix) error {
 	Y = normalized(Y, !m.Options.NoNormalize)
 	start := time.Now()
@@ -196,7 +193,7 @@ func (m *ODL) transform(ctx context.Context, Y mat.Matrix) (*mat.Dense, error) {
 	return X, err
 }
 
-// Predict returns the label of each column of Y; see ODL.
+// Predict returns the label of each column of Y.
 func (m *ODL) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
 // predictRaw is PredictContext on samples as given.
@@ -225,14 +222,11 @@ func (m *ODL) decideRaw(Y mat.Matrix) (*mat.Dense, error) { return m.decide(bg, 
 // PredictProba returns softmax(DecisionFunction/T) per column.
 func (m *ODL) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
 
-// Classes returns the labels of the classes in increasing order; nil for
-// a model from Learn.
+// Classes returns the class labels in increasing order.
 func (m *ODL) Classes() []int { return m.m.classList() }
 
-// Cost returns the training objective at the learned dictionaries: for a
-// model from Fit Σ_c ½‖Y_c − D_cX_c‖²_F + λ‖X_c‖₁ with X_c the lasso codes
-// of class c over D_c; for one from Learn ½‖Y − DX‖²_F + λ‖X‖₁ (labels may
-// then be nil). Terms: fidelity, l1.
+// Cost returns Σ_c ½‖Y_c − D_cX_c‖²_F + λ‖X_c‖₁ ("fidelity", "l1"), X_c
+// the lasso codes of class c on D_c; after Learn, ½‖Y − DX‖²_F + λ‖X‖₁.
 func (m *ODL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	if err := m.m.check("ODL", Y); err != nil {
@@ -271,7 +265,7 @@ func (m *ODL) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	return cost, nil
 }
 
-// Atoms returns D = [D_1..D_C], its atom partition and no shared dictionary.
+// Atoms returns D, its atom partition and a nil D0; see Dictionary.
 func (m *ODL) Atoms() (D *mat.Dense, part core.Partition, D0 *mat.Dense) {
 	return m.m.D, m.m.part, nil
 }

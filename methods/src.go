@@ -34,17 +34,11 @@ func (o *SRCOptions) spec() optSpec {
 	}}
 }
 
-// SRC is the sparse representation-based classifier of Wright et al.: the
-// dictionary D = [D_1..D_C] is the training set (columns scaled to unit
-// norm), a sample y is coded by the lasso (core.LassoGram's ADMM option:
-// the exact homotopy path for sparse codes, ADMM for dense ones)
-//
-//	x = argmin_x ½‖y − Dx‖²₂ + λ‖x‖₁
-//
-// and assigned to the class c with the smallest residual ‖y − D_c x^c‖₂.
-// Fit keeps the N×N Gram matrix DᵀD, so that coding costs d·N per sample
-// (for DᵀY) plus iterations in span(D) at N×N. SRC has no training
-// iterations, so it reports no progress. Predict is safe for concurrent use.
+// SRC is the sparse representation-based classifier (Wright et al.): the
+// dictionary D = [D_1..D_C] is the normalised training set, a sample is
+// coded by the lasso x = argmin ½‖y − Dx‖²₂ + λ‖x‖₁ and given the class of
+// the smallest residual ‖y − D_cx^c‖₂. Fit keeps DᵀD (N×N); coding costs
+// d·N per sample plus iterations at N×N.
 type SRC struct {
 	Options SRCOptions
 	res     SRCOptions // resolved options of the last Fit or SetState
@@ -56,11 +50,10 @@ type SRC struct {
 // Name returns "SRC".
 func (m *SRC) Name() string { return "SRC" }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *SRC) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *SRC) SetParam(name, value string) error {
 	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
 }
@@ -135,9 +128,8 @@ func (m *SRC) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
 	return m.m.residualLabels(Y, X), nil
 }
 
-// Cost returns the lasso objective of coding Y over the training set,
-// with terms "fidelity" ½‖Y − DX‖²_F and "l1" λ‖X‖₁. SRC has no training
-// objective; labels are only checked for their number.
+// Cost returns ½‖Y − DX‖²_F ("fidelity") and λ‖X‖₁ ("l1") for the lasso
+// codes X of Y; labels are only checked for their number.
 func (m *SRC) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	X, err := m.codes(context.Background(), Y)
@@ -179,5 +171,5 @@ func (m *SRC) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.
 // transformRaw is Transform on samples as given.
 func (m *SRC) transformRaw(Y mat.Matrix) (*mat.Dense, error) { return m.codes(bg, Y) }
 
-// Classes returns the labels of the classes in increasing order.
+// Classes returns the class labels in increasing order.
 func (m *SRC) Classes() []int { return m.m.classList() }

@@ -18,30 +18,19 @@ import (
 func init() { register("SRRS", func() lrsdl.Model { return &SRRS{} }) }
 
 // SRRSOptions controls SRRS. The zero value means the defaults, chosen by
-// 4-fold cross-validation on the AR gender training set, folds keeping
-// each person together; Off sets a literal 0 where the range allows it.
+// cross-validation on training data (see bench/studies/defaults); Off sets
+// a literal 0 where the range allows it.
 type SRRSOptions struct {
-	// P is the subspace dimension; zero means C − 1 for C classes (at
-	// most the rank of the training set): the supervised term has at most
-	// C − 1 negative eigenvalues, its discriminative directions.
-	P       int     `json:"p"`
-	Lambda1 float64 `json:"lambda1"` // ℓ2,1 weight λ1 of the error; zero means 1
-	Lambda2 float64 `json:"lambda2"` // weight λ2 of the supervised term; zero means 0.1
-	Eta     float64 `json:"eta"`     // weight η of ‖PᵀAZ‖²_F in the supervised term; zero means 0
-	Mu      float64 `json:"mu"`      // initial ALM penalty μ0; zero means 0.1
-	Rho     float64 `json:"rho"`     // growth ρ > 1 of the penalty; zero means 1.5
-	Iters   int     `json:"iters"`   // ALM iterations at most; zero means 200
-	// Tol stops when both constraint residuals, relative to ‖X‖_F, are at
-	// most Tol; zero means 1e-3, chosen by cross-validation on the training
-	// sets of AR gender, Oxford Flower, COIL-100 and digits.
-	Tol float64 `json:"tol"`
-	// Clean matches test samples against the recovered training data
-	// Pᵀ(X − E) instead of PᵀX.
-	Clean bool `json:"clean"`
-	// Rule is the prediction rule in the subspace: "mean" (the nearest
-	// class mean) or "nn" (the nearest training sample, as Li and Fu);
-	// empty means "mean".
-	Rule        string             `json:"rule"`
+	P           int                `json:"p"`                      // subspace dimension p ≥ 1; zero means C − 1, at most the rank of the training set
+	Lambda1     float64            `json:"lambda1"`                // ℓ2,1 weight λ1 of the error; zero means 1
+	Lambda2     float64            `json:"lambda2"`                // weight λ2 of the supervised term; zero means 0.1
+	Eta         float64            `json:"eta"`                    // weight η of ‖PᵀAZ‖²_F in the supervised term; zero means 0
+	Mu          float64            `json:"mu"`                     // initial ALM penalty μ0; zero means 0.1
+	Rho         float64            `json:"rho"`                    // growth ρ > 1 of the penalty; zero means 1.5
+	Iters       int                `json:"iters"`                  // ALM iterations at most; zero means 200
+	Tol         float64            `json:"tol"`                    // stop when both constraint residuals are at most Tol·‖X‖_F; zero means 1e-3
+	Clean       bool               `json:"clean"`                  // match test samples against the recovered Pᵀ(X − E) instead of PᵀX
+	Rule        string             `json:"rule"`                   // prediction: "mean" (nearest class mean) or "nn" (nearest training sample); empty means "mean"
 	Seed        uint64             `json:"seed"`                   // unused: SRRS is deterministic
 	NoNormalize bool               `json:"no_normalize,omitempty"` // use the samples as given, not scaled to unit ℓ2 norm
 	Progress    lrsdl.ProgressFunc `json:"-"`                      // called after each ALM iteration
@@ -79,13 +68,10 @@ func srrsDefaultP(d dl.Info) float64 {
 // srrsMuMax caps the ALM penalty.
 const srrsMuMax = 1e8
 
-// SRRS is the supervised regularization-based robust subspace of Li and Fu
-// ("Learning robust and discriminative subspace with low-rank
-// constraints", TNNLS 2016): a low-rank representation Z of the training
-// samples X (d×N) over the dictionary A = X, a column-sparse error E and
-// an orthonormal projection P (d×p) under which the recovered data AZ is
-// discriminative,
-// Its derivation and algorithm are in methods/NOTES.md.
+// SRRS is the supervised regularization-based robust subspace (Li and Fu,
+// TNNLS 2016): min ‖Z‖_* + λ1‖E‖_{2,1} + λ2 f(P, Z) s.t. X = XZ + E,
+// PᵀP = I, f a Fisher criterion of PᵀXZ; it classifies in the subspace
+// PᵀY (Options.Rule).
 type SRRS struct {
 	Options SRRSOptions
 	res     SRRSOptions // resolved options of the last Fit or SetState
@@ -177,19 +163,18 @@ func (m *SRRS) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	return nil
 }
 
-// Params lists the options: once trained, the resolved ones the model uses.
+// Params lists the options, resolved once trained.
 func (m *SRRS) Params() []lrsdl.Param { return listParams(m.Classes() != nil, &m.Options, &m.res) }
 
-// SetParam sets the named option of Options from its text form; once
-// trained, a prediction option also applies to the model at once.
+// SetParam sets the named option from its text form.
 func (m *SRRS) SetParam(name, value string) error {
 	return setParam(m.Classes() != nil, &m.Options, &m.res, name, value)
 }
 
-// SetProgress sets the function called after every ALM iteration.
+// SetProgress sets the function called after each ALM iteration.
 func (m *SRRS) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Progress = f, f }
 
-// Predict returns the label of the nearest projected training sample.
+// Predict returns the label of each column of Y.
 func (m *SRRS) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
 
 // predictRaw is PredictContext on samples as given.
@@ -207,7 +192,7 @@ func (m *SRRS) decideRaw(Y mat.Matrix) (*mat.Dense, error) { return m.decide(bg,
 // PredictProba returns softmax(DecisionFunction/T) per column.
 func (m *SRRS) PredictProba(Y mat.Matrix) (*mat.Dense, error) { return m.proba(m.DecisionFunction(Y)) }
 
-// Classes returns the labels of the classes in increasing order.
+// Classes returns the class labels in increasing order.
 func (m *SRRS) Classes() []int {
 	if m.P == nil {
 		return nil
@@ -295,9 +280,8 @@ func (m *SRRS) transformRaw(Y mat.Matrix) (*mat.Dense, error) {
 	return G, nil
 }
 
-// Cost returns the supervised term λ2·f(P, X) of the samples Y with known
-// labels ("fisher", with AZ = Y: the data taken as clean); SRRS's other
-// terms need the ALM's representation of the training set.
+// Cost returns the supervised term λ2·f(P, Y) ("fisher") of the samples Y
+// with known labels, taken as clean (XZ = Y).
 func (m *SRRS) Cost(Y mat.Matrix, labels []int) (lrsdl.Cost, error) {
 	Y = normalized(Y, !m.res.NoNormalize)
 	if m.P == nil {

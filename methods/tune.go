@@ -19,11 +19,7 @@ type TuneOptions struct {
 	Folds  int       // stratified folds of the training set; zero means 3
 	W      []float64 // GC weights tried; nil means 0.25, 0.5, 0.75, 1; empty tries LC only
 	Lambda []float64 // coding ℓ1 weights tried; nil means λ1·{0.25, 0.5, 1, 3}
-	// Groups, if not nil, holds the group of each training sample (e.g.
-	// the person in a face data set); folds then keep groups together
-	// (split.GroupFolds), so that validation samples come from
-	// groups unseen in training, as test samples may.
-	Groups []int
+	Groups []int     // if not nil, the group of each sample (e.g. the person); folds keep groups together
 }
 
 // tune chooses GC with a weight of o.W, or LC, and the coding λ of the best
