@@ -1,5 +1,6 @@
-// Package data reads and writes the data of lrsdl: data sets, synthetic
-// data and trained models.
+// Package data reads and writes the data of lrsdl: data sets and synthetic
+// data. Trained models are saved and loaded by package methods (Save, Load,
+// SaveFile, LoadFile).
 //
 // # Data sets
 //
@@ -24,13 +25,6 @@
 // for every data set; the library never does it unasked. Synthetic
 // generates the simulated data of the paper's shared-feature experiment
 // together with its planted atoms.
-//
-// # Model files
-//
-// WriteModel and ReadModel store an lrsdl.State in a versioned binary
-// format with a checksum (see EncodeModel). Writes are atomic: a file is
-// written to a temporary name, synced and renamed, so that a crash never
-// leaves a partial file.
 //
 // Readers bound their allocations by the size of their input (MAT-files:
 // see package matfile) and report malformed input as an error, never by

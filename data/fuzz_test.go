@@ -64,55 +64,6 @@ func FuzzLoadMAT(f *testing.F) {
 	})
 }
 
-// modelSeeds returns encoded models and truncated and corrupted versions.
-func modelSeeds(t testing.TB) [][]byte {
-	var buf bytes.Buffer
-	if err := EncodeModel(&buf, testState()); err != nil {
-		t.Fatal(err)
-	}
-	good := slices.Clone(buf.Bytes())
-	seeds := [][]byte{good, good[:modelHeaderLen], good[:len(good)/2], good[:len(good)-1]}
-	c := slices.Clone(good)
-	c[40] ^= 1
-	seeds = append(seeds, c)
-	// The bodies alone, for the checksum-free part of the target.
-	seeds = append(seeds, good[modelHeaderLen:len(good)-8])
-	return seeds
-}
-
-// FuzzDecodeModel checks that any input decodes to a state or an error,
-// never a panic, and that decoded states re-encode to the same bytes. As
-// random input rarely has a valid checksum, the body parser is also fed
-// the input directly.
-func FuzzDecodeModel(f *testing.F) {
-	for _, s := range modelSeeds(f) {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		if s, info, err := DecodeModelInfo(bytes.NewReader(in)); err == nil && info.Version == ModelVersion {
-			var buf bytes.Buffer
-			if err := EncodeModelInfo(&buf, s, info); err != nil {
-				t.Fatalf("re-encoding a decoded model: %v", err)
-			}
-			if !bytes.HasPrefix(in, buf.Bytes()) {
-				t.Fatal("re-encoded model differs from its input")
-			}
-		}
-		info := ModelInfo{Version: ModelVersion}
-		s, err := decodeModelBody(in, &info)
-		if err != nil {
-			return
-		}
-		var buf bytes.Buffer
-		if err := EncodeModelInfo(&buf, s, info); err != nil {
-			t.Fatalf("re-encoding a decoded body: %v", err)
-		}
-		if body := buf.Bytes()[modelHeaderLen : buf.Len()-8]; !bytes.Equal(body, in) {
-			t.Fatal("re-encoded body differs from its input")
-		}
-	})
-}
-
 // FuzzReadCSV checks that any CSV input gives a data set or an error.
 func FuzzReadCSV(f *testing.F) {
 	for _, s := range []string{"1,2,3\n4,5,6\n", "a,b\n1,2\n", "1,2,x\n", "0,0,1\n0,0,2\n", "1e308,1e308,1\n", "\"1\",2,3\n"} {

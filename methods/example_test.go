@@ -93,23 +93,14 @@ func Example_modelFile() {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "fddl.model")
-	s, err := m.State()
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := data.WriteModel(path, s); err != nil {
+	if err := methods.SaveFile(path, m); err != nil {
 		log.Fatal(err)
 	}
 
-	s, err = data.ReadModel(path)
+	// Later, in another process: the model as it was saved, options,
+	// normalisation and classes included.
+	c, err := methods.LoadFile(path)
 	if err != nil {
-		log.Fatal(err)
-	}
-	c, err := methods.New(s.Method)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := c.(lrsdl.Persistent).SetState(s); err != nil {
 		log.Fatal(err)
 	}
 	want, _ := m.Predict(ds.Test.Y)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/internal/modelfile"
 	"github.com/lrsdl/lrsdl/stream"
 )
 
@@ -185,8 +186,8 @@ func equalStates(t *testing.T, a, b *lrsdl.State) bool {
 	return true
 }
 
-// TestResume checks that a model saved to a model file between PartialFit
-// calls, pending samples included, resumes exactly: the next call gives
+// TestResume checks that a model's state, through the model file codec
+// between PartialFit calls, pending samples included, resumes exactly: the next call gives
 // the same state bit for bit as without the interruption, for LRSDL and
 // FDDL.
 func TestResume(t *testing.T) {
@@ -224,10 +225,10 @@ func TestResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := data.EncodeModel(&buf, st); err != nil {
+		if err := modelfile.Encode(&buf, st); err != nil {
 			t.Fatal(err)
 		}
-		st2, err := data.DecodeModel(&buf)
+		st2, _, err := modelfile.Decode(&buf)
 		if err != nil {
 			t.Fatal(err)
 		}

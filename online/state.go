@@ -155,8 +155,8 @@ func intsToFloats(v []int) []float64 {
 }
 
 // Classifier returns the trained model as a methods.LRSDL or methods.FDDL
-// (by Options.Method), for prediction and model files.
-func (m *Model) Classifier() (lrsdl.Classifier, error) {
+// (by Options.Method), for prediction and model files (methods.SaveFile).
+func (m *Model) Classifier() (lrsdl.Model, error) {
 	st, err := m.State()
 	if err != nil {
 		return nil, err
@@ -165,11 +165,7 @@ func (m *Model) Classifier() (lrsdl.Classifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, ok := c.(lrsdl.Persistent)
-	if !ok {
-		return nil, fmt.Errorf("online: method %s cannot restore a state", st.Method)
-	}
-	if err := p.SetState(st); err != nil {
+	if err := c.SetState(st); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -22,7 +22,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/internal/modelfile"
 	"github.com/lrsdl/lrsdl/matfile"
 )
 
@@ -102,16 +102,13 @@ func badFixtures(t *testing.T) map[string]string {
 	crc[len(crc)/2] ^= 1
 	write("crc.model", string(crc))
 	// Models with a valid checksum and bad content.
-	st, info, err := data.ReadModelInfo(model)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, _ := readState(t, model)
 	const mark = 12345.678
 	name := st.Names[0]
 	was := st.Matrices[name].At(0, 0)
 	st.Matrices[name].Set(0, 0, mark)
 	var buf bytes.Buffer
-	if err := data.EncodeModelInfo(&buf, st, info); err != nil {
+	if err := modelfile.Encode(&buf, st); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -136,29 +133,51 @@ func badFixtures(t *testing.T) map[string]string {
 			st.Options = []byte(strings.Replace(string(st.Options), "{", `{"lamda1":0.5,`, 1))
 		}},
 	} {
-		st, info, _ := data.ReadModelInfo(model)
+		st, _ := readState(t, model)
 		c.edit(st)
 		p := filepath.Join(dir, c.name+".model")
-		if err := data.WriteModelInfo(p, st, info); err != nil {
-			t.Fatal(err)
-		}
+		writeState(t, p, st)
 		f["{"+c.name+"}"] = p
 	}
 	st.Method = "NOPE"
 	p := filepath.Join(dir, "nomethod.model")
-	if err := data.WriteModelInfo(p, st, info); err != nil {
-		t.Fatal(err)
-	}
+	writeState(t, p, st)
 	f["{nomethod}"] = p
 	st.Method = "FDDL"
 	delete(st.Matrices, name)
 	st.Names = st.Names[1:]
 	p = filepath.Join(dir, "nomatrix.model")
-	if err := data.WriteModelInfo(p, st, info); err != nil {
-		t.Fatal(err)
-	}
+	writeState(t, p, st)
 	f["{nomatrix}"] = p
 	return f
+}
+
+// readState returns the state and info of the model file path.
+func readState(t *testing.T, path string) (*lrsdl.State, modelfile.Info) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, info, err := modelfile.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, info
+}
+
+// writeState writes st to a model file at path, whatever its method and
+// content.
+func writeState(t *testing.T, path string, st *lrsdl.State) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := modelfile.Encode(&buf, st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // reseal recomputes the checksum of an edited model file.

@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/internal/modelfile"
 )
 
 // The model records -normalize and predict prepares new samples the same
@@ -30,9 +30,8 @@ func TestPredictAppliesNormalization(t *testing.T) {
 		if code, _, e := runCmd(t, args...); code != 0 {
 			t.Fatalf("train: %s", e)
 		}
-		_, info, err := data.ReadModelInfo(model)
-		if err != nil || info.Normalize != norm || info.Version != data.ModelVersion {
-			t.Fatalf("model info %+v, %v", info, err)
+		if st, info := readState(t, model); info.Normalize != norm || info.Version != modelfile.Version || strings.Contains(string(st.Options), `"no_normalize":true`) == norm {
+			t.Fatalf("model info %+v, options %s", info, st.Options)
 		}
 		code, o, e := runCmd(t, "predict", "-data", csv, "-model", model)
 		if code != 0 {

@@ -3,28 +3,34 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
+	"github.com/lrsdl/lrsdl/internal/modelfile"
 )
 
 type fakeOptions struct {
-	K         int                `json:"k"`
-	K0        int                `json:"k0"`
-	Lambda    float64            `json:"lambda"`
-	Iters     int                `json:"iters"`
-	Seed      uint64             `json:"seed"`
-	OriginalX bool               `json:"original_x"`
-	OriginalD bool               `json:"original_d"`
-	Tol       float64            `json:"tol"` // ≥ 0: stop after 2 iterations, as if converged
-	Progress  lrsdl.ProgressFunc `json:"-"`
+	K         int     `json:"k"`
+	K0        int     `json:"k0"`
+	Lambda    float64 `json:"lambda"`
+	Iters     int     `json:"iters"`
+	Seed      uint64  `json:"seed"`
+	OriginalX bool    `json:"original_x"`
+	OriginalD bool    `json:"original_d"`
+	Tol       float64 `json:"tol"` // ≥ 0: stop after 2 iterations, as if converged
+	// NoNormalize is recorded only: the command scales the samples.
+	NoNormalize bool               `json:"no_normalize"`
+	Progress    lrsdl.ProgressFunc `json:"-"`
 }
 
 // fake is a nearest-class-mean classifier under any name. With lambda >
@@ -64,6 +70,11 @@ func (f *fake) SetParam(name, value string) error {
 	var v any
 	if json.Unmarshal([]byte(value), &v) != nil {
 		v = value
+	}
+	if _, ok := m[name].(bool); ok {
+		if b, err := strconv.ParseBool(value); err == nil {
+			v = b
+		}
 	}
 	if name == "tol" && v == 0.0 {
 		v = -1.0 // a literal 0, as methods.Off: run every iteration
@@ -160,6 +171,26 @@ func (f *fake) Predict(Y mat.Matrix) ([]int, error) {
 	return out, nil
 }
 
+func (f *fake) PredictContext(ctx context.Context, Y mat.Matrix) ([]int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f.Predict(Y)
+}
+
+// Classes, FitInfo, DecisionFunction, PredictProba and Transform make fake
+// an lrsdl.Model, which model files hold; the command calls none of the
+// last three.
+func (f *fake) Classes() []int         { return f.classes }
+func (f *fake) FitInfo() lrsdl.FitInfo { return lrsdl.FitInfo{} }
+func (f *fake) DecisionFunction(mat.Matrix) (*mat.Dense, error) {
+	return nil, errors.New("fake: no scores")
+}
+func (f *fake) PredictProba(mat.Matrix) (*mat.Dense, error) {
+	return nil, errors.New("fake: no scores")
+}
+func (f *fake) Transform(mat.Matrix) (*mat.Dense, error) { return nil, errors.New("fake: no codes") }
+
 func (f *fake) Atoms() (*mat.Dense, core.Partition, *mat.Dense) {
 	sizes := make([]int, len(f.classes))
 	for i := range sizes {
@@ -185,9 +216,10 @@ func (f *fake) SetState(s *lrsdl.State) error {
 	return json.Unmarshal(s.Options, &f.Options)
 }
 
-// useFakes makes the command see only fake methods with these names.
+// useFakes makes the command see only fake methods with these names,
+// and read their model files.
 func useFakes(names ...string) func() {
-	oldNew, oldNames := newMethod, methodNames
+	oldNew, oldNames, oldLoad := newMethod, methodNames, loadModel
 	newMethod = func(n string) (lrsdl.Classifier, error) {
 		for _, m := range names {
 			if m == n {
@@ -197,5 +229,25 @@ func useFakes(names ...string) func() {
 		return nil, fmt.Errorf("methods: unknown method %q", n)
 	}
 	methodNames = func() []string { return names }
-	return func() { newMethod, methodNames = oldNew, oldNames }
+	loadModel = func(path string) (lrsdl.Model, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		s, _, err := modelfile.Decode(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		c, err := newMethod(s.Method)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		m := c.(*fake)
+		if err := m.SetState(s); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return m, nil
+	}
+	return func() { newMethod, methodNames, loadModel = oldNew, oldNames, oldLoad }
 }

@@ -42,10 +42,11 @@ import (
 	"github.com/lrsdl/lrsdl/methods"
 )
 
-// Method registry, replaceable in tests.
+// Method registry and model files, replaceable in tests.
 var (
 	newMethod   = func(n string) (lrsdl.Classifier, error) { return methods.New(n) }
 	methodNames = methods.Names
+	loadModel   = methods.LoadFile
 )
 
 func main() {

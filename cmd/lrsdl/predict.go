@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/eval"
 )
 
@@ -61,12 +61,12 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		}
 		defer of.abort()
 	}
-	c, info, err := data.ReadClassifier(*model, newMethod)
+	c, err := loadModel(*model)
 	if err != nil {
 		return err
 	}
 	// New samples are prepared as the training samples were.
-	df.normalize = info.Normalize
+	df.normalize = normalizes(c)
 	noLabelsFlag := df.noLabels
 	ds, err := df.load(ctx, e.rep)
 	if err != nil && !df.noLabels && missingLabels(err) {
@@ -93,7 +93,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		"all":   fmt.Sprintf("all %d samples of %s", s.Len(), df.path),
 	}[set]
 	prep := "used as they are (the model was trained on data not normalised)"
-	if info.Normalize {
+	if df.normalize {
 		prep = "scaled to unit ℓ2 norm, as the model's training samples were"
 	}
 	e.rep.event("%s: classifying %s with the model %s", c.Name(), what, *model)
@@ -111,7 +111,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if len(pred) != s.Len() {
 		return fmt.Errorf("%s predicted %d labels for %d samples", c.Name(), len(pred), s.Len())
 	}
-	res := predictions{Method: c.Name(), Model: *model, Data: df.path, Set: set, Normalize: info.Normalize, Predicted: pred}
+	res := predictions{Method: c.Name(), Model: *model, Data: df.path, Set: set, Normalize: df.normalize, Predicted: pred}
 	if labelled {
 		res.Labels = s.Labels
 	}
@@ -176,6 +176,18 @@ func writePredictions(w io.Writer, path string, p predictions) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// normalizes reports whether m scales its samples to unit ℓ2 norm (its
+// option no_normalize is unset), as its training samples then were.
+func normalizes(m lrsdl.Model) bool {
+	for _, p := range m.Params() {
+		if p.Name == "no_normalize" {
+			off, _ := strconv.ParseBool(p.Value)
+			return !off
+		}
+	}
+	return false
 }
 
 // isSet reports whether the flag name was given on the command line.

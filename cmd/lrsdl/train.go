@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/data"
 	"github.com/lrsdl/lrsdl/eval"
+	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/split"
 )
 
@@ -66,12 +66,17 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	case sf.epochs != 0 || sf.labels != "":
 		return usagef("-epochs and -labels go with -batch")
 	}
+	if v, ok := mf.params["no_normalize"]; ok && v != 0 && df.normalize {
+		// The model file records the model's normalisation only.
+		return usagef("-p no_normalize=%g: the model would classify samples as they are, trained on samples scaled by -normalize; give -normalize=false", v)
+	}
 	mf.noNormalize = !df.normalize
 	c, err := mf.newClassifier(*method)()
 	if err != nil {
 		return err
 	}
-	if _, ok := c.(lrsdl.Persistent); !ok {
+	m, ok := c.(lrsdl.Model)
+	if !ok {
 		return fmt.Errorf("method %s cannot be saved to a model file", c.Name())
 	}
 	of, err := createOut(e.rep, "o", *out, "-data", df.path)
@@ -101,13 +106,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	took := time.Since(t0)
-	st, err := c.(lrsdl.Persistent).State()
-	if err != nil {
-		return err
-	}
-	if err := of.commit(func(w io.Writer) error {
-		return data.EncodeModelInfo(w, st, data.ModelInfo{Normalize: df.normalize})
-	}); err != nil {
+	if err := of.commit(func(w io.Writer) error { return methods.Save(w, m) }); err != nil {
 		return err
 	}
 	res := trainResult{Method: c.Name(), Dataset: ds.Name, Data: df.path, Samples: tr.Len(), Dimension: d, Classes: len(ds.Classes),

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/data"
+	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/online"
 	"github.com/lrsdl/lrsdl/stream"
 )
@@ -157,9 +157,16 @@ func runTrainStream(ctx context.Context, e *env, method, path, out string, norma
 		}
 		st.Options = append([]byte(`{"no_normalize":true`+sep), st.Options[1:]...)
 	}
-	if err := of.commit(func(w io.Writer) error {
-		return data.EncodeModelInfo(w, st, data.ModelInfo{Normalize: normalize})
-	}); err != nil {
+	// The file holds the batch method's model, without the minibatch
+	// statistics: predict reads it as any LRSDL or FDDL model.
+	c, err := methods.New(st.Method)
+	if err != nil {
+		return err
+	}
+	if err := c.SetState(st); err != nil {
+		return err
+	}
+	if err := of.commit(func(w io.Writer) error { return methods.Save(w, c) }); err != nil {
 		return err
 	}
 	seen, batches := m.Seen()

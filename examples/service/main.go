@@ -65,7 +65,7 @@ func rows(test bool) (*mat.Dense, []int) {
 
 func train(path string) {
 	X, labels := rows(false)
-	Y := data.NormalizeColumns(X.T()) // samples as columns, unit ℓ2 norm
+	Y := X.T() // samples as columns; the model scales them to unit ℓ2 norm
 	m := &methods.LRSDL{}
 	if err := m.Fit(context.Background(), Y, labels); err != nil {
 		log.Fatal(err)
@@ -74,29 +74,21 @@ func train(path string) {
 	if _, err := methods.Calibrate(context.Background(), m, Y, labels, 3); err != nil {
 		log.Fatal(err)
 	}
-	if err := data.WriteClassifier(path, m, data.ModelInfo{Normalize: true}); err != nil {
+	if err := methods.SaveFile(path, m); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("trained %s on %d samples in %d iterations\n", m.Name(), len(labels), m.FitInfo().Iters)
 }
 
 func predict(path string) {
-	s, info, err := data.ReadModelInfo(path)
+	// The model comes back with its options, normalisation among them, its
+	// classes and its temperature.
+	c, err := methods.LoadFile(path)
 	if err != nil {
-		log.Fatal(err)
-	}
-	c, err := methods.New(s.Method)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := c.SetState(s); err != nil {
 		log.Fatal(err)
 	}
 	X, labels := rows(true)
-	var Y mat.Matrix = X.T()
-	if info.Normalize {
-		Y = data.NormalizeColumns(Y)
-	}
+	Y := X.T()
 	pred, err := c.Predict(Y)
 	if err != nil {
 		log.Fatal(err)

@@ -1,7 +1,10 @@
-package data
+// Package modelfile is the codec of lrsdl's model files: an lrsdl.State
+// with its format version, normalisation and temperature, in a versioned
+// binary format with a checksum. Package methods reads and writes model
+// files through it (methods.Save, methods.Load).
+package modelfile
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -10,14 +13,12 @@ import (
 	"hash/crc64"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
-	"github.com/lrsdl/lrsdl/internal/atomicfile"
 )
 
 // Model file format, version 3. All integers are little-endian.
@@ -27,7 +28,7 @@ import (
 //	flags    uint32   0 (reserved)
 //	length   uint64   number of bytes in the body
 //	body:
-//	  info     uint64 n, n bytes (JSON of ModelInfo; absent in version 1)
+//	  info     uint64 n, n bytes (JSON of Info; absent in version 1)
 //	  method   uint32 n, n bytes (UTF-8)
 //	  options  uint64 n, n bytes (JSON)
 //	  classes  uint64 n, n × int64
@@ -38,124 +39,59 @@ import (
 //	    data   rows×cols × float64 bits, row-major, finite with a finite sum of squares
 //	checksum uint64   CRC-64 (ECMA) of everything before it
 //
-// Version 1 files, which have no info, still load, with a zero ModelInfo.
+// Version 1 files, which have no info, still load, with a zero Info.
 // Version 3 has the layout of version 2; its models scale their own input
 // to unit ℓ2 norm unless their options say no_normalize, so a version 1 or
 // 2 model whose info does not say Normalize loads with no_normalize set.
 const (
-	modelMagic     = "LRSDLMDL"
-	modelHeaderLen = 24
+	magic     = "LRSDLMDL"
+	headerLen = 24
 )
 
-// ModelVersion is the version of the model files written by this package.
-const ModelVersion = 3
+// Version is the version of the model files written by Encode.
+const Version = 3
 
-// ModelInfo is what a model file records beside the method's state: how
-// the training samples were prepared, which new samples need too.
-type ModelInfo struct {
+// Info is what a model file records beside the method's state.
+type Info struct {
 	// Version is the format version of the file read (not stored).
 	Version int `json:"-"`
-	// Normalize records that every training sample was scaled to unit ℓ2
-	// norm (LoadOptions.Normalize); samples to classify must be too.
+	// Normalize records that the model was trained on samples of unit ℓ2
+	// norm: Decode then checks the scale of its matrices.
 	Normalize bool `json:"normalize"`
-	// Temperature is the state's softmax temperature (lrsdl.State), kept
-	// here so that version 2 files hold it; omitted while 0.
+	// Temperature is the state's softmax temperature (lrsdl.State);
+	// omitted while 0.
 	Temperature float64 `json:"temperature,omitempty"`
 }
 
 var crcTable = crc64.MakeTable(crc64.ECMA)
 
-// WriteModel is WriteModelInfo with a zero ModelInfo.
-func WriteModel(path string, s *lrsdl.State) error {
-	return WriteModelInfo(path, s, ModelInfo{})
-}
-
-// WriteModelInfo writes s and info to a model file at path atomically: the
-// content goes to a temporary file in the same directory, which is synced
-// and renamed over path. On error, path is left as it was.
-func WriteModelInfo(path string, s *lrsdl.State, info ModelInfo) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return EncodeModelInfo(w, s, info) })
-}
-
-// ReadModel is ReadModelInfo without the ModelInfo.
-func ReadModel(path string) (*lrsdl.State, error) {
-	s, _, err := ReadModelInfo(path)
-	return s, err
-}
-
-// ReadModelInfo reads a model file written by WriteModelInfo (or an older
-// version of it).
-func ReadModelInfo(path string) (*lrsdl.State, ModelInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, ModelInfo{}, err
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	s, info, err := DecodeModelInfo(br)
-	if err != nil {
-		return nil, ModelInfo{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, ModelInfo{}, fmt.Errorf("%s: model: extra data after the end of the model", path)
-	}
-	return s, info, nil
-}
-
-// WriteClassifier writes the state of c, which must be lrsdl.Persistent,
-// and info to a model file at path (see WriteModelInfo).
-func WriteClassifier(path string, c lrsdl.Classifier, info ModelInfo) error {
-	p, ok := c.(lrsdl.Persistent)
-	if !ok {
-		return fmt.Errorf("model: method %s cannot be saved", c.Name())
-	}
-	s, err := p.State()
-	if err != nil {
-		return err
-	}
-	return WriteModelInfo(path, s, info)
-}
-
-// ReadClassifier reads a model file and returns the trained classifier of
-// the method it names, made by newMethod (methods.New), ready to predict,
-// and the file's info. When info.Normalize is set, samples to classify
-// must be scaled to unit ℓ2 norm first, for example by NormalizeColumns or
-// LoadOptions.Normalize.
-func ReadClassifier(path string, newMethod func(name string) (lrsdl.Classifier, error)) (lrsdl.Classifier, ModelInfo, error) {
-	s, info, err := ReadModelInfo(path)
-	if err != nil {
-		return nil, ModelInfo{}, err
-	}
-	c, err := newMethod(s.Method)
-	if err != nil {
-		return nil, ModelInfo{}, fmt.Errorf("%s: %w", path, err)
-	}
-	p, ok := c.(lrsdl.Persistent)
-	if !ok {
-		return nil, ModelInfo{}, fmt.Errorf("%s: method %s cannot load a model", path, c.Name())
-	}
-	if err := p.SetState(s); err != nil {
-		return nil, ModelInfo{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := knownOptions(s, p); err != nil {
-		return nil, ModelInfo{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, info, nil
-}
-
-// EncodeModel is EncodeModelInfo with a zero ModelInfo.
-func EncodeModel(w io.Writer, s *lrsdl.State) error {
-	return EncodeModelInfo(w, s, ModelInfo{})
-}
-
-// EncodeModelInfo writes s and info to w in the model file format. Method
-// must be non-empty; every name in Names must be a key of Matrices with a
+// Encode writes s to w in the model file format. Its info says Normalize
+// when the options of s are a JSON object that does not set no_normalize:
+// a model of package methods then scales its samples itself. Method must be
+// non-empty; every name in Names must be a key of Matrices with a
 // non-empty matrix of finite values and every key must be listed (when
 // Names is nil, the matrices are written in sorted order of name).
-func EncodeModelInfo(w io.Writer, s *lrsdl.State, info ModelInfo) error {
+func Encode(w io.Writer, s *lrsdl.State) error {
 	if s == nil {
 		return errors.New("model: nil state")
 	}
+	return encode(w, s, Info{Normalize: normalizes(s.Options)})
+}
+
+// normalizes reports whether options, a JSON object, leave no_normalize
+// unset or false.
+func normalizes(options []byte) bool {
+	var o struct {
+		NoNormalize *bool `json:"no_normalize"`
+	}
+	if len(options) == 0 || options[0] != '{' || json.Unmarshal(options, &o) != nil {
+		return false
+	}
+	return o.NoNormalize == nil || !*o.NoNormalize
+}
+
+// encode writes s and info to w.
+func encode(w io.Writer, s *lrsdl.State, info Info) error {
 	if s.Method == "" {
 		return errors.New("model: no method name")
 	}
@@ -222,9 +158,9 @@ func EncodeModelInfo(w io.Writer, s *lrsdl.State, info ModelInfo) error {
 		}
 	}
 
-	hdr := make([]byte, 0, modelHeaderLen)
-	hdr = append(hdr, modelMagic...)
-	hdr = le.AppendUint32(hdr, ModelVersion)
+	hdr := make([]byte, 0, headerLen)
+	hdr = append(hdr, magic...)
+	hdr = le.AppendUint32(hdr, Version)
 	hdr = le.AppendUint32(hdr, 0)
 	hdr = le.AppendUint64(hdr, uint64(len(body)))
 	crc := crc64.Update(crc64.Checksum(hdr, crcTable), crcTable, body)
@@ -256,60 +192,55 @@ func checkFinite(name string, m *mat.Dense) error {
 	return nil
 }
 
-// DecodeModel is DecodeModelInfo without the ModelInfo.
-func DecodeModel(r io.Reader) (*lrsdl.State, error) {
-	s, _, err := DecodeModelInfo(r)
-	return s, err
-}
-
-// DecodeModelInfo reads one model in the model file format (version 1 or
-// 2) from r. It rejects input with the wrong magic, an unknown version, a
-// bad checksum, non-finite values, or that is truncated, and allocates no
-// more than the input really holds, whatever its header claims.
-func DecodeModelInfo(r io.Reader) (*lrsdl.State, ModelInfo, error) {
-	var info ModelInfo
-	hdr := make([]byte, modelHeaderLen)
+// Decode reads one model (format version 1 to 3) from r and no byte
+// after it. It rejects input with the wrong magic, an unknown version, a
+// bad checksum, non-finite values, matrices that training does not
+// produce (see checkScale), or that is truncated, and allocates no more
+// than the input really holds, whatever its header claims.
+func Decode(r io.Reader) (*lrsdl.State, Info, error) {
+	var info Info
+	hdr := make([]byte, headerLen)
 	if n, err := io.ReadFull(r, hdr); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			if n >= len(modelMagic) && string(hdr[:len(modelMagic)]) != modelMagic {
-				return nil, info, fmt.Errorf("model: not a model file (bad magic %q)", hdr[:len(modelMagic)])
+			if n >= len(magic) && string(hdr[:len(magic)]) != magic {
+				return nil, info, fmt.Errorf("model: not a model file (bad magic %q)", hdr[:len(magic)])
 			}
-			return nil, info, fmt.Errorf("model: truncated header: %d of %d bytes", n, modelHeaderLen)
+			return nil, info, fmt.Errorf("model: truncated header: %d of %d bytes", n, headerLen)
 		}
 		return nil, info, fmt.Errorf("model: %w", err)
 	}
-	if string(hdr[:8]) != modelMagic {
+	if string(hdr[:8]) != magic {
 		return nil, info, fmt.Errorf("model: not a model file (bad magic %q)", hdr[:8])
 	}
 	le := binary.LittleEndian
 	info.Version = int(le.Uint32(hdr[8:]))
-	if info.Version < 1 || info.Version > ModelVersion {
-		return nil, ModelInfo{}, fmt.Errorf("model: unsupported version %d (this package reads versions 1 to %d)", info.Version, ModelVersion)
+	if info.Version < 1 || info.Version > Version {
+		return nil, Info{}, fmt.Errorf("model: unsupported version %d (this package reads versions 1 to %d)", info.Version, Version)
 	}
 	if f := le.Uint32(hdr[12:]); f != 0 {
-		return nil, ModelInfo{}, fmt.Errorf("model: unknown flags 0x%x", f)
+		return nil, Info{}, fmt.Errorf("model: unknown flags 0x%x", f)
 	}
 	n := le.Uint64(hdr[16:])
 	if n > math.MaxInt64-8 {
-		return nil, ModelInfo{}, fmt.Errorf("model: invalid body length %d", n)
+		return nil, Info{}, fmt.Errorf("model: invalid body length %d", n)
 	}
 	// ReadAll grows with the data actually read, so a corrupt length
 	// cannot allocate more than the input holds.
 	rest, err := io.ReadAll(io.LimitReader(r, int64(n)+8))
 	if err != nil {
-		return nil, ModelInfo{}, fmt.Errorf("model: %w", err)
+		return nil, Info{}, fmt.Errorf("model: %w", err)
 	}
 	if uint64(len(rest)) < n+8 {
-		return nil, ModelInfo{}, fmt.Errorf("model: truncated: header says %d bytes follow, got %d", n+8, len(rest))
+		return nil, Info{}, fmt.Errorf("model: truncated: header says %d bytes follow, got %d", n+8, len(rest))
 	}
 	body := rest[:n]
 	crc := crc64.Update(crc64.Checksum(hdr, crcTable), crcTable, body)
 	if want := le.Uint64(rest[n:]); crc != want {
-		return nil, ModelInfo{}, fmt.Errorf("model: checksum mismatch (stored %016x, computed %016x): the file is corrupt", want, crc)
+		return nil, Info{}, fmt.Errorf("model: checksum mismatch (stored %016x, computed %016x): the file is corrupt", want, crc)
 	}
 	s, err := decodeModelBody(body, &info)
 	if err != nil {
-		return nil, ModelInfo{}, err
+		return nil, Info{}, err
 	}
 	s.Temperature = info.Temperature
 	return s, info, nil
@@ -327,7 +258,7 @@ func (r *modelReader) take(n uint64, what string) []byte {
 		return nil
 	}
 	if n > uint64(len(r.b)-r.off) {
-		r.err = fmt.Errorf("model: %s at byte %d needs %d bytes, %d left", what, modelHeaderLen+r.off, n, len(r.b)-r.off)
+		r.err = fmt.Errorf("model: %s at byte %d needs %d bytes, %d left", what, headerLen+r.off, n, len(r.b)-r.off)
 		return nil
 	}
 	s := r.b[r.off : r.off+int(n)]
@@ -351,7 +282,7 @@ func (r *modelReader) u64(what string) uint64 {
 
 // decodeModelBody parses the body of a model file, whose checksum has
 // been verified, into a state and info (whose Version is set).
-func decodeModelBody(b []byte, info *ModelInfo) (*lrsdl.State, error) {
+func decodeModelBody(b []byte, info *Info) (*lrsdl.State, error) {
 	r := &modelReader{b: b}
 	if info.Version >= 2 {
 		js := r.take(r.u64("info length"), "info")

@@ -1,13 +1,12 @@
-package data
+package modelfile
 
 import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc64"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -35,6 +34,12 @@ func testState() *lrsdl.State {
 	}
 }
 
+// decodeState is Decode without the info.
+func decodeState(r io.Reader) (*lrsdl.State, error) {
+	s, _, err := Decode(r)
+	return s, err
+}
+
 func checkSameState(t *testing.T, got, want *lrsdl.State) {
 	t.Helper()
 	if got.Method != want.Method || !bytes.Equal(got.Options, want.Options) ||
@@ -52,38 +57,35 @@ func checkSameState(t *testing.T, got, want *lrsdl.State) {
 func TestModelRoundTrip(t *testing.T) {
 	s := testState()
 	var buf bytes.Buffer
-	if err := EncodeModel(&buf, s); err != nil {
+	if err := encode(&buf, s, Info{}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeModel(bytes.NewReader(buf.Bytes()))
+	got, err := decodeState(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkSameState(t, got, s)
 
-	// Files; overwriting an existing file.
-	path := filepath.Join(t.TempDir(), "m.lrsdl")
+	// Decode reads one model and no byte after it.
+	two := append(slices.Clone(buf.Bytes()), buf.Bytes()...)
+	r := bytes.NewReader(two)
 	for range 2 {
-		if err := WriteModel(path, s); err != nil {
+		if got, err = decodeState(r); err != nil {
 			t.Fatal(err)
 		}
+		checkSameState(t, got, s)
 	}
-	got, err = ReadModel(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSameState(t, got, s)
-	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
-		t.Errorf("directory holds %v, want only the model", ents)
+	if r.Len() != 0 {
+		t.Errorf("%d bytes left", r.Len())
 	}
 
 	// Minimal state; nil Names means sorted order.
 	small := &lrsdl.State{Method: "SRC", Matrices: map[string]*mat.Dense{"b": mat.NewDense(1, 1, nil), "a": mat.NewDense(1, 2, nil)}}
 	buf.Reset()
-	if err := EncodeModel(&buf, small); err != nil {
+	if err := encode(&buf, small, Info{}); err != nil {
 		t.Fatal(err)
 	}
-	got, err = DecodeModel(&buf)
+	got, err = decodeState(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func TestModelRoundTrip(t *testing.T) {
 	}
 }
 
-func TestEncodeModelErrors(t *testing.T) {
+func TestEncodeErrors(t *testing.T) {
 	m := mat.NewDense(1, 1, nil)
 	for _, c := range []struct {
 		s    *lrsdl.State
@@ -106,28 +108,9 @@ func TestEncodeModelErrors(t *testing.T) {
 		{&lrsdl.State{Method: "X", Names: []string{"a"}, Matrices: map[string]*mat.Dense{"a": {}}}, `matrix "a" is empty`},
 		{&lrsdl.State{Method: "X", Names: []string{"a"}, Matrices: map[string]*mat.Dense{"a": m, "b": m}}, `matrix "b" is not in Names`},
 	} {
-		if err := EncodeModel(&bytes.Buffer{}, c.s); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := Encode(&bytes.Buffer{}, c.s); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.s, err, c.want)
 		}
-	}
-	// A failed write keeps the old file and leaves no temporary file.
-	dir := t.TempDir()
-	path := filepath.Join(dir, "m.lrsdl")
-	if err := WriteModel(path, testState()); err != nil {
-		t.Fatal(err)
-	}
-	old, _ := os.ReadFile(path)
-	if err := WriteModel(path, &lrsdl.State{}); err == nil || !strings.Contains(err.Error(), path) {
-		t.Errorf("WriteModel of a bad state: %v", err)
-	}
-	if now, _ := os.ReadFile(path); !bytes.Equal(now, old) {
-		t.Error("failed WriteModel changed the file")
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Errorf("directory holds %v", ents)
-	}
-	if err := WriteModel(filepath.Join(dir, "no", "such", "dir"), testState()); err == nil {
-		t.Error("WriteModel into a missing directory succeeded")
 	}
 }
 
@@ -135,20 +118,20 @@ func TestEncodeModelErrors(t *testing.T) {
 // body has been edited.
 func reseal(b []byte) []byte {
 	b = slices.Clone(b[:len(b)-8])
-	binary.LittleEndian.PutUint64(b[16:], uint64(len(b)-modelHeaderLen))
+	binary.LittleEndian.PutUint64(b[16:], uint64(len(b)-headerLen))
 	return binary.LittleEndian.AppendUint64(b, crc64.Checksum(b, crcTable))
 }
 
-func TestDecodeModelMalformed(t *testing.T) {
+func TestDecodeMalformed(t *testing.T) {
 	var buf bytes.Buffer
-	if err := EncodeModel(&buf, testState()); err != nil {
+	if err := encode(&buf, testState(), Info{}); err != nil {
 		t.Fatal(err)
 	}
 	good := buf.Bytes()
 
 	// Every truncation and every single-byte corruption is an error.
 	for n := 0; n < len(good); n++ {
-		_, err := DecodeModel(bytes.NewReader(good[:n]))
+		_, err := decodeState(bytes.NewReader(good[:n]))
 		if err == nil || !strings.Contains(err.Error(), "truncated") {
 			t.Fatalf("truncated to %d bytes: %v", n, err)
 		}
@@ -156,7 +139,7 @@ func TestDecodeModelMalformed(t *testing.T) {
 	for i := range good {
 		bad := slices.Clone(good)
 		bad[i] ^= 0x10
-		if _, err := DecodeModel(bytes.NewReader(bad)); err == nil {
+		if _, err := decodeState(bytes.NewReader(bad)); err == nil {
 			t.Fatalf("byte %d corrupted: no error", i)
 		}
 	}
@@ -181,7 +164,7 @@ func TestDecodeModelMalformed(t *testing.T) {
 		{"checksum", edit(func(b []byte) { b[30] ^= 1 }), "checksum mismatch"},
 		{"stored checksum", edit(func(b []byte) { b[len(b)-1] ^= 1 }), "checksum mismatch"},
 	} {
-		_, err := DecodeModel(bytes.NewReader(c.in))
+		_, err := decodeState(bytes.NewReader(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
@@ -222,10 +205,10 @@ func TestDecodeModelMalformed(t *testing.T) {
 		{"NaN", withMats(1, u64(mat1("a", 1, 1, 0), math.Float64bits(math.NaN()))), `matrix "a" holds NaN at row 1, column 1`},
 		{"Inf", withMats(2, mat1("a", 1, 1, 1), u64(mat1("b", 1, 2, 1), math.Float64bits(math.Inf(-1)))), `matrix "b" holds -Inf at row 1, column 2`},
 	} {
-		hdr := append([]byte(modelMagic), make([]byte, 16)...)
+		hdr := append([]byte(magic), make([]byte, 16)...)
 		le.PutUint32(hdr[8:], 1)
 		in := reseal(append(append(hdr, c.body...), make([]byte, 8)...))
-		_, err := DecodeModel(bytes.NewReader(in))
+		_, err := decodeState(bytes.NewReader(in))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
@@ -244,25 +227,15 @@ func TestDecodeModelMalformed(t *testing.T) {
 		{"info type", append(u64(nil, 16), `{"normalize":1}`...), "model: info"},
 		{"info not canonical", append(u64(nil, 19), `{"normalize": true}`...), "is not as written by this package"},
 	} {
-		hdr := append([]byte(modelMagic), make([]byte, 16)...)
+		hdr := append([]byte(magic), make([]byte, 16)...)
 		le.PutUint32(hdr[8:], 2)
 		in := reseal(append(append(hdr, c.body...), make([]byte, 8)...))
-		_, err := DecodeModel(bytes.NewReader(in))
+		_, err := decodeState(bytes.NewReader(in))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
 
-	// ReadModel names the file and rejects data after the model.
-	path := filepath.Join(t.TempDir(), "m")
-	os.WriteFile(path, append(slices.Clone(good), 0), 0o644)
-	if _, err := ReadModel(path); err == nil || !strings.Contains(err.Error(), "extra data") || !strings.Contains(err.Error(), path) {
-		t.Errorf("trailing data: %v", err)
-	}
-	os.WriteFile(path, good[:100], 0o644)
-	if _, err := ReadModel(path); err == nil || !strings.Contains(err.Error(), path) {
-		t.Errorf("truncated file: %v", err)
-	}
 }
 
 // equalBits reports whether a and b have the same shape and bit-identical
@@ -291,29 +264,25 @@ func TestModelInfo(t *testing.T) {
 	s := testState()
 	s.Names[0], s.Matrices["X"] = "X", s.Matrices["D"]
 	delete(s.Matrices, "D")
-	path := filepath.Join(t.TempDir(), "m")
-	if err := WriteModelInfo(path, s, ModelInfo{Normalize: true}); err != nil {
+	var buf bytes.Buffer
+	if err := encode(&buf, s, Info{Normalize: true}); err != nil {
 		t.Fatal(err)
 	}
-	got, info, err := ReadModelInfo(path)
+	b := slices.Clone(buf.Bytes())
+	got, info, err := Decode(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkSameState(t, got, s)
-	if info != (ModelInfo{Version: 3, Normalize: true}) {
+	if info != (Info{Version: 3, Normalize: true}) {
 		t.Errorf("info %+v", info)
 	}
 
 	// A version 1 file: the version 2 encoding without the info.
-	var buf bytes.Buffer
-	if err := EncodeModelInfo(&buf, s, ModelInfo{Normalize: true}); err != nil {
-		t.Fatal(err)
-	}
-	b := buf.Bytes()
-	n := binary.LittleEndian.Uint64(b[modelHeaderLen:])
-	v1 := slices.Concat(b[:modelHeaderLen], b[modelHeaderLen+8+int(n):])
+	n := binary.LittleEndian.Uint64(b[headerLen:])
+	v1 := slices.Concat(b[:headerLen], b[headerLen+8+int(n):])
 	binary.LittleEndian.PutUint32(v1[8:], 1)
-	got, info, err = DecodeModelInfo(bytes.NewReader(reseal(v1)))
+	got, info, err = Decode(bytes.NewReader(reseal(v1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +292,7 @@ func TestModelInfo(t *testing.T) {
 	}
 	got.Options = s.Options
 	checkSameState(t, got, s)
-	if info != (ModelInfo{Version: 1}) {
+	if info != (Info{Version: 1}) {
 		t.Errorf("version 1 info %+v", info)
 	}
 
@@ -334,7 +303,7 @@ func TestModelInfo(t *testing.T) {
 		if !math.IsInf(v, 0) && !math.IsNaN(v) {
 			want = `matrix "D0" is too large: the sum of its squares overflows`
 		}
-		err := EncodeModel(&bytes.Buffer{}, bad)
+		err := encode(&bytes.Buffer{}, bad, Info{})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("encoding %v: %v", v, err)
 		}
@@ -355,10 +324,10 @@ func TestModelScale(t *testing.T) {
 	}
 	decode := func(s *lrsdl.State, normalize bool) error {
 		var buf bytes.Buffer
-		if err := EncodeModelInfo(&buf, s, ModelInfo{Normalize: normalize}); err != nil {
+		if err := encode(&buf, s, Info{Normalize: normalize}); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := DecodeModelInfo(&buf)
+		_, _, err := Decode(&buf)
 		return err
 	}
 	if err := decode(good(), true); err != nil {
@@ -385,5 +354,34 @@ func TestModelScale(t *testing.T) {
 	s.Matrices["Mc"].Scale(1e150, s.Matrices["Mc"])
 	if err := decode(s, false); err != nil {
 		t.Errorf("large means of a model not normalised: %v", err)
+	}
+}
+
+// Encode records Normalize when the options are an object that does not
+// set no_normalize, and the temperature.
+func TestEncodeInfo(t *testing.T) {
+	for _, c := range []struct {
+		opts, info string
+	}{
+		{`{"k":3}`, `{"normalize":true,"temperature":0.5}`},
+		{`{"k":3,"no_normalize":false}`, `{"normalize":true,"temperature":0.5}`},
+		{`{"no_normalize":true,"k":3}`, `{"normalize":false,"temperature":0.5}`},
+		{``, `{"normalize":false,"temperature":0.5}`},
+		{`[1]`, `{"normalize":false,"temperature":0.5}`},
+	} {
+		s := &lrsdl.State{Method: "M", Options: []byte(c.opts), Temperature: 0.5,
+			Matrices: map[string]*mat.Dense{"a": mat.NewDense(1, 1, []float64{2})}}
+		var buf bytes.Buffer
+		if err := Encode(&buf, s); err != nil {
+			t.Fatal(err)
+		}
+		b := buf.Bytes()
+		if n := binary.LittleEndian.Uint64(b[headerLen:]); string(b[headerLen+8:headerLen+8+int(n)]) != c.info {
+			t.Errorf("options %s: info %s, want %s", c.opts, b[headerLen+8:headerLen+8+int(n)], c.info)
+		}
+		got, err := decodeState(&buf)
+		if err != nil || got.Temperature != 0.5 {
+			t.Errorf("options %s: %+v, %v", c.opts, got, err)
+		}
 	}
 }

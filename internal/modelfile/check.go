@@ -1,4 +1,4 @@
-package data
+package modelfile
 
 import (
 	"encoding/json"
@@ -70,9 +70,9 @@ func checkScale(s *lrsdl.State, normalized bool) error {
 	return nil
 }
 
-// knownOptions returns an error naming the options of s that the method
+// KnownOptions returns an error naming the options of s that the method
 // of p, restored from s, does not write back: options it does not know.
-func knownOptions(s *lrsdl.State, p lrsdl.Persistent) error {
+func KnownOptions(s *lrsdl.State, p lrsdl.Persistent) error {
 	var in, out map[string]json.RawMessage
 	if len(s.Options) == 0 || json.Unmarshal(s.Options, &in) != nil {
 		return nil // not an object: the method's own concern
