@@ -7,8 +7,8 @@
 // Samples are the columns of a d×N matrix Y. Every method is a Model: it is
 // trained with Fit(ctx, Y, labels) and gives new samples labels (Predict),
 // per-class scores (DecisionFunction), probabilities (PredictProba) and
-// sparse codes (Transform). The methods live in
-// package methods; data files, splits and model files in package data; the
+// sparse codes (Transform). The methods and their model files (Save, Load)
+// live in package methods; data files and splits in package data; the
 // numerical building blocks in package core and the BLAS layer (backend
 // choice and hand-written kernels) in package blas.
 //

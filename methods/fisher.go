@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
@@ -35,6 +36,11 @@ func paramsOf(o fisherOptions, info *dl.Info) (fisher.Params, error) {
 type fisherModel struct {
 	fm fisher.Model
 	calib
+	// online holds the matrices named online.* of the state last restored
+	// (the online package's minibatch statistics), which State passes on
+	// so that a model file of an online model resumes exactly; Fit and
+	// Resume drop them.
+	online map[string]*mat.Dense
 }
 
 // FitInfo describes the last call of Fit.
@@ -61,6 +67,7 @@ func (f *fisherModel) setScoreOnly(on bool) { f.fm.SetScoreOnly(on) }
 // fit trains the model on the columns of Y with the options o, resolved
 // in place against the data.
 func (f *fisherModel) fit(ctx context.Context, o fisherOptions, Y mat.Matrix, labels []int) error {
+	f.online = nil
 	return f.fm.Fit(ctx, o.spec().method, Y, labels, func(info dl.Info) (fisher.Params, error) { return paramsOf(o, &info) })
 }
 
@@ -157,7 +164,15 @@ func (f *fisherModel) state(name string, opts any) (*lrsdl.State, error) {
 	if err := m.Trained(); err != nil {
 		return nil, err
 	}
-	return dl.NewState(name, opts, m.Classes, []string{"Dbar", "part", "Mc", "m0"}, m.Db, dl.RowOf(m.Part), m.Mc, dl.RowOf(m.M0))
+	s, err := dl.NewState(name, opts, m.Classes, []string{"Dbar", "part", "Mc", "m0"}, m.Db, dl.RowOf(m.Part), m.Mc, dl.RowOf(m.M0))
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range slices.Sorted(maps.Keys(f.online)) {
+		s.Names = append(s.Names, n)
+		s.Matrices[n] = mat.DenseCopyOf(f.online[n])
+	}
+	return s, nil
 }
 
 // setState restores f from s, decoding its options into opts (a zero
@@ -192,6 +207,15 @@ func (f *fisherModel) setState(name string, s *lrsdl.State, opts fisherOptions) 
 		return fmt.Errorf("methods: %s state m0 is %d×%d, need 1×%d", name, r, c, p.K0)
 	}
 	f.fm.Restore(cl, d, part, mat.DenseCopyOf(Db), mat.DenseCopyOf(mc), append([]float64(nil), m0.RawRowView(0)[:p.K0]...))
+	f.online = nil
+	for n, m := range s.Matrices {
+		if strings.HasPrefix(n, "online.") && m != nil {
+			if f.online == nil {
+				f.online = make(map[string]*mat.Dense)
+			}
+			f.online[n] = mat.DenseCopyOf(m)
+		}
+	}
 	return nil
 }
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/data"
-	"github.com/lrsdl/lrsdl/internal/modelfile"
+	"github.com/lrsdl/lrsdl/methods"
 	"github.com/lrsdl/lrsdl/stream"
 )
 
@@ -186,10 +186,10 @@ func equalStates(t *testing.T, a, b *lrsdl.State) bool {
 	return true
 }
 
-// TestResume checks that a model's state, through the model file codec
-// between PartialFit calls, pending samples included, resumes exactly: the next call gives
-// the same state bit for bit as without the interruption, for LRSDL and
-// FDDL.
+// TestResume checks that a model saved to a model file (methods.Save of
+// Classifier, then methods.Load and State) between PartialFit calls,
+// pending samples included, resumes exactly: the next call gives the same
+// state bit for bit as without the interruption, for LRSDL and FDDL.
 func TestResume(t *testing.T) {
 	Ytr, ltr, _, _ := faces(6, 20)
 	Y1, l1 := half(Ytr, ltr, 0)
@@ -220,15 +220,19 @@ func TestResume(t *testing.T) {
 		if p := a.Pending(); len(p) != 1 || p[0] != 5 {
 			t.Fatalf("%s: pending classes %v, want [5]", method, p)
 		}
-		st, err := a.State()
+		c, err := a.Classifier()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := modelfile.Encode(&buf, st); err != nil {
+		if err := methods.Save(&buf, c); err != nil {
 			t.Fatal(err)
 		}
-		st2, _, err := modelfile.Decode(&buf)
+		loaded, err := methods.Load(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st2, err := loaded.State()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -156,6 +156,8 @@ func intsToFloats(v []int) []float64 {
 
 // Classifier returns the trained model as a methods.LRSDL or methods.FDDL
 // (by Options.Method), for prediction and model files (methods.SaveFile).
+// Its State keeps the minibatch statistics, so that SetState of the State
+// of a model loaded from such a file resumes training exactly.
 func (m *Model) Classifier() (lrsdl.Model, error) {
 	st, err := m.State()
 	if err != nil {

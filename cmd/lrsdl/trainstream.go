@@ -157,8 +157,9 @@ func runTrainStream(ctx context.Context, e *env, method, path, out string, norma
 		}
 		st.Options = append([]byte(`{"no_normalize":true`+sep), st.Options[1:]...)
 	}
-	// The file holds the batch method's model, without the minibatch
-	// statistics: predict reads it as any LRSDL or FDDL model.
+	// The file holds the batch method's model, which predict reads as any
+	// LRSDL or FDDL model, and the minibatch statistics, with which
+	// online.Model.SetState resumes training exactly.
 	c, err := methods.New(st.Method)
 	if err != nil {
 		return err
