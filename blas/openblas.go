@@ -34,7 +34,7 @@ var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}
 
 // Level3 is OpenBLAS's level 3 through netlib, OpenBLAS kept on one thread.
 // A call of at least GemmThreadsMin multiply-adds (as each routine's doc
-// counts them; the zero Level3's threshold) is split into fixed chunks, each a one-thread call, that
+// counts them) is split into fixed chunks, each a one-thread call, that
 // the cores share (SetOpenBLASThreads):
 //
 //   - Dgemm: the longer side of C (rows if C is square) in the chunks of
@@ -51,7 +51,7 @@ var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}
 // threaded here.
 type Level3 struct {
 	netlib.Implementation
-	min int // the threshold when not 0 (tests)
+	from int // when not 0, the size split from instead of GemmThreadsMin (tests)
 }
 
 // GemmThreadsMin is the size, in multiply-adds, of a level-3 call from
@@ -242,11 +242,11 @@ func setup() {
 // side makes count chunks, is split.
 func (l Level3) split(work float64, count int) bool {
 	policy.once.Do(setup)
-	min := GemmThreadsMin
-	if l.min != 0 {
-		min = l.min
+	from := GemmThreadsMin
+	if l.from != 0 {
+		from = l.from
 	}
-	if work < float64(min) || count < 2 {
+	if work < float64(from) || count < 2 {
 		return false
 	}
 	policy.splits.Add(1)

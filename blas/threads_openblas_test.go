@@ -127,11 +127,11 @@ func TestLevel3Split(t *testing.T) {
 	for _, c := range level3Calls() {
 		want := c.run(gonum.Implementation{})
 		before := policy.splits.Load()
-		whole := c.run(Level3{min: c.work + 1})
+		whole := c.run(Level3{from: c.work + 1})
 		if n := policy.splits.Load() - before; n != 0 {
 			t.Errorf("%s of %d multiply-adds, threshold %d: split", c.name, c.work, c.work+1)
 		}
-		l := Level3{min: c.work}
+		l := Level3{from: c.work}
 		var first []float64
 		for _, v := range []struct{ threads, procs int }{{2, 2}, {1, 2}, {2, 1}} {
 			SetOpenBLASThreads(v.threads)
@@ -139,7 +139,7 @@ func TestLevel3Split(t *testing.T) {
 			before := policy.splits.Load()
 			got := c.run(l)
 			if n := policy.splits.Load() - before; n != 1 {
-				t.Errorf("%s of %d multiply-adds, threshold %d: %d split calls, want 1", c.name, c.work, l.min, n)
+				t.Errorf("%s of %d multiply-adds, threshold %d: %d split calls, want 1", c.name, c.work, l.from, n)
 			}
 			if th := threads(); th != 1 {
 				t.Errorf("%s: OpenBLAS on %d threads, want 1", c.name, th)
