@@ -189,16 +189,11 @@ func benchSparseRowsMul(b *testing.B, m, K int) {
 }
 
 // BenchmarkProxStep_K1000N2000 and _K50N700 (the codes of AR gender
-// training) time the fused FISTA step; the _Portable variants run the
-// loop without the vector kernel.
-func BenchmarkProxStep_K1000N2000(b *testing.B)         { benchProx(b, 1000, 2000, true) }
-func BenchmarkProxStep_K50N700(b *testing.B)            { benchProx(b, 50, 700, true) }
-func BenchmarkProxStepPortable_K1000N2000(b *testing.B) { benchProx(b, 1000, 2000, false) }
-func BenchmarkProxStepPortable_K50N700(b *testing.B)    { benchProx(b, 50, 700, false) }
+// training) time the fused FISTA step.
+func BenchmarkProxStep_K1000N2000(b *testing.B) { benchProx(b, 1000, 2000) }
+func BenchmarkProxStep_K50N700(b *testing.B)    { benchProx(b, 50, 700) }
 
-func benchProx(b *testing.B, K, N int, vec bool) {
-	defer func(v bool) { hasVec = v }(hasVec)
-	hasVec = hasVec && vec
+func benchProx(b *testing.B, K, N int) {
 	rnd := rand.New(rand.NewPCG(1, 1))
 	z, w, g := randSlice(rnd, K*N), randSlice(rnd, K*N), randSlice(rnd, K*N)
 	thr := []float64{0.01}

@@ -454,55 +454,50 @@ func TestShapePanics(t *testing.T) {
 	}
 }
 
-// TestProxStepVector checks that the vector kernel (where the CPU has one)
-// gives bit for bit the results of the portable loop, with tails, odd
-// offsets, signed zeros, infinities and NaNs.
+// TestProxStepVector checks that proxRange, with the vector kernel where
+// the CPU has one, gives bit for bit the iterates and sums of the portable
+// loop (proxScalar) over the whole range, with tails, odd offsets, signed
+// zeros, infinities and NaNs.
 func TestProxStepVector(t *testing.T) {
 	if !hasVec {
 		t.Skip("no vector kernel on this CPU or build")
 	}
 	rnd := rand.New(rand.NewPCG(5, 6))
 	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 0.3, -0.3}
-	for _, sh := range [][3]int{{1, 1, 0}, {1, 4, 1}, {3, 7, 3}, {5, 13, 1}, {40, 301, 2}, {2, 9000, 1}} {
-		rows, cols, off := sh[0], sh[1], sh[2]
-		for _, perRow := range []bool{false, true} {
-			thr := []float64{0.3}
-			if perRow {
-				thr = make([]float64, rows)
-				for i := range thr {
-					thr[i] = 0.5 * rnd.Float64()
+	for _, n := range []int{1, 4, 7, 21, 65, 12040, 18000} {
+		for _, off := range []int{0, 1, 2, 3} {
+			for _, spec := range []bool{false, true} {
+				z, w, g := randSlice(rnd, n+off)[off:], randSlice(rnd, n+off)[off:], randSlice(rnd, n+off)[off:]
+				for i := 0; spec && i < n; i += 5 { // specials make the sums NaN
+					z[i] = special[rnd.IntN(len(special))]
+					w[i] = special[rnd.IntN(len(special))]
 				}
-			}
-			n := rows * cols
-			z, w, g := randSlice(rnd, n+off)[off:], randSlice(rnd, n+off)[off:], randSlice(rnd, n+off)[off:]
-			for i := 0; perRow && i < n; i += 5 { // specials make the sums NaN
-				z[i] = special[rnd.IntN(len(special))]
-				w[i] = special[rnd.IntN(len(special))]
-			}
-			zs, ws := slices.Clone(z), slices.Clone(w)
-			d, s, r := ProxStep(z, w, g, rows, cols, 0.7, thr, 0.4)
-			hasVec = false
-			ds, ss, rs := ProxStep(zs, ws, g, rows, cols, 0.7, thr, 0.4)
-			hasVec = true
-			for i := range z {
-				if !sameBits(z[i], zs[i]) || !sameBits(w[i], ws[i]) {
-					t.Fatalf("%d×%d perRow=%v element %d: vector z, w = %v, %v; portable %v, %v", rows, cols, perRow, i, z[i], w[i], zs[i], ws[i])
+				th := 0.5 * rnd.Float64()
+				zs, ws := slices.Clone(z), slices.Clone(w)
+				var acc, accs [12]float64
+				proxRange(z, w, g, 0.7, th, 0.4, &acc)
+				proxScalar(zs, ws, g, 0.7, th, 0.4, &accs)
+				for i := range z {
+					if !sameBits(z[i], zs[i]) || !sameBits(w[i], ws[i]) {
+						t.Fatalf("n=%d off=%d spec=%v element %d: vector z, w = %v, %v; portable %v, %v", n, off, spec, i, z[i], w[i], zs[i], ws[i])
+					}
 				}
-			}
-			if !sameBits(d, ds) || !sameBits(s, ss) || !sameBits(r, rs) {
-				t.Errorf("%d×%d perRow=%v: vector sums %v, %v, %v; portable %v, %v, %v", rows, cols, perRow, d, s, r, ds, ss, rs)
+				for i := range acc {
+					if !sameBits(acc[i], accs[i]) {
+						t.Errorf("n=%d off=%d spec=%v: vector sums %v; portable %v", n, off, spec, acc, accs)
+						break
+					}
+				}
 			}
 		}
 	}
 }
 
-// TestCountRowVector checks countRow with the vector kernel against the
-// portable loop on every length up to 13, at offsets 0 to 2 into a slice
-// that holds zeros of both signs, infinities and NaNs.
+// TestCountRowVector checks countRow, with the vector kernel where the CPU
+// has one, against a count of the entries that are not zero, on every
+// length up to 13, at offsets 0 to 2 into a slice that holds zeros of both
+// signs, infinities and NaNs.
 func TestCountRowVector(t *testing.T) {
-	if !hasVec {
-		t.Skip("no vector kernel on this CPU or build")
-	}
 	rnd := rand.New(rand.NewPCG(7, 8))
 	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64, 0.3}
 	row := make([]float64, 40)
@@ -517,12 +512,15 @@ func TestCountRowVector(t *testing.T) {
 				cnt[i] = rnd.IntN(5)
 			}
 			want := slices.Clone(cnt)
-			got := countRow(cnt, r)
-			hasVec = false
-			wn := countRow(want, r)
-			hasVec = true
-			if got != wn || !slices.Equal(cnt, want) {
-				t.Errorf("n=%d off=%d: vector %d, %v; portable %d, %v", n, off, got, cnt, wn, want)
+			wn := 0
+			for i, v := range r {
+				if v != 0 {
+					want[i]++
+					wn++
+				}
+			}
+			if got := countRow(cnt, r); got != wn || !slices.Equal(cnt, want) {
+				t.Errorf("n=%d off=%d: countRow %d, %v; want %d, %v", n, off, got, cnt, wn, want)
 			}
 		}
 	}
@@ -532,8 +530,9 @@ func sameBits(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 }
 
-// TestSparseMulOrder checks the sparse path (AddScaled4) bit for bit against its
-// formula summed in order, unfused, with and without the vector kernel.
+// TestSparseMulOrder checks the sparse path (addScaled4) bit for bit
+// against its formula summed in order, unfused: the vector kernel where the
+// CPU has one, the portable loop on the tails.
 func TestSparseMulOrder(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(13, 14))
 	for _, sh := range [][3]int{{1, 9, 3}, {7, 13, 5}, {33, 40, 21}} {
@@ -552,26 +551,21 @@ func TestSparseMulOrder(t *testing.T) {
 				want[i*N+j] = s
 			}
 		}
-		for _, vec := range []bool{true, false} {
-			func() {
-				defer func(v bool) { hasVec = v }(hasVec)
-				hasVec = hasVec && vec
-				ws := NewSparseWorkspace(K, N)
-				dst := randGeneral(rnd, m, N, pad)
-				if !ws.compress(x, K*N) {
-					t.Fatal("compress refused")
-				}
-				ws.mulCompressed(dst, ws.transposeA(a))
-				for i := 0; i < m; i++ {
-					checkIdentical(t, "sparse A·X row", dst.Data[i*dst.Stride:i*dst.Stride+N], want[i*N:(i+1)*N])
-				}
-			}()
+		ws := NewSparseWorkspace(K, N)
+		dst := randGeneral(rnd, m, N, pad)
+		if !ws.compress(x, K*N) {
+			t.Fatal("compress refused")
+		}
+		ws.mulCompressed(dst, ws.transposeA(a))
+		for i := 0; i < m; i++ {
+			checkIdentical(t, "sparse A·X row", dst.Data[i*dst.Stride:i*dst.Stride+N], want[i*N:(i+1)*N])
 		}
 	}
 }
 
 // TestAddCombination checks AddCombination bit for bit against its formula
-// summed in order, unfused, with and without the vector kernel.
+// summed in order, unfused: the vector kernel where the CPU has one, the
+// portable loop on the tails.
 func TestAddCombination(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(15, 16))
 	for _, c := range [][3]int{{0, 3, 1}, {5, 0, 1}, {1, 4, 1}, {7, 9, 3}, {13, 11, 2}, {40, 30, 1}} {
@@ -590,15 +584,9 @@ func TestAddCombination(t *testing.T) {
 				}
 			}
 		}
-		for _, vec := range []bool{true, false} {
-			func() {
-				defer func(v bool) { hasVec = v }(hasVec)
-				hasVec = hasVec && vec
-				dst := slices.Clone(dst0)
-				AddCombination(dst, n, a, inc, x, ldx)
-				checkIdentical(t, fmt.Sprintf("AddCombination %v vector=%v", c, hasVec), dst, want)
-			}()
-		}
+		dst := slices.Clone(dst0)
+		AddCombination(dst, n, a, inc, x, ldx)
+		checkIdentical(t, fmt.Sprintf("AddCombination %v", c), dst, want)
 	}
 }
 
@@ -779,18 +767,18 @@ func TestSparseWorkspaceLimit(t *testing.T) {
 }
 
 // TestGemmLarge checks Gemm on products of at least GemmThreadsMin
-// multiply-adds (lowered for the test), which the BLAS splits itself: the
-// result is right and has the same bits at GOMAXPROCS 1 and 4 and with
-// SetOpenBLASThreads 1 and 2.
+// multiply-adds, which the BLAS splits itself: the result is right and has
+// the same bits at GOMAXPROCS 1 and 4 and with SetOpenBLASThreads 1 and 2.
 func TestGemmLarge(t *testing.T) {
 	backends(t, func(t *testing.T) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 		defer SetOpenBLASThreads(SetOpenBLASThreads(0))
-		defer func(v int) { GemmThreadsMin = v }(GemmThreadsMin)
 		rnd := rand.New(rand.NewPCG(21, 22))
-		for _, sh := range [][3]int{{77, 1234, 55}, {300, 300, 40}} {
+		for _, sh := range [][3]int{{77, 1234, 354}, {330, 330, 310}} {
 			m, n, k := sh[0], sh[1], sh[2]
-			GemmThreadsMin = m * n * k
+			if m*n*k < GemmThreadsMin {
+				t.Fatalf("%v: below GemmThreadsMin", sh)
+			}
 			a, b := randGeneral(rnd, m, k, pad), randGeneral(rnd, k, n, pad)
 			c0 := randGeneral(rnd, m, n, pad)
 			want := naiveMul(a, b, false)

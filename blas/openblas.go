@@ -49,20 +49,24 @@ var openBLAS = OpenBLAS{gonum.Implementation{}, gonum.Implementation{}, Level3{}
 // its thread count, and after every threaded call its threads spin, taking
 // the other cores from the library's goroutines; so OpenBLAS never runs
 // threaded here.
-type Level3 struct{ netlib.Implementation }
+type Level3 struct {
+	netlib.Implementation
+	from int // when not 0, the size split from instead of GemmThreadsMin (tests)
+}
 
 // GemmThreadsMin is the size, in multiply-adds, of a level-3 call from
 // which Level3 splits it between the cores. At 2^25 every product of AR
 // gender training (d=300, N=700, K̄=50: at most 1.1e7) is one call;
-// blas.Gemm splits products from parallel.MinWork on itself.
-var GemmThreadsMin = 1 << 25
+// blas.Gemm splits products from parallel.MinWork on itself. Chosen with
+// BenchmarkGemmThreads (bench/NOTES.md).
+const GemmThreadsMin = 1 << 25
 
 // Dgemm is netlib's Dgemm, split from GemmThreadsMin (m·n·k) multiply-adds
 // on.
 func (l Level3) Dgemm(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	side := max(m, n)
 	size, count := parallel.Chunks(side)
-	if !split(float64(m)*float64(n)*float64(k), count) {
+	if !l.split(float64(m)*float64(n)*float64(k), count) {
 		l.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -82,7 +86,7 @@ func (l Level3) Dgemm(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []fl
 func (l Level3) Dsymm(s gblas.Side, ul gblas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	order, free := sides(s, m, n)
 	size, count := parallel.Chunks(free)
-	if !split(float64(m)*float64(n)*float64(order), count) {
+	if !l.split(float64(m)*float64(n)*float64(order), count) {
 		l.Implementation.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -100,7 +104,7 @@ func (l Level3) Dsymm(s gblas.Side, ul gblas.Uplo, m, n int, alpha float64, a []
 // multiply-adds on.
 func (l Level3) Dsyrk(ul gblas.Uplo, t gblas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
 	size, count := parallel.Chunks(n)
-	if !split(float64(n)*float64(n)*float64(k)/2, count) {
+	if !l.split(float64(n)*float64(n)*float64(k)/2, count) {
 		l.Implementation.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
 		return
 	}
@@ -119,7 +123,7 @@ func (l Level3) Dsyrk(ul gblas.Uplo, t gblas.Transpose, n, k int, alpha float64,
 // multiply-adds on.
 func (l Level3) Dsyr2k(ul gblas.Uplo, t gblas.Transpose, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	size, count := parallel.Chunks(n)
-	if !split(float64(n)*float64(n)*float64(k), count) {
+	if !l.split(float64(n)*float64(n)*float64(k), count) {
 		l.Implementation.Dsyr2k(ul, t, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -153,7 +157,7 @@ func (l Level3) Dtrsm(s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas.D
 func (l Level3) triangular(solve bool, s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
 	order, free := sides(s, m, n)
 	size, count := parallel.Chunks(free)
-	if !split(float64(m)*float64(n)*float64(order)/2, count) {
+	if !l.split(float64(m)*float64(n)*float64(order)/2, count) {
 		l.call(solve, s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
@@ -236,9 +240,13 @@ func setup() {
 
 // split reports whether a level-3 call of work multiply-adds, whose free
 // side makes count chunks, is split.
-func split(work float64, count int) bool {
+func (l Level3) split(work float64, count int) bool {
 	policy.once.Do(setup)
-	if work < float64(GemmThreadsMin) || count < 2 {
+	from := GemmThreadsMin
+	if l.from != 0 {
+		from = l.from
+	}
+	if work < float64(from) || count < 2 {
 		return false
 	}
 	policy.splits.Add(1)

@@ -18,7 +18,7 @@ func openBLASCoreHint() string { return "" }
 
 // GemmThreadsMin is, in builds without OpenBLAS, the size from which
 // Gemm leaves a product whole, as in OpenBLAS builds.
-var GemmThreadsMin = 1 << 25
+const GemmThreadsMin = 1 << 25
 
 // SetOpenBLASThreads does nothing in builds without OpenBLAS; it returns 1.
 func SetOpenBLASThreads(int) int { return 1 }

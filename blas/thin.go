@@ -87,20 +87,7 @@ func dot3x3(a []float64, lda int, b0, b1, b2 []float64, n int, out *[9]float64) 
 	if hasFMA && n4 > 0 {
 		dot3x3Vec(&a[0], lda, &b0[0], &b1[0], &b2[0], n4, out)
 	} else {
-		bs := [3][]float64{b0, b1, b2}
-		for r := 0; r < 3; r++ {
-			ar := a[r*lda:]
-			for j, b := range bs {
-				var s [4]float64
-				for p := 0; p < n4; p += 4 {
-					s[0] = math.FMA(ar[p], b[p], s[0])
-					s[1] = math.FMA(ar[p+1], b[p+1], s[1])
-					s[2] = math.FMA(ar[p+2], b[p+2], s[2])
-					s[3] = math.FMA(ar[p+3], b[p+3], s[3])
-				}
-				out[3*r+j] = (s[0] + s[2]) + (s[1] + s[3])
-			}
-		}
+		dot3x3Portable(a, lda, b0, b1, b2, n4, out)
 	}
 	if n4 == n {
 		return
@@ -114,6 +101,25 @@ func dot3x3(a []float64, lda int, b0, b1, b2 []float64, n int, out *[9]float64) 
 				s = math.FMA(ar[p], b[p], s)
 			}
 			out[3*r+j] = s
+		}
+	}
+}
+
+// dot3x3Portable is dot3x3 for n elements (a multiple of 4) without the
+// vector kernel: four lanes of fused multiply-adds, as dot3x3Vec.
+func dot3x3Portable(a []float64, lda int, b0, b1, b2 []float64, n int, out *[9]float64) {
+	bs := [3][]float64{b0, b1, b2}
+	for r := 0; r < 3; r++ {
+		ar := a[r*lda:]
+		for j, b := range bs {
+			var s [4]float64
+			for p := 0; p < n; p += 4 {
+				s[0] = math.FMA(ar[p], b[p], s[0])
+				s[1] = math.FMA(ar[p+1], b[p+1], s[1])
+				s[2] = math.FMA(ar[p+2], b[p+2], s[2])
+				s[3] = math.FMA(ar[p+3], b[p+3], s[3])
+			}
+			out[3*r+j] = (s[0] + s[2]) + (s[1] + s[3])
 		}
 	}
 }

@@ -117,24 +117,21 @@ func level3Calls() []level3Call {
 }
 
 // TestLevel3Split checks every level-3 routine split between the cores:
-// that a call of at least GemmThreadsMin multiply-adds is split and a
-// smaller one is not, that the split call computes what gonum's does, and
+// that a call of at least Level3's threshold of multiply-adds is split and
+// a smaller one is not, that the split call computes what gonum's does, and
 // that it gives the same bits with SetOpenBLASThreads(1) and 2, with
 // GOMAXPROCS 1 and 2. OpenBLAS stays on one thread throughout.
 func TestLevel3Split(t *testing.T) {
 	defer SetOpenBLASThreads(SetOpenBLASThreads(0))
-	defer func(v int) { GemmThreadsMin = v }(GemmThreadsMin)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	l := Level3{}
 	for _, c := range level3Calls() {
 		want := c.run(gonum.Implementation{})
-		GemmThreadsMin = c.work + 1
 		before := policy.splits.Load()
-		whole := c.run(l)
+		whole := c.run(Level3{from: c.work + 1})
 		if n := policy.splits.Load() - before; n != 0 {
-			t.Errorf("%s of %d multiply-adds, GemmThreadsMin %d: split", c.name, c.work, GemmThreadsMin)
+			t.Errorf("%s of %d multiply-adds, threshold %d: split", c.name, c.work, c.work+1)
 		}
-		GemmThreadsMin = c.work
+		l := Level3{from: c.work}
 		var first []float64
 		for _, v := range []struct{ threads, procs int }{{2, 2}, {1, 2}, {2, 1}} {
 			SetOpenBLASThreads(v.threads)
@@ -142,7 +139,7 @@ func TestLevel3Split(t *testing.T) {
 			before := policy.splits.Load()
 			got := c.run(l)
 			if n := policy.splits.Load() - before; n != 1 {
-				t.Errorf("%s of %d multiply-adds, GemmThreadsMin %d: %d split calls, want 1", c.name, c.work, GemmThreadsMin, n)
+				t.Errorf("%s of %d multiply-adds, threshold %d: %d split calls, want 1", c.name, c.work, l.from, n)
 			}
 			if th := threads(); th != 1 {
 				t.Errorf("%s: OpenBLAS on %d threads, want 1", c.name, th)

@@ -18,8 +18,6 @@ import (
 func TestThreadsSleep(t *testing.T) {
 	defer SetOpenBLASThreads(SetOpenBLASThreads(2))
 	const n = 330
-	defer func(v int) { GemmThreadsMin = v }(GemmThreadsMin)
-	GemmThreadsMin = n * n * n
 	rnd := rand.New(rand.NewPCG(7, 8))
 	a := make([]float64, n*n)
 	for i := range a {
@@ -27,7 +25,7 @@ func TestThreadsSleep(t *testing.T) {
 	}
 	got := make([]float64, n*n)
 	for call := 0; call < 2; call++ {
-		Level3{}.Dgemm(gblas.NoTrans, gblas.Trans, n, n, n, 1, a, n, a, n, 0, got, n)
+		Level3{from: n * n * n}.Dgemm(gblas.NoTrans, gblas.Trans, n, n, n, 1, a, n, a, n, 0, got, n)
 		time.Sleep(20 * time.Millisecond)
 		c0 := cputime.Process()
 		time.Sleep(60 * time.Millisecond)

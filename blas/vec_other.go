@@ -2,7 +2,7 @@
 
 package blas
 
-var hasVec, hasFMA = false, false
+const hasVec, hasFMA = false, false
 
 func proxVec(z, w, g *float64, n int, step, t, beta float64, acc *[12]float64) {
 	panic("blas: no vector kernel")

@@ -88,6 +88,19 @@ func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 // cancelled it leaves D at the last sweep (still feasible) and returns
 // ctx.Err().
 func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opts UpdateDictOptions) error {
+	return w.update(ctx, D, E, F, opts, odlPlan{resident: odlResident, sparseMax: odlSparseMax})
+}
+
+// odlPlan holds the thresholds of UpdateContext's choice of sweep: d·k up
+// to which pure Go sweeps atom by atom, and the density of F up to which
+// every backend does.
+type odlPlan struct {
+	resident  int
+	sparseMax float64
+}
+
+// update is UpdateContext with the sweep chosen by plan.
+func (w *DictUpdater) update(ctx context.Context, D, E, F *mat.Dense, opts UpdateDictOptions, plan odlPlan) error {
 	d, k := D.Dims()
 	if er, ec := E.Dims(); er != d || ec != k {
 		panic(mat.ErrShape)
@@ -112,8 +125,8 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 	}
 	pureGo := blas.PureGo()
 	bs := min(odlBlock, k)
-	if k < 2*odlBlock || pureGo && d*k <= odlResident ||
-		float64(blas.NonZeros(F.RawMatrix())) <= odlSparseMax*float64(k)*float64(k) {
+	if k < 2*odlBlock || pureGo && d*k <= plan.resident ||
+		float64(blas.NonZeros(F.RawMatrix())) <= plan.sparseMax*float64(k)*float64(k) {
 		bs = 1 // the plain sweep: faster for few atoms, sparse F, and in pure Go while D stays in cache
 	}
 	if cap(w.p) < bs*d {
@@ -188,14 +201,13 @@ func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opt
 	return err
 }
 
-// odlResident is the size d·k up to which pure Go sweeps atom by atom
-// (a variable for the tests).
-var odlResident = 1 << 20
+// odlResident is the size d·k up to which pure Go sweeps atom by atom.
+const odlResident = 1 << 20
 
 // odlSparseMax is the density of F up to which the sweep goes atom by atom
 // over F's non-zeros, as for M(XXᵀ) with sparse codes; chosen by timing
-// both sweeps against the density (bench/NOTES.md). A variable for the tests.
-var odlSparseMax = 0.25
+// both sweeps against the density (bench/NOTES.md).
+const odlSparseMax = 0.25
 
 // odlChunk is the length of the pieces of the atoms odlProducts works on,
 // so that a nb×odlChunk block of products stays in cache.

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -74,20 +75,19 @@ func odlProblem(seed uint64, d, k, n int, unused ...int) (D, E, F *mat.Dense) {
 	return testutil.RandUnitCols(rng, d, k), E, F
 }
 
-// svOdlPaths runs fn on each backend with dense F in blocks, on each
-// backend sweeping atom by atom over F's non-zeros (odlSparseMax = 1), and
-// in pure Go in blocks.
-func svOdlPaths(t *testing.T, fn func(t *testing.T)) {
-	orig, res, sp := blas64.Implementation(), odlResident, odlSparseMax
-	defer func() { blas64.Use(orig); odlResident, odlSparseMax = res, sp }()
-	odlSparseMax = -1
-	testutil.Backends(t, fn)
-	odlSparseMax = 1
-	t.Run("sparse-F", func(t *testing.T) { testutil.Backends(t, fn) })
-	odlSparseMax = -1
+// svOdlPaths runs fn with the plan of each sweep: on each backend with
+// dense F in blocks, on each backend atom by atom over F's non-zeros
+// (sparseMax 1), and in pure Go in blocks (resident 0).
+func svOdlPaths(t *testing.T, fn func(t *testing.T, plan odlPlan)) {
+	orig := blas64.Implementation()
+	defer blas64.Use(orig)
+	blocked := odlPlan{resident: odlResident, sparseMax: -1}
+	testutil.Backends(t, func(t *testing.T) { fn(t, blocked) })
+	t.Run("sparse-F", func(t *testing.T) {
+		testutil.Backends(t, func(t *testing.T) { fn(t, odlPlan{resident: odlResident, sparseMax: 1}) })
+	})
 	blas64.Use(blas.Implementations()["gonum"])
-	odlResident = 0
-	t.Run("gonum-blocked", fn)
+	t.Run("gonum-blocked", func(t *testing.T) { fn(t, odlPlan{sparseMax: -1}) })
 }
 
 func TestUpdateDictMatchesReference(t *testing.T) {
@@ -104,7 +104,7 @@ func TestUpdateDictMatchesReference(t *testing.T) {
 		{300, 60, 80, nil},                  // d longer than odlChunk
 	} {
 		t.Run(fmt.Sprintf("d%dk%d", s.d, s.k), func(t *testing.T) {
-			svOdlPaths(t, func(t *testing.T) {
+			svOdlPaths(t, func(t *testing.T, plan odlPlan) {
 				D, E, F := odlProblem(uint64(s.d*1000+s.k), s.d, s.k, s.n, s.unused...)
 				if s.k > 1 {
 					F.Set(1, 1, math.NaN()) // skipped, like an unused atom
@@ -117,7 +117,7 @@ func TestUpdateDictMatchesReference(t *testing.T) {
 				var w DictUpdater
 				for rep := 0; rep < 2; rep++ { // the second call reuses w
 					got := mat.DenseCopyOf(D)
-					w.Update(got, E, F, UpdateDictOptions{MaxIter: 200, Tol: 1e-8})
+					_ = w.update(context.Background(), got, E, F, UpdateDictOptions{MaxIter: 200, Tol: 1e-8}, plan)
 					if dist := svRelDiff(want, got); dist > 1e-10 {
 						t.Errorf("call %d: blocked sweeps differ from the reference by %g", rep, dist)
 					}
@@ -126,7 +126,7 @@ func TestUpdateDictMatchesReference(t *testing.T) {
 				want.Copy(D)
 				got := mat.DenseCopyOf(D)
 				odlReference(want, E, F, 1, -1)
-				w.Update(got, E, F, UpdateDictOptions{MaxIter: 1, Tol: -1})
+				_ = w.update(context.Background(), got, E, F, UpdateDictOptions{MaxIter: 1, Tol: -1}, plan)
 				if dist := svRelDiff(want, got); dist > 1e-12 {
 					t.Errorf("one sweep differs from the reference by %g", dist)
 				}
@@ -145,12 +145,12 @@ func TestUpdateDictMatchesReference(t *testing.T) {
 }
 
 func TestUpdateDictBlockedDecreases(t *testing.T) {
-	svOdlPaths(t, func(t *testing.T) {
+	svOdlPaths(t, func(t *testing.T, plan odlPlan) {
 		D, E, F := odlProblem(81, 30, 2*odlBlock+11, 150, 3)
 		var w DictUpdater
 		prev := DictObjective(D, E, F)
 		for sweep := 0; sweep < 20; sweep++ {
-			w.Update(D, E, F, UpdateDictOptions{MaxIter: 1, Tol: -1})
+			_ = w.update(context.Background(), D, E, F, UpdateDictOptions{MaxIter: 1, Tol: -1}, plan)
 			obj := DictObjective(D, E, F)
 			if obj > prev+1e-12*math.Abs(prev) {
 				t.Fatalf("sweep %d: objective rose from %v to %v", sweep, prev, obj)

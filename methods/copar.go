@@ -140,7 +140,7 @@ func (m *COPAR) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 		return err
 	}
 	if Q != nil {
-		D = dl.Expand(Q, D)
+		D = Q.Expand(D)
 	}
 	m.res, m.classes, m.D, m.part = o, g.Classes, D, part
 	m.info.Elapsed = time.Since(start)

@@ -57,26 +57,22 @@ func BenchmarkFisherIter_C100n7k7d300(b *testing.B) {
 
 // BenchmarkGemmThreads trains LRSDL on the 700 AR gender training samples
 // (as BenchmarkLRSDLTrainARGender700) at GOMAXPROCS=1 with
-// SetOpenBLASThreads(1) ("one"), and with two of each, every level-3 call
-// split between the cores (blas.GemmThreadsMin = 0, "two-all") or those
-// from GemmThreadsMin on ("two-policy"). On gonum all three are the same
-// BLAS.
+// SetOpenBLASThreads(1) ("one"), and with two of each, the level-3 calls
+// from blas.GemmThreadsMin on split between the cores ("two-policy"). On
+// gonum both are the same BLAS.
 func BenchmarkGemmThreads(b *testing.B) {
 	ds, err := data.Load(toy.ARGender(b), data.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer blas.SetOpenBLASThreads(blas.SetOpenBLASThreads(0))
-	defer func(v int) { blas.GemmThreadsMin = v }(blas.GemmThreadsMin)
-	policy := blas.GemmThreadsMin
 	for _, c := range []struct {
-		name       string
-		procs, min int
-	}{{"one", 1, policy}, {"two-all", 2, 0}, {"two-policy", 2, policy}} {
+		name  string
+		procs int
+	}{{"one", 1}, {"two-policy", 2}} {
 		b.Run(c.name, func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.procs))
 			blas.SetOpenBLASThreads(c.procs)
-			blas.GemmThreadsMin = c.min
 			defer toy.CPUMetric(b)()
 			for i := 0; i < b.N; i++ {
 				m := &LRSDL{Options: LRSDLOptions{K0: 10, Eta: 0.1, FDDLOptions: FDDLOptions{K: 20, Lambda1: 0.01, Lambda2: 0.01, Iters: 30, Tol: Off}}}

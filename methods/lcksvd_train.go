@@ -96,7 +96,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 			return err
 		}
 		if Qc != nil {
-			Dc = dl.Expand(Qc, Dc)
+			Dc = Qc.Expand(Dc)
 		}
 		D.Slice(0, d, c*k, (c+1)*k).(*mat.Dense).Copy(Dc)
 		return nil
@@ -196,7 +196,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 		}
 	}
 	if Qs != nil {
-		D = dl.Expand(Qs, D)
+		D = Qs.Expand(D)
 	}
 	l.m = classDict{classes: g.Classes, part: ap, D: D}
 	l.A, l.W = A, W

@@ -169,7 +169,7 @@ func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dl.
 		return err
 	}
 	if Q != nil {
-		D = dl.Expand(Q, D)
+		D = Q.Expand(D)
 	}
 	m.m = classDict{classes: classes, part: dl.BlockPartition(C, k), D: D}
 	m.res = o

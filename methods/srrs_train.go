@@ -361,7 +361,7 @@ func srrsReduce(ctx context.Context, X *mat.Dense, set dl.Settings) (U *mat.Dens
 	}
 	U = f.U
 	if Q != nil {
-		U = dl.Expand(Q, f.U)
+		U = Q.Expand(f.U)
 	}
 	return U, f.sig, f.Xh, nil
 }

@@ -13,17 +13,14 @@ import (
 )
 
 // TestConformanceCores checks that every method trains the same model,
-// bit for bit, on one core with one BLAS thread and on two with two, with
-// blas.GemmThreadsMin lowered so that many of its level-3 calls are split
-// between the cores (threaded OpenBLAS would round them differently).
+// bit for bit, on one core with one BLAS thread and on two with two (the
+// split of calls from blas.GemmThreadsMin on: blas's TestLevel3Split).
 func TestConformanceCores(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains every method twice")
 	}
 	defer blas.SetOpenBLASThreads(blas.SetOpenBLASThreads(0))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	defer func(v int) { blas.GemmThreadsMin = v }(blas.GemmThreadsMin)
-	blas.GemmThreadsMin = 1 << 16
 	const d, C, n = 160, 3, 50
 	rng := rand.New(rand.NewPCG(8, 9))
 	Y := mat.NewDense(d, C*n, nil)

@@ -275,7 +275,8 @@ func (j *job) finish() {
 	j.r.done()
 }
 
-// formatDuration formats d as 12s, 3m04s or 1h02m.
+// formatDuration formats d in seconds (tenths below ten), minutes and
+// seconds from a minute, hours and minutes from an hour.
 func formatDuration(d time.Duration) string {
 	s := int(d.Round(time.Second).Seconds())
 	switch {

@@ -123,8 +123,8 @@ func runTrainStream(ctx context.Context, e *env, method, path, out string, norma
 	}
 	defer of.abort()
 	t0 := time.Now()
-	// One line per epoch and at most one every 10 s within it: a large
-	// stream has thousands of minibatches.
+	// One line per epoch and at most one every ten seconds within it: a
+	// large stream has thousands of minibatches.
 	epoch, last := 0, time.Time{}
 	o.Progress = func(p online.Progress) {
 		if p.Epoch == epoch && time.Since(last) < 10*time.Second {

@@ -7,12 +7,16 @@
 //     digits with at least one letter and one digit; Go pseudo-versions
 //     and 0x literals are not hashes);
 //   - an exported identifier of a non-main, non-test file without a doc
-//     comment.
+//     comment;
+//   - a switch: a package-level variable of basic type (bool, number or
+//     string) that is exported, or that is assigned anywhere other than
+//     its declaration, test files included. Tests choose a path by passing
+//     it to an unexported function, not by flipping a variable.
 //
 // With -counts it prints the layout's figures instead: lines per package
-// and the largest package's share, package-level variables of basic type
-// (switches), one-statement forwarding methods, and comment blocks that
-// quote timings or hashes. Run it from the module root:
+// and the largest package's share, switches, one-statement forwarding
+// methods, and comment blocks that quote timings or hashes, each switch
+// and block by its position. Run it from the module root:
 //
 //	go run ./internal/housecheck
 //	go run ./internal/housecheck -counts
@@ -73,6 +77,7 @@ func main() {
 		return
 	}
 	probs := check(fset, files, parsed, *maxLines)
+	probs = append(probs, switches(fset, files, parsed)...)
 	probs = append(probs, readmeHashes("README.md")...)
 	for _, p := range probs {
 		fmt.Printf("%s: %s\n", p.pos, p.msg)
@@ -222,8 +227,8 @@ func receiverName(e ast.Expr) string {
 // printCounts prints the figures the layout is judged by.
 func printCounts(fset *token.FileSet, files []string, parsed map[string]*ast.File) {
 	lines := map[string]int{}
-	total, switches, fwdLines, fwdCount, notebook := 0, 0, 0, 0, 0
-	var switchNames []string
+	total, fwdLines, fwdCount, notebook := 0, 0, 0, 0
+	var notebookAt []string
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
@@ -233,31 +238,16 @@ func printCounts(fset *token.FileSet, files []string, parsed map[string]*ast.Fil
 		lines[filepath.Dir(f)] += n
 		total += n
 		for _, decl := range af.Decls {
-			switch d := decl.(type) {
-			case *ast.GenDecl:
-				if d.Tok != token.VAR {
-					continue
-				}
-				for _, spec := range d.Specs {
-					s := spec.(*ast.ValueSpec)
-					if basicSwitch(s) {
-						for _, n := range s.Names {
-							switches++
-							switchNames = append(switchNames, f+":"+n.Name)
-						}
-					}
-				}
-			case *ast.FuncDecl:
-				if d.Recv != nil && forwarding(d) {
-					fwdCount++
-					fwdLines += fset.Position(d.End()).Line - fset.Position(d.Pos()).Line + 1
-				}
+			if d, ok := decl.(*ast.FuncDecl); ok && d.Recv != nil && forwarding(d) {
+				fwdCount++
+				fwdLines += fset.Position(d.End()).Line - fset.Position(d.Pos()).Line + 1
 			}
 		}
 		for _, cg := range af.Comments {
 			text := cg.Text()
 			if timingRE.MatchString(text) || len(hashes(text)) > 0 {
 				notebook++
+				notebookAt = append(notebookAt, fset.Position(cg.Pos()).String())
 			}
 		}
 	}
@@ -273,27 +263,25 @@ func printCounts(fset *token.FileSet, files []string, parsed map[string]*ast.Fil
 		}
 		fmt.Printf("  %-28s %6d  %4.1f %%\n", p, lines[p], 100*float64(lines[p])/float64(total))
 	}
-	fmt.Printf("package-level variables of basic type (switches): %d\n", switches)
-	for _, s := range switchNames {
-		fmt.Printf("  %s\n", s)
+	sw := switches(fset, files, parsed)
+	fmt.Printf("package-level mutable switches: %d\n", len(sw))
+	for _, s := range sw {
+		fmt.Printf("  %s: %s\n", s.pos, s.msg)
 	}
 	fmt.Printf("one-statement forwarding methods: %d, %d lines\n", fwdCount, fwdLines)
 	fmt.Printf("comment blocks quoting timings or hashes: %d\n", notebook)
+	for _, at := range notebookAt {
+		fmt.Printf("  %s\n", at)
+	}
 }
 
-// basicSwitch reports whether a package-level variable holds a bool,
-// number or string (a knob code or tests can flip), not an error, pool or
-// table.
-func basicSwitch(s *ast.ValueSpec) bool {
-	if id, ok := s.Type.(*ast.Ident); ok {
-		switch id.Name {
-		case "bool", "int", "int64", "float64", "string", "uint64":
-			return true
-		}
-		return false
-	}
+// basicVar reports whether a package-level variable holds a bool, number
+// or string, not an error, pool or table: by its type, or by its value (a
+// literal, true or false, an operation on a literal, or a call of a
+// function literal returning a basic type).
+func basicVar(s *ast.ValueSpec) bool {
 	if s.Type != nil {
-		return false
+		return basicType(s.Type)
 	}
 	for _, v := range s.Values {
 		switch x := v.(type) {
@@ -304,9 +292,106 @@ func basicSwitch(s *ast.ValueSpec) bool {
 		case *ast.BinaryExpr:
 			_, l := x.X.(*ast.BasicLit)
 			return l
+		case *ast.CallExpr:
+			fl, ok := x.Fun.(*ast.FuncLit)
+			if !ok {
+				return false
+			}
+			res := fl.Type.Results
+			return res != nil && len(res.List) == 1 && len(res.List[0].Names) <= 1 && basicType(res.List[0].Type)
 		}
 	}
 	return false
+}
+
+// basicType reports whether e names a boolean, numeric or string type.
+func basicType(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	switch id.Name {
+	case "bool", "string", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
+		"uintptr", "float32", "float64", "byte", "rune":
+		return true
+	}
+	return false
+}
+
+// switches returns the package-level variables of basic type that are
+// exported or assigned (=, op=, ++, --) outside their declaration, in any
+// file of their folder, test files included.
+func switches(fset *token.FileSet, files []string, parsed map[string]*ast.File) []problem {
+	type key struct{ dir, pkg, name string }
+	decl := map[key]*ast.Ident{}
+	var order []key
+	for _, f := range files {
+		af := parsed[f]
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		for _, d := range af.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+				for _, spec := range g.Specs {
+					if s := spec.(*ast.ValueSpec); basicVar(s) {
+						for _, n := range s.Names {
+							if n.Name != "_" {
+								k := key{filepath.Dir(f), af.Name.Name, n.Name}
+								decl[k] = n
+								order = append(order, k)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	assigned := map[key]string{}
+	for _, f := range files {
+		af := parsed[f]
+		dir, pkg := filepath.Dir(f), af.Name.Name
+		mark := func(e ast.Expr) {
+			id, ok := e.(*ast.Ident)
+			if !ok {
+				return
+			}
+			k := key{dir, pkg, id.Name}
+			n := decl[k]
+			// An identifier resolved in its file to something other than the
+			// package-level variable is a local of the same name.
+			if n == nil || id.Obj != nil && id.Obj.Decl != n.Obj.Decl {
+				return
+			}
+			if _, seen := assigned[k]; !seen {
+				assigned[k] = fset.Position(id.Pos()).String()
+			}
+		}
+		ast.Inspect(af, func(x ast.Node) bool {
+			switch s := x.(type) {
+			case *ast.AssignStmt:
+				if s.Tok != token.DEFINE {
+					for _, l := range s.Lhs {
+						mark(l)
+					}
+				}
+			case *ast.IncDecStmt:
+				mark(s.X)
+			}
+			return true
+		})
+	}
+	var probs []problem
+	for _, k := range order {
+		n := decl[k]
+		pos := fset.Position(n.Pos()).String()
+		switch {
+		case n.IsExported():
+			probs = append(probs, problem{pos, fmt.Sprintf("var %s is a switch (exported, of basic type): make it a constant, or pass it to what it chooses", k.name)})
+		case assigned[k] != "":
+			probs = append(probs, problem{pos, fmt.Sprintf("var %s is a switch (assigned at %s): make it a constant, or pass it to what it chooses", k.name, assigned[k])})
+		}
+	}
+	return probs
 }
 
 // forwarding reports whether a method's body is a single statement that

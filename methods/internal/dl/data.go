@@ -1,6 +1,7 @@
 package dl
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,6 +108,48 @@ func TrainingSet(Y mat.Matrix, labels []int) (*mat.Dense, *core.Grouping, error)
 		return nil, nil, err
 	}
 	return PermuteColumns(Y, g.Perm), g, nil
+}
+
+// Prepared is a training set ready to train on (Prepare): its columns in
+// class order, their grouping and sizes, and its reduction to span(Y).
+type Prepared struct {
+	Y     *mat.Dense // d×N, columns by class
+	Group *core.Grouping
+	Info  Info       // InfoOf(Y, Group)
+	Key   DataKey    // of Y when the span is shared, else zero
+	Span  *Span      // never nil; Span.Q is nil when Y is not reduced
+	Train *mat.Dense // what training works on: Span.Yr, or Y
+}
+
+// Prepare validates the training set Y with its labels (TrainingSet) and
+// returns it ready to train on, reduced to its span by ReduceSpan. check,
+// if not nil, sees the set before the factorisation is paid for and may
+// refuse it with an error. With share, Key is set and the fits of the same
+// data share one Span: a process-wide cache keeps it while a fit holds it,
+// so the fits of a cross-validation fold, which differ only in their
+// options, factor the fold once (the factorisation is deterministic, so
+// the entry is the one ReduceSpan would return).
+func Prepare(ctx context.Context, Y mat.Matrix, labels []int, set Settings, share bool, check func(*Prepared) error) (*Prepared, error) {
+	Ys, g, err := TrainingSet(Y, labels)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepared{Y: Ys, Group: g, Info: InfoOf(Ys, g), Train: Ys}
+	if share {
+		p.Key = KeyOf(Ys)
+	}
+	if check != nil {
+		if err := check(p); err != nil {
+			return nil, err
+		}
+	}
+	if p.Span, err = spanOf(ctx, Ys, p.Key, set, share); err != nil {
+		return nil, err
+	}
+	if p.Span.Q != nil {
+		p.Train = p.Span.Yr
+	}
+	return p, nil
 }
 
 // colNonZeroDoer is a sparse matrix that visits the non-zeros of one

@@ -2,7 +2,6 @@ package dl
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -74,8 +73,8 @@ func TestMulDense(t *testing.T) {
 }
 
 // TestMulDenseExact checks that AᵀB by MulDense, shared between the cores
-// in chunks, has the bits of the whole product in one BLAS call
-// (blas.GemmThreadsMin raised), on every backend, for inner dimensions
+// in chunks, has the bits of the whole product in one BLAS call (below
+// blas.GemmThreadsMin), on every backend, for inner dimensions
 // above OpenBLAS's and gonum's block sizes. OpenBLAS's AVX-512 kernels
 // round an element by where it falls in the product's tiles (530×130×203
 // differs in its last bits with Cooperlake's); with them the chunked
@@ -85,18 +84,14 @@ func TestMulDenseExact(t *testing.T) {
 	testutil.Backends(t, func(t *testing.T) {
 		exact := !strings.HasSuffix(t.Name(), "/openblas") || !avx512Kernels(blas.BackendDetail())
 		rng := rand.New(rand.NewPCG(45, 46))
-		for _, sz := range [][3]int{{530, 130, 203}, {1037, 425, 120}, {300, 64, 1020}} {
+		for _, sz := range [][3]int{{530, 130, 203}, {1037, 425, 60}, {300, 64, 1020}} {
 			d, K, N := sz[0], sz[1], sz[2]
-			if d*K*N < parallel.MinWork {
-				t.Fatalf("%v: too small to be split", sz)
+			if d*K*N < parallel.MinWork || d*K*N >= blas.GemmThreadsMin {
+				t.Fatalf("%v: not split by MulDense", sz)
 			}
 			A, B := testutil.RandDense(rng, d, K), testutil.RandDense(rng, d, N)
 			var want mat.Dense
-			func() {
-				defer func(v int) { blas.GemmThreadsMin = v }(blas.GemmThreadsMin)
-				blas.GemmThreadsMin = math.MaxInt
-				want.Mul(A.T(), B)
-			}()
+			want.Mul(A.T(), B)
 			for _, got := range []*mat.Dense{{}, mat.NewDense(K, N, nil)} {
 				MulDense(got, A.T(), B)
 				if exact && !mat.Equal(got, &want) || !mat.EqualApprox(got, &want, 1e-12) {

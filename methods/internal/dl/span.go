@@ -30,17 +30,34 @@ const SpanRatio = 1.2
 // A dictionary learned from columns of Y stays in span(Y) = range(Q): its
 // updates only combine columns of Y and of the dictionary, and the costs
 // depend on D only through DᵀD, DᵀY and column norms, which Q preserves
-// (QᵀQ = I). So training on Yr gives D_r with D = Q·D_r (Expand), at r ≤ N
-// instead of d rows. For a test sample y, ‖y − Dx‖² = ‖Qᵀy − D_r x‖² +
-// ‖(I−QQᵀ)y‖², the last term the same for every class, so prediction with
-// D on raw data gives the same labels.
+// (QᵀQ = I). So training on Yr gives D_r with D = Q·D_r (SpanBasis.Expand),
+// at r ≤ N instead of d rows. For a test sample y, ‖y − Dx‖² = ‖Qᵀy −
+// D_r x‖² + ‖(I−QQᵀ)y‖², the last term the same for every class, so
+// prediction with D on raw data gives the same labels.
 //
 // A large factorisation runs on its own goroutine, so that a cancelled ctx
 // returns ctx.Err() at once (BLAS cannot be
 // interrupted; the goroutine finishes and its result is dropped).
 func ReduceSpan(ctx context.Context, Y mat.Matrix, set Settings) (Q *SpanBasis, Yr *mat.Dense, err error) {
+	if d, n := Y.Dims(); !reduces(d, n, set) {
+		return nil, nil, ctx.Err()
+	}
+	Yd, ok := Y.(*mat.Dense)
+	if !ok {
+		Yd = DenseCopy(Y)
+	}
+	return reduceDense(ctx, Yd, set)
+}
+
+// reduces reports whether ReduceSpan reduces a d×n matrix.
+func reduces(d, n int, set Settings) bool {
+	return !set.NoSpan && float64(d) > SpanRatio*float64(n)
+}
+
+// reduceDense is ReduceSpan for dense Y.
+func reduceDense(ctx context.Context, Y *mat.Dense, set Settings) (Q *SpanBasis, Yr *mat.Dense, err error) {
 	d, n := Y.Dims()
-	if set.NoSpan || float64(d) <= SpanRatio*float64(n) {
+	if !reduces(d, n, set) {
 		return nil, nil, ctx.Err()
 	}
 	if err := ctx.Err(); err != nil {
@@ -80,14 +97,10 @@ func ReduceSpan(ctx context.Context, Y mat.Matrix, set Settings) (Q *SpanBasis, 
 // (SpanDensity, set.SpanRoute) takes a sparse route by rows, about
 // nnz(Y)·1.5N + N³ multiply-adds; there Q is orthonormal to about
 // ε·κ(Y)² instead of ε (1e-14 on Oxford Flower, 3e-10 for κ ≈ 10⁶).
-// When the factorisation fails (Y is zero) it returns nil and Y as a
-// *mat.Dense. Columns of Y inside the span of the others up to 1e-7
-// relative count as such: Q·Yr = Y to that accuracy.
-func ThinQR(Y mat.Matrix, set Settings) (Q *SpanBasis, Yr *mat.Dense) {
-	Yd, ok := Y.(*mat.Dense)
-	if !ok {
-		Yd = DenseCopy(Y)
-	}
+// When the factorisation fails (Y is zero) it returns nil and Y.
+// Columns of Y inside the span of the others up to 1e-7 relative count as
+// such: Q·Yr = Y to that accuracy.
+func ThinQR(Yd *mat.Dense, set Settings) (Q *SpanBasis, Yr *mat.Dense) {
 	d, n := Yd.Dims()
 	g := blas64.Symmetric{N: n, Stride: n, Data: make([]float64, n*n), Uplo: blas.Upper}
 	b := Yd.RawMatrix()
@@ -210,25 +223,6 @@ func (s *spanSparse) gram2(g blas64.Symmetric, q blas64.General) {
 	blas64.Trmm(blas.Left, blas.Trans, 1, s.t, h)
 }
 
-// mulLeft adds (B_P·S⁻¹)·Z to dst (d×m) for Z (r×m); upper says Z is
-// upper triangular (row c is zero left of column c).
-func (s *spanSparse) mulLeft(dst, Z blas64.General, upper bool) {
-	for i := 0; i < dst.Rows; i++ {
-		drow := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
-		for k := s.ptr[i]; k < s.ptr[i+1]; k++ {
-			c := s.pos[s.col[k]]
-			if c < 0 {
-				continue
-			}
-			a, lo := s.val[k]*s.inv[c], 0
-			if upper {
-				lo = c
-			}
-			floats.AddScaled(drow[lo:], a, Z.Data[c*Z.Stride+lo:c*Z.Stride+Z.Cols])
-		}
-	}
-}
-
 // gramSpanTol is the squared residual, relative to the column, below which
 // ThinQR treats a column as inside the span of the others: a residual of
 // 10⁻⁷‖b‖, about the accuracy of a Gram matrix route (√ε).
@@ -300,72 +294,4 @@ func GramBasis(g blas64.Symmetric, d int, sp *spanSparse, col func(qrow []float6
 		}
 	}
 	return Q1, V, C, true
-}
-
-// SpanBasis is the orthonormal Q = Q₁V⁻¹ (d×r) of ThinQR, kept factored:
-// Q₁ (d×r) and V (r×r upper triangular), CholeskyQR2's second factor.
-type SpanBasis struct {
-	q1 *mat.Dense
-	v  blas64.Triangular
-	sp *spanSparse // Q₁'s sparse factors, or nil
-}
-
-// Dims returns the dimensions of Q.
-func (q *SpanBasis) Dims() (d, r int) { return q.q1.Dims() }
-
-// Sparse reports whether q keeps Q₁'s sparse factors: Q₁ = B_P·S⁻¹·T.
-func (q *SpanBasis) Sparse() bool { return q.sp != nil }
-
-// Triangles returns V and, for a sparse q, T of Q = B_P·S⁻¹·T·V⁻¹.
-func (q *SpanBasis) Triangles() (V, T blas64.Triangular) {
-	if q.sp == nil {
-		return q.v, blas64.Triangular{}
-	}
-	return q.v, q.sp.t
-}
-
-// AddRowTimes adds row i of B_P·S⁻¹ (of a sparse q) times the r×n matrix
-// top to dst (n).
-func (q *SpanBasis) AddRowTimes(dst []float64, i int, top blas64.General) {
-	sp := q.sp
-	for k := sp.ptr[i]; k < sp.ptr[i+1]; k++ {
-		if c := sp.pos[sp.col[k]]; c >= 0 {
-			floats.AddScaled(dst, sp.val[k]*sp.inv[c], top.Data[c*top.Stride:c*top.Stride+top.Cols])
-		}
-	}
-}
-
-// Form returns Q = Q₁V⁻¹ (d×r) formed, in Q₁'s storage: q is used up.
-func (q *SpanBasis) Form() *mat.Dense {
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, q.v, q.q1.RawMatrix())
-	return q.q1
-}
-
-// Project returns QᵀY = V⁻ᵀ(Q₁ᵀY) (r×n) for the d×n matrix Y: drn
-// multiply-adds, against dr² to form Q first.
-func (q *SpanBasis) Project(Y mat.Matrix) *mat.Dense {
-	_, r := q.Dims()
-	_, n := Y.Dims()
-	P := mat.NewDense(r, n, nil)
-	P.Mul(q.q1.T(), Y)
-	blas64.Trsm(blas.Left, blas.Trans, 1, q.v, P.RawMatrix())
-	return P
-}
-
-// Expand returns Q·Dr = Q₁·(V⁻¹Dr), a dictionary learned on reduced data
-// mapped back to the data space: dr·K multiply-adds for K atoms, or
-// r²K/2 + nnz(Y)·K through Q₁ = (Y_P·S⁻¹)·T on the sparse route.
-func Expand(Q *SpanBasis, Dr *mat.Dense) *mat.Dense {
-	W := mat.DenseCopyOf(Dr)
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, Q.v, W.RawMatrix())
-	d, _ := Q.Dims()
-	_, k := Dr.Dims()
-	D := mat.NewDense(d, k, nil)
-	if Q.sp != nil {
-		blas64.Trmm(blas.Left, blas.NoTrans, 1, Q.sp.t, W.RawMatrix())
-		Q.sp.mulLeft(D.RawMatrix(), W.RawMatrix(), false)
-		return D
-	}
-	D.Mul(Q.q1, W)
-	return D
 }

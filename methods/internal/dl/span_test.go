@@ -57,7 +57,7 @@ func TestReduceSpan(t *testing.T) {
 			if cr, cc := Yr.Dims(); d != d0 || r != tc.rank || cr != r || cc != n {
 				t.Fatalf("%s: Q %d×%d, Yr %d×%d; want %d×%d, %d×%d", name, d, r, cr, cc, d0, tc.rank, tc.rank, n)
 			}
-			Qm := Expand(Q, toy.Eye(r)) // Q·I
+			Qm := Q.Expand(toy.Eye(r)) // Q·I
 			var QtQ mat.Dense
 			QtQ.Mul(Qm.T(), Qm)
 			if !mat.EqualApprox(&QtQ, toy.Eye(r), 1e-12) {
@@ -65,11 +65,11 @@ func TestReduceSpan(t *testing.T) {
 			}
 			if Q.sp != nil {
 				dense := &SpanBasis{q1: Q.q1, v: Q.v}
-				if Qd := Expand(dense, toy.Eye(r)); !mat.EqualApprox(Qm, Qd, 1e-12) {
+				if Qd := dense.Expand(toy.Eye(r)); !mat.EqualApprox(Qm, Qd, 1e-12) {
 					t.Errorf("%s: Expand through the rows of Y ≠ through Q₁", name)
 				}
 			}
-			QYr := Expand(Q, Yr)
+			QYr := Q.Expand(Yr)
 			for j := 0; j < n; j++ {
 				var e mat.VecDense
 				e.SubVec(QYr.ColView(j), tc.Y.ColView(j))
@@ -123,7 +123,7 @@ func BenchmarkFlowerSpan(b *testing.B) {
 					b.Fatal(err)
 				}
 				n, _ := Yr.Dims()
-				Expand(Q, mat.DenseCopyOf(Yr.Slice(0, n, 0, 425)))
+				Q.Expand(mat.DenseCopyOf(Yr.Slice(0, n, 0, 425)))
 			}
 			done()
 		})

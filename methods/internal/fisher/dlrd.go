@@ -96,7 +96,7 @@ func newTrainSpan(ctx context.Context, p Params, set dl.Settings, Y *mat.Dense, 
 		a0, a1 := ap.Block(c)
 		Dc := bs[c].D
 		if Qs[c] != nil {
-			Dc = dl.Expand(Qs[c], Dc)
+			Dc = Qs[c].Expand(Dc)
 		}
 		t.Db.Slice(0, d, a0, a1).(*mat.Dense).Copy(Dc)
 		t.Xb.Slice(a0, a1, s0, s1).(*mat.Dense).Copy(bs[c].X)

@@ -8,38 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// maxProjections is the number of projected sets a spanEntry keeps: a
-// cross-validation fold scores one validation set.
-const maxProjections = 2
-
-// projection is P = QᵀY of a set Y of key key.
-type projection struct {
-	key dataKey
-	P   *mat.Dense
-}
-
-// project returns P = QᵀY (r×n, r the rows of Yr) for the d×n matrix Y,
-// computed once per Y (by key) and kept in e; P is read only.
-func (e *spanEntry) project(ctx context.Context, Y *mat.Dense) (*mat.Dense, error) {
-	k := keyOf(Y)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, p := range e.proj {
-		if p.key == k {
-			return p.P, nil
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	P := e.Q.Project(Y)
-	if len(e.proj) == maxProjections {
-		e.proj = e.proj[1:]
-	}
-	e.proj = append(e.proj, projection{key: k, P: P})
-	return P, nil
-}
-
 // SetScoreOnly sets whether Fit and Resume stop at the training state
 // (ScoreEach scores from it); true implies SetResumable(true).
 func (f *Model) SetScoreOnly(on bool) {
@@ -52,7 +20,7 @@ func (f *Model) SetScoreOnly(on bool) {
 // ScoreEach returns the labels PredictEach(ctx, Y, ps) gives for the model
 // of the training state kept by the last Fit or Resume, computed in the
 // coordinates of training: with the span basis Q of the training set
-// (dl.ReduceSpan), D̄ = Q·D̄_r and the columns of Y enter as P = QᵀY. The codes depend
+// (dl.Prepare), D̄ = Q·D̄_r and the columns of Y enter as P = QᵀY. The codes depend
 // on D̄ only through D̄ᵀD̄ = D̄_rᵀD̄_r and D̄ᵀY = D̄_rᵀP, and every residual
 // of a sample y, ‖ȳ − D̄x‖² with ȳ − D̄x in y + range(Q), exceeds its
 // reduced form by the same ‖(I − QQᵀ)y‖²: the GC scores of y move by w
@@ -72,7 +40,7 @@ func (f *Model) ScoreEach(ctx context.Context, name string, Y mat.Matrix, ps []P
 	}
 	if e := rs.span; e != nil && e.Q != nil {
 		var err error
-		if P, err = e.project(ctx, P); err != nil {
+		if P, err = e.Project(ctx, P); err != nil {
 			return nil, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -68,56 +69,22 @@ func (t *train) X() *mat.Dense  { _, n := t.Xb.Dims(); return t.Xb.Slice(0, t.K,
 func (t *train) X0() *mat.Dense { r, n := t.Xb.Dims(); return t.Xb.Slice(t.K, r, 0, n).(*mat.Dense) }
 
 // Fit trains f as the named method on the columns of Y; resolve returns
-// the training parameters for the sizes of the training set.
+// the training parameters for the sizes of the training set. Its route:
+// dl.Prepare checks the data and reduces it to its span (Y = Q·Yr, shared
+// between resumable fits of the same data), the outer iterations train on
+// Yr, and finish keeps the state and maps D̄ back by Q.
 func (f *Model) Fit(ctx context.Context, name string, Y mat.Matrix, labels []int, resolve func(dl.Info) (Params, error)) error {
 	start := time.Now()
 	f.Info, f.rs = lrsdl.FitInfo{}, nil
-	Ys, g, err := dl.TrainingSet(Y, labels)
+	var p Params
+	s, err := dl.Prepare(ctx, Y, labels, f.Set, f.keep, func(s *dl.Prepared) (err error) {
+		p, err = accept(name, s, resolve)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	C := g.Classes.Len()
-	if C < 2 {
-		return fmt.Errorf("methods: %s needs at least 2 classes, have %d", name, C)
-	}
-	for c := 0; c < C; c++ {
-		if g.Part.Size(c) < 2 {
-			return fmt.Errorf("methods: %s: class %d has %d training sample, need at least 2", name, g.Classes.Labels[c], g.Part.Size(c))
-		}
-	}
-	d, N := Ys.Dims()
-	p, err := resolve(dl.InfoOf(Ys, g))
-	if err != nil {
-		return err
-	}
-	if p.K0 > N {
-		return fmt.Errorf("methods: %s has %d training samples, fewer than k0=%d shared atoms", name, N, p.K0)
-	}
-	// Y and Q, [D D0], and [X; X0] with the K̄×N and K̄×K̄ products and
-	// workspaces of the cost and the X step.
-	kb := float64(C*p.K + p.K0)
-	if err := dl.CheckMemory(name, 2*float64(d)*float64(N)+kb*(float64(d)+6*float64(N)+3*kb), "k, k0 or the training set"); err != nil {
-		return err
-	}
-	// Train in span(Y) on Yr = QᵀY (N×N) when d is well above N; D̄ = Q·D̄_r.
-	// Resumable fits of the same data share Q and Yr (sharedSpan); others
-	// skip hashing the data.
-	var key dataKey
-	span := &spanEntry{}
-	if f.keep {
-		key = keyOf(Ys)
-		span, err = sharedSpan(ctx, Ys, key, f.Set)
-	} else {
-		span.Q, span.Yr, err = dl.ReduceSpan(ctx, Ys, f.Set)
-	}
-	if err != nil {
-		return err
-	}
-	Q, Yt := span.Q, Ys
-	if Q != nil {
-		Yt = span.Yr
-	}
-	t, err := newTrain(ctx, p, f.Set, Yt, g.Part)
+	t, err := newTrain(ctx, p, f.Set, s.Train, s.Group.Part)
 	if err != nil {
 		return err
 	}
@@ -127,10 +94,65 @@ func (f *Model) Fit(ctx context.Context, name string, Y mat.Matrix, labels []int
 	if err != nil {
 		return err
 	}
-	f.finish(g.Classes, d, t, Q)
-	f.Info.Elapsed = time.Since(start)
-	f.keepState(t, d, labels, key, span)
+	f.finish(s, t, labels, start)
 	return nil
+}
+
+// accept returns the training parameters of the prepared set s, or an
+// error when it has fewer than 2 classes, a class of fewer than 2 samples,
+// fewer samples than k0 shared atoms, or sizes beyond the memory limit.
+func accept(name string, s *dl.Prepared, resolve func(dl.Info) (Params, error)) (Params, error) {
+	g := s.Group
+	C := g.Classes.Len()
+	if C < 2 {
+		return Params{}, fmt.Errorf("methods: %s needs at least 2 classes, have %d", name, C)
+	}
+	for c := 0; c < C; c++ {
+		if g.Part.Size(c) < 2 {
+			return Params{}, fmt.Errorf("methods: %s: class %d has %d training sample, need at least 2", name, g.Classes.Labels[c], g.Part.Size(c))
+		}
+	}
+	d, N := s.Y.Dims()
+	p, err := resolve(s.Info)
+	if err != nil {
+		return Params{}, err
+	}
+	if p.K0 > N {
+		return Params{}, fmt.Errorf("methods: %s has %d training samples, fewer than k0=%d shared atoms", name, N, p.K0)
+	}
+	// Y and Q, [D D0], and [X; X0] with the K̄×N and K̄×K̄ products and
+	// workspaces of the cost and the X step.
+	kb := float64(C*p.K + p.K0)
+	if err := dl.CheckMemory(name, 2*float64(d)*float64(N)+kb*(float64(d)+6*float64(N)+3*kb), "k, k0 or the training set"); err != nil {
+		return Params{}, err
+	}
+	return p, nil
+}
+
+// finish ends a Fit or Resume on the prepared set s: with f.keep it keeps
+// what Resume needs (t compacted, with a copy of D̄ when the model's is
+// the iterate itself); then it sets the model, D̄ = Q·D̄_r and the code
+// means, or with SetScoreOnly leaves it suspended.
+func (f *Model) finish(s *dl.Prepared, t *train, labels []int, start time.Time) {
+	f.Classes, f.Dim, f.Part = s.Group.Classes, s.Info.Dim, t.ap
+	f.rs = nil
+	if f.keep {
+		c := t.compact()
+		if s.Span.Q == nil && !f.score {
+			c.Db = mat.DenseCopyOf(t.Db)
+		}
+		f.rs = &fitState{t: c, d: s.Info.Dim, labels: slices.Clone(labels), key: s.Key, span: s.Span}
+	}
+	if f.score {
+		f.Suspend()
+	} else {
+		f.Db = s.Span.Q.Expand(t.Db)
+		f.Mc, f.M0 = t.means()
+	}
+	f.Info.Elapsed = time.Since(start)
+	if f.rs != nil {
+		f.rs.info = f.Info
+	}
 }
 
 // newTrain initialises per Algorithm 2: each D_c and its codes X_c^c by ODL
