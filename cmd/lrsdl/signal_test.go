@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,9 +36,9 @@ func buildCommand(t *testing.T, dir string) string {
 // holds old, sends it sig when wait, given the output's directory and the
 // command's stderr, returns, and checks that it stops cleanly: exit 1 saying
 // why, no temporary file, the old model intact. A run that ended before the
-// signal (exit 0) is reported as such. It returns the time from the signal
-// to the exit; the only time limit is a guard against a hang.
-func signalRun(t *testing.T, bin string, args []string, out, old string, sig syscall.Signal, wait func(dir string, stderr *bufio.Scanner)) time.Duration {
+// signal (exit 0) is reported as such (finished). It returns the time from
+// the signal to the exit; the only time limit is a guard against a hang.
+func signalRun(t *testing.T, bin string, args []string, out, old string, sig syscall.Signal, wait func(dir string, stderr *bufio.Scanner)) (took time.Duration, finished bool) {
 	t.Helper()
 	dir := filepath.Dir(out)
 	if err := os.WriteFile(out, []byte(old), 0o644); err != nil {
@@ -70,14 +72,14 @@ func signalRun(t *testing.T, bin string, args []string, out, old string, sig sys
 		<-done
 		t.Errorf("%v: still running two minutes after the signal", args)
 	}
-	took := time.Since(sent)
+	took = time.Since(sent)
 	code := cmd.ProcessState.ExitCode()
 	if tmp := temps(t, dir); len(tmp) > 0 {
 		t.Errorf("%v: left %v", args, tmp)
 	}
 	if code == 0 {
 		t.Logf("%v: finished before %s", args, signalNames[sig])
-		return took
+		return took, true
 	}
 	if say := "interrupted by " + signalNames[sig]; code != 1 || !strings.Contains(rest.String(), say) {
 		t.Errorf("%v: exit %d, want 1 saying %q; stderr ends %q", args, code, say, rest.String())
@@ -85,7 +87,7 @@ func signalRun(t *testing.T, bin string, args []string, out, old string, sig sys
 	if b, err := os.ReadFile(out); string(b) != old {
 		t.Errorf("%v: the old model became %.20q (%v)", args, b, err)
 	}
-	return took
+	return took, false
 }
 
 // whenPrepared waits until dir holds the command's temporary output file.
@@ -119,7 +121,7 @@ func TestSignals(t *testing.T) {
 		for _, m := range moments {
 			out := filepath.Join(t.TempDir(), "m.model")
 			args := []string{"train", "-v", "-data", digits, "-method", "FDDL", "-p", "k=10", "-p", "tol=0", "-iters", "1000", "-o", out}
-			took := signalRun(t, bin, args, out, "the old model", sig, m.wait)
+			took, _ := signalRun(t, bin, args, out, "the old model", sig, m.wait)
 			t.Logf("%s at %s: %v", signalNames[sig], m.name, took.Round(time.Millisecond))
 		}
 	}
@@ -129,15 +131,20 @@ var (
 	signalMethods = flag.String("signals.methods", "", "TestSignalsMethods: comma-separated methods, or all")
 	signalData    = flag.String("signals.data", digits, "TestSignalsMethods: the data file")
 	signalArgs    = flag.String("signals.args", "", "TestSignalsMethods: more arguments of train, space-separated")
+	signalSeed    = flag.Uint64("signals.seed", 1, "TestSignalsMethods: seed of the moments")
+	signalMax     = flag.Duration("signals.max", 0, "TestSignalsMethods: fail a latency above this (0: only log)")
 )
 
 // TestSignalsMethods measures, for the methods of -signals.methods on the
-// data of -signals.data, the latency of SIGINT sent 0.1 s, 1 s and 3 s
-// after the output file is prepared, with the same checks as TestSignals:
+// data of -signals.data, the latency of SIGINT, SIGTERM and SIGHUP, each
+// sent once at a moment drawn (seeded by -signals.seed) from the first 4 s
+// after the output file is prepared, with the same checks as TestSignals,
+// and logs a table of the latencies:
 //
 //	go test ./cmd/lrsdl -run TestSignalsMethods -v -signals.methods all -signals.data testdata/coil100-32x32.mat
 //
-// (a data path is relative to cmd/lrsdl).
+// (a data path is relative to cmd/lrsdl). With -signals.max a latency
+// above it fails the test.
 func TestSignalsMethods(t *testing.T) {
 	if *signalMethods == "" {
 		t.Skip("give -signals.methods")
@@ -147,17 +154,32 @@ func TestSignalsMethods(t *testing.T) {
 	if *signalMethods == "all" {
 		names = methodNames()
 	}
+	rng := rand.New(rand.NewPCG(*signalSeed, 0x5164))
+	var table strings.Builder
+	var worst time.Duration
 	for _, m := range names {
-		for _, delay := range []time.Duration{100 * time.Millisecond, time.Second, 3 * time.Second} {
+		fmt.Fprintf(&table, "%-8s", m)
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+			delay := time.Duration(rng.Int64N(int64(4 * time.Second)))
 			out := filepath.Join(t.TempDir(), "m.model")
 			args := append([]string{"train", "-q", "-data", *signalData, "-method", m, "-o", out}, strings.Fields(*signalArgs)...)
-			took := signalRun(t, bin, args, out, "the old model", syscall.SIGINT, func(dir string, s *bufio.Scanner) {
+			took, finished := signalRun(t, bin, args, out, "the old model", sig, func(dir string, s *bufio.Scanner) {
 				whenPrepared(dir, s)
 				time.Sleep(delay)
 			})
-			t.Logf("%-8s SIGINT %v after the start: exit after %v", m, delay, took.Round(time.Millisecond))
+			if finished {
+				fmt.Fprintf(&table, "  %s at %5.2fs: finished", signalNames[sig], delay.Seconds())
+				continue
+			}
+			worst = max(worst, took)
+			if *signalMax > 0 && took > *signalMax {
+				t.Errorf("%s: %s %v after the start: exit after %v, above -signals.max", m, signalNames[sig], delay.Round(time.Millisecond), took.Round(time.Millisecond))
+			}
+			fmt.Fprintf(&table, "  %s at %5.2fs: %6.3fs", signalNames[sig], delay.Seconds(), took.Seconds())
 		}
+		table.WriteString("\n")
 	}
+	t.Logf("latency from the signal to the exit, %s:\n%sworst %.3fs", *signalData, table.String(), worst.Seconds())
 }
 
 // temps lists the temporary files in dir; t may be nil outside a test's
