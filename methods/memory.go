@@ -24,12 +24,17 @@ func dlsiPlan(info dl.Info, set dl.Settings, C, k int) float64 {
 }
 
 // coparPlan returns the floats COPAR's Fit allocates at most for kb atoms
-// (class and shared) on dr rows (dl.SpanRows):
+// (class and shared) on dr rows (dl.SpanRows) in iters outer iterations:
 //
 //	trainData       the samples
 //	2·dr·kb         the dictionary and its update
 //	6·kb·N + 3·kb²  the codes, the X step's products and Gram matrices
-func coparPlan(info dl.Info, set dl.Settings, kb int) float64 {
+//	2·kb·N          the exact X step's iterates, once it replaces FISTA (coparUseExact)
+func coparPlan(info dl.Info, set dl.Settings, kb, iters int) float64 {
 	dr, K, N := dl.SpanRows(info, set), float64(kb), float64(info.N)
-	return trainData(info, set) + 2*dr*K + 6*K*N + 3*K*K
+	codes := 6.0
+	if iters > coparFISTAOuter && coparUseExact(int(dr), kb, info.N) {
+		codes = 8
+	}
+	return trainData(info, set) + 2*dr*K + codes*K*N + 3*K*K
 }

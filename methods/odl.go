@@ -299,7 +299,9 @@ func blAddCost(a, b lrsdl.Cost) lrsdl.Cost {
 }
 
 // odlPlan returns the floats ODL's learn allocates at most for C blocks of
-// k atoms (K = C·k) on dr rows (dl.SpanRows):
+// k atoms (K = C·k) on dr rows (dl.SpanRows): the larger of the span's
+// factorisation (d·N, the span, and 2·N² of its work, when reduced) and
+// training:
 //
 //	d·N, or the span and D = Q·D_r (d·K) when reduced (the samples are then dropped)
 //	dr·K + k·N   the dictionaries and the codes
@@ -307,9 +309,9 @@ func blAddCost(a, b lrsdl.Cost) lrsdl.Cost {
 func odlPlan(info dl.Info, set dl.Settings, C, k int) float64 {
 	d, N, dr := float64(info.Dim), float64(info.N), dl.SpanRows(info, set)
 	K := float64(C * k)
-	data := d * N
+	data, reduce := d*N, 0.0
 	if span := dl.SpanFloats(info, set); span > 0 {
-		data = span + d*K
+		data, reduce = span+d*K, d*N+span+2*N*N
 	}
-	return data + dr*K + float64(k)*N + 4*dr*float64(k)
+	return max(reduce, data+dr*K+float64(k)*N+4*dr*float64(k))
 }
