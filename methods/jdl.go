@@ -451,10 +451,10 @@ func (m *JDL) setStateBody(s *lrsdl.State) error {
 // jdlPlan returns the floats JDL's Fit allocates at most for kb atoms
 // (class and shared) on dr rows (dl.SpanRows):
 //
-//	trainData + 2·dr·N  the samples, and the residual and product of the cost
+//	trainData + 3·dr·N  the samples, and the residuals and products of the cost
 //	4·dr·kb             the dictionary, its update and the D step's products
 //	kb·N + 2·kb²        the codes and the Gram matrices of the X and D steps
 func jdlPlan(info dl.Info, set dl.Settings, kb int) float64 {
 	dr, N, K := dl.SpanRows(info, set), float64(info.N), float64(kb)
-	return trainData(info, set) + 2*dr*N + 4*dr*K + K*N + 2*K*K
+	return trainData(info, set) + 3*dr*N + 4*dr*K + K*N + 2*K*K
 }

@@ -17,10 +17,11 @@ func trainData(info dl.Info, set dl.Settings) float64 {
 //
 //	trainData       the samples
 //	dr² + K²        the inverse and the Gram matrix of the incoherent update
-//	2·dr·K + 5·dr·k the dictionaries, their update, and one class's ADMM
+//	2·dr·K          the dictionaries and their update
+//	11·dr·k         one class's ADMM and update of the inverse
 func dlsiPlan(info dl.Info, set dl.Settings, C, k int) float64 {
 	dr, K := dl.SpanRows(info, set), float64(C*k)
-	return trainData(info, set) + dr*dr + K*K + 2*dr*K + 5*dr*float64(k)
+	return trainData(info, set) + dr*dr + K*K + 2*dr*K + 11*dr*float64(k)
 }
 
 // coparPlan returns the floats COPAR's Fit allocates at most for kb atoms

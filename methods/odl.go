@@ -306,6 +306,7 @@ func blAddCost(a, b lrsdl.Cost) lrsdl.Cost {
 //	d·N, or the span and D = Q·D_r (d·K) when reduced (the samples are then dropped)
 //	dr·K + k·N   the dictionaries and the codes
 //	4·dr·k       one class's products and update
+//	2·dr·N/C     the residuals of a class's costs
 func odlPlan(info dl.Info, set dl.Settings, C, k int) float64 {
 	d, N, dr := float64(info.Dim), float64(info.N), dl.SpanRows(info, set)
 	K := float64(C * k)
@@ -313,5 +314,5 @@ func odlPlan(info dl.Info, set dl.Settings, C, k int) float64 {
 	if span := dl.SpanFloats(info, set); span > 0 {
 		data, reduce = span+d*K, d*N+span+2*N*N
 	}
-	return max(reduce, data+dr*K+float64(k)*N+4*dr*float64(k))
+	return max(reduce, data+dr*K+float64(k)*N+4*dr*float64(k)+2*dr*N/float64(C))
 }

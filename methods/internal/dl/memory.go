@@ -91,9 +91,9 @@ func bytesText(b float64) string {
 }
 
 // SpanRows returns the rows training works on after ReduceSpan: N when
-// d > SpanRatio·N, else d.
+// it reduces (d > SpanRatio·N), else d.
 func SpanRows(info Info, set Settings) float64 {
-	if !set.NoSpan && float64(info.Dim) > SpanRatio*float64(info.N) {
+	if reduces(info.Dim, info.N, set) {
 		return float64(info.N)
 	}
 	return float64(info.Dim)
@@ -102,7 +102,7 @@ func SpanRows(info Info, set Settings) float64 {
 // SpanFloats returns the floats ReduceSpan keeps: the d×N basis Q₁, its
 // N×N factor V and the N×N coordinates Yr; 0 when it does not reduce.
 func SpanFloats(info Info, set Settings) float64 {
-	if SpanRows(info, set) == float64(info.Dim) {
+	if !reduces(info.Dim, info.N, set) {
 		return 0
 	}
 	d, N := float64(info.Dim), float64(info.N)
