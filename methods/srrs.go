@@ -349,9 +349,9 @@ func (m *SRRS) setStateBody(s *lrsdl.State) error {
 // of dimension d, reduced to r = min(d, N) coordinates:
 //
 //	d·r    the basis of the reduction (or the samples, when r = N)
-//	8·r·N  the coordinates, the iterates of Z and E, the multipliers and products
+//	9·r·N  the coordinates, the iterates of Z and E, the multipliers, products and the reduction's work
 //	4·r²   the eigendecompositions and Gram matrices of the P step
 func srrsPlan(d, N int) float64 {
 	r, fN := float64(min(d, N)), float64(N)
-	return float64(d)*r + 8*r*fN + 4*r*r
+	return float64(d)*r + 9*r*fN + 4*r*r
 }
