@@ -104,7 +104,7 @@ func (m *COPAR) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	}
 	C := g.Classes.Len()
 	part := dl.BlockPartition(C, o.K, k0)
-	if err := dl.CheckMemory(m.Name(), incoherentMemory(info, m.set, part.Len()), "k (atoms per class), k0 or the training set"); err != nil {
+	if err := dl.CheckMemory(m.Name(), coparPlan(info, m.set, part.Len(), o.Iters), "k (atoms per class), k0 or the training set"); err != nil {
 		return err
 	}
 	Q, Yr, err := dl.ReduceSpan(ctx, Ys, m.set)

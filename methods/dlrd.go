@@ -94,7 +94,7 @@ func (m *DLRD) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	C := g.Classes.Len()
 	d, N := Ys.Dims()
 	K := C * o.K
-	if err := dl.CheckMemory("DLRD", float64(d)*float64(N)*5+float64(K)*float64(N+K)*4, "k or the training set"); err != nil {
+	if err := dl.CheckMemory("DLRD", dlrdPlan(d, N, K), "k or the training set"); err != nil {
 		return err
 	}
 	D, part, fi, err := fisher.FitDLRD(ctx, dlrdParams(o), m.set, Ys, g.Part, o.Beta,
@@ -206,4 +206,13 @@ func (m *DLRD) setStateBody(s *lrsdl.State) error {
 	o.Progress = m.Options.Progress
 	m.Options, m.res, m.classes, m.D, m.part, m.info = o, o, cl, mat.DenseCopyOf(D), part, lrsdl.FitInfo{}
 	return nil
+}
+
+// dlrdPlan returns the floats DLRD's Fit allocates at most: the Fisher
+// engine's in the data space with ADMM (fisher.Plan), plus the copy of the
+// samples, the error E and the product D·X of the E step (3·d·N) and the
+// d×K product of its residual.
+func dlrdPlan(d, N, K int) float64 {
+	fd, fN := float64(d), float64(N)
+	return fisher.Plan(dl.Info{Dim: d, N: N}, dl.Settings{NoSpan: true}, K, 0, true) + 3*fd*fN + fd*float64(K)
 }

@@ -85,7 +85,7 @@ func (m *DLSI) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 		return err
 	}
 	C := g.Classes.Len()
-	if err := dl.CheckMemory(m.Name(), incoherentMemory(info, m.set, C*o.K), "k (atoms per class) or the training set"); err != nil {
+	if err := dl.CheckMemory(m.Name(), dlsiPlan(info, m.set, C, o.K), "k (atoms per class) or the training set"); err != nil {
 		return err
 	}
 	Q, Yr, err := dl.ReduceSpan(ctx, Ys, m.set)

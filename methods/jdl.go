@@ -98,7 +98,7 @@ func (m *JDL) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if C < 2 {
 		return fmt.Errorf("methods: %s needs at least 2 classes, have %d", m.Name(), C)
 	}
-	d, N := Ys.Dims()
+	_, N := Ys.Dims()
 	o := m.Options
 	info := dl.InfoOf(Ys, g)
 	if err := o.spec().resolve(&info); err != nil {
@@ -108,7 +108,7 @@ func (m *JDL) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 		return fmt.Errorf("methods: %s has %d samples, fewer than k0=%d shared atoms", m.Name(), N, o.K0)
 	}
 	part := dl.BlockPartition(C, o.K, o.K0)
-	if err := dl.CheckMemory(m.Name(), float64(part.Len())*float64(N+d+part.Len())*3, "k, k0 or the training set"); err != nil {
+	if err := dl.CheckMemory(m.Name(), jdlPlan(info, m.set, part.Len()), "k, k0 or the training set"); err != nil {
 		return err
 	}
 	Q, Yr, err := dl.ReduceSpan(ctx, Ys, m.set)
@@ -446,4 +446,15 @@ func (m *JDL) setStateBody(s *lrsdl.State) error {
 	o.Progress = m.Options.Progress
 	m.Options, m.res, m.classes, m.D, m.part, m.info = o, o, cl, mat.DenseCopyOf(D), part, lrsdl.FitInfo{}
 	return nil
+}
+
+// jdlPlan returns the floats JDL's Fit allocates at most for kb atoms
+// (class and shared) on dr rows (dl.SpanRows):
+//
+//	trainData + 3·dr·N  the samples, and the residuals and products of the cost
+//	4·dr·kb             the dictionary, its update and the D step's products
+//	kb·N + 2·kb²        the codes and the Gram matrices of the X and D steps
+func jdlPlan(info dl.Info, set dl.Settings, kb int) float64 {
+	dr, N, K := dl.SpanRows(info, set), float64(info.N), float64(kb)
+	return trainData(info, set) + 3*dr*N + 4*dr*K + K*N + 2*K*K
 }

@@ -42,9 +42,7 @@ func (l *lcksvd) fit(ctx context.Context, name string, opts *LCKSVDOptions, two 
 			Reason: fmt.Sprintf("must be at most %d, the atoms of all classes", K)}
 	}
 	alpha, beta := lit(o.Alpha), lit(o.Beta)
-	rowsNeeded := spanDim(info, l.set) + float64(K+C)
-	if err := dl.CheckMemory(name, float64(info.Dim)*float64(info.N)+rowsNeeded*(float64(K)+2*float64(info.N))+4*float64(K)*float64(info.N)+float64(K)*float64(K),
-		"k (atoms per class) or the training set"); err != nil {
+	if err := dl.CheckMemory(name, lcksvdPlan(info, l.set, C, k, alpha > 0, two && beta > 0), "k (atoms per class) or the training set"); err != nil {
 		return err
 	}
 	Qs, Yr, err := dl.ReduceSpan(ctx, Ys, l.set)
@@ -456,4 +454,23 @@ func (l *lcksvd) setState(name string, s *lrsdl.State, o *LCKSVDOptions) error {
 	*o = opts
 	l.m, l.A, l.W, l.info = m, extra["A"], extra["W"], lrsdl.FitInfo{}
 	return nil
+}
+
+// lcksvdPlan returns the floats LC-KSVD's Fit allocates at most for C
+// classes of k atoms (K = C·k) on dr rows (dl.SpanRows), the stack having
+// rows = dr + C per label block (label, and classification with joint):
+//
+//	trainData + dr·K  the samples and the dictionary
+//	4·rows·N          the stacked targets and K-SVD's copies and residuals
+//	2·rows·K          the stacked dictionary and its residual products
+//	3·K·N + K²        the codes, K-SVD's code buffers and Gram matrix
+func lcksvdPlan(info dl.Info, set dl.Settings, C, k int, label, joint bool) float64 {
+	dr, N, K := dl.SpanRows(info, set), float64(info.N), float64(C*k)
+	rows := dr
+	for _, b := range []bool{label, joint} {
+		if b {
+			rows += float64(C)
+		}
+	}
+	return trainData(info, set) + dr*K + 4*rows*N + 2*rows*K + 3*K*N + K*K
 }

@@ -101,8 +101,7 @@ func (m *ODL) Learn(ctx context.Context, Y mat.Matrix) error {
 func (m *ODL) learn(ctx context.Context, start time.Time, o ODLOptions, info dl.Info, Y *mat.Dense, sp core.Partition, classes *core.Classes) error {
 	k, lambda := o.K, o.Lambda
 	C := sp.Blocks()
-	dr := spanDim(info, m.set)
-	if err := dl.CheckMemory(m.Name(), float64(info.Dim)*float64(info.N+C*k)+dr*float64(info.N+C*k)+3*float64(k)*float64(info.N), "k or the training set"); err != nil {
+	if err := dl.CheckMemory(m.Name(), odlPlan(info, m.set, C, k), "k or the training set"); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x0d1))
@@ -297,4 +296,23 @@ func blAddCost(a, b lrsdl.Cost) lrsdl.Cost {
 	}
 	a.Total += b.Total
 	return a
+}
+
+// odlPlan returns the floats ODL's learn allocates at most for C blocks of
+// k atoms (K = C·k) on dr rows (dl.SpanRows): the larger of the span's
+// factorisation (d·N, the span, and 2·N² of its work, when reduced) and
+// training:
+//
+//	d·N, or the span and D = Q·D_r (d·K) when reduced (the samples are then dropped)
+//	dr·K + k·N   the dictionaries and the codes
+//	4·dr·k       one class's products and update
+//	2·dr·N/C     the residuals of a class's costs
+func odlPlan(info dl.Info, set dl.Settings, C, k int) float64 {
+	d, N, dr := float64(info.Dim), float64(info.N), dl.SpanRows(info, set)
+	K := float64(C * k)
+	data, reduce := d*N, 0.0
+	if span := dl.SpanFloats(info, set); span > 0 {
+		data, reduce = span+d*K, d*N+span+2*N*N
+	}
+	return max(reduce, data+dr*K+float64(k)*N+4*dr*float64(k)+2*dr*N/float64(C))
 }

@@ -70,6 +70,7 @@ func (m *SRC) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	if err != nil {
 		return err
 	}
+	// The class-ordered samples (d·N) and their Gram matrix (N²).
 	if err := dl.CheckMemory("SRC", float64(info.Dim)*float64(info.N)+float64(info.N)*float64(info.N), "the training set"); err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ func (m *SRRS) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	}
 	C := g.Classes.Len()
 	d, N := Ys.Dims()
-	if err := dl.CheckMemory("SRRS", float64(min(d, N))*float64(N)*12+float64(d)*float64(min(d, N)), "the training set"); err != nil {
+	if err := dl.CheckMemory("SRRS", srrsPlan(d, N), "the training set"); err != nil {
 		return err
 	}
 	U, sig, Xh, err := srrsReduce(ctx, Ys, m.set)
@@ -343,4 +343,15 @@ func (m *SRRS) setStateBody(s *lrsdl.State) error {
 	o.Progress = m.Options.Progress
 	m.Options, m.res, m.classes, m.P, m.F, m.lab, m.info = o, o, cl, mat.DenseCopyOf(P), mat.DenseCopyOf(F), lab, lrsdl.FitInfo{}
 	return nil
+}
+
+// srrsPlan returns the floats SRRS's Fit allocates at most on N samples
+// of dimension d, reduced to r = min(d, N) coordinates:
+//
+//	d·r    the basis of the reduction (or the samples, when r = N)
+//	9·r·N  the coordinates, the iterates of Z and E, the multipliers, products and the reduction's work
+//	4·r²   the eigendecompositions and Gram matrices of the P step
+func srrsPlan(d, N int) float64 {
+	r, fN := float64(min(d, N)), float64(N)
+	return float64(d)*r + 9*r*fN + 4*r*r
 }

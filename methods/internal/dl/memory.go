@@ -52,15 +52,28 @@ func physicalMemory() int64 {
 	return fallback
 }
 
-// CheckMemory returns an error when floats float64 values (the largest
-// buffers the method allocates at these sizes) exceed the memory limit;
-// lower names the options or data that set the size.
+// MemoryError is the error of CheckMemory: the memory a method plans to
+// use at these sizes is above the limit.
+type MemoryError struct {
+	Method      string  // e.g. "SRRS"
+	Need, Limit float64 // bytes planned, and the limit
+	Lower       string  // the options or data that set the size
+}
+
+// Error returns the message: method, need, limit and what to lower.
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("methods: %s would need about %s of memory at these sizes, above the limit of %s (methods.SetMemoryLimit): lower %s", e.Method, bytesText(e.Need), bytesText(e.Limit), e.Lower)
+}
+
+// CheckMemory returns a *MemoryError when floats float64 values (the
+// method's plan: what it allocates at most at these sizes) exceed the
+// memory limit; lower names the options or data that set the size.
 func CheckMemory(method string, floats float64, lower string) error {
 	need, limit := 8*floats, float64(MemoryLimit())
 	if need <= limit && !math.IsNaN(need) {
 		return nil
 	}
-	return fmt.Errorf("methods: %s would need about %s of memory at these sizes, above the limit of %s (methods.SetMemoryLimit): lower %s", method, bytesText(need), bytesText(limit), lower)
+	return &MemoryError{Method: method, Need: need, Limit: limit, Lower: lower}
 }
 
 // bytesText formats a byte count as "12.3 GB".
@@ -75,4 +88,23 @@ func bytesText(b float64) string {
 		return "more than 1000 EB"
 	}
 	return strconv.FormatFloat(b, 'f', 1, 64) + " " + units[u]
+}
+
+// SpanRows returns the rows training works on after ReduceSpan: N when
+// it reduces (d > SpanRatio·N), else d.
+func SpanRows(info Info, set Settings) float64 {
+	if reduces(info.Dim, info.N, set) {
+		return float64(info.N)
+	}
+	return float64(info.Dim)
+}
+
+// SpanFloats returns the floats ReduceSpan keeps: the d×N basis Q₁, its
+// N×N factor V and the N×N coordinates Yr; 0 when it does not reduce.
+func SpanFloats(info Info, set Settings) float64 {
+	if !reduces(info.Dim, info.N, set) {
+		return 0
+	}
+	d, N := float64(info.Dim), float64(info.N)
+	return d*N + 2*N*N
 }

@@ -78,7 +78,7 @@ func (f *Model) Fit(ctx context.Context, name string, Y mat.Matrix, labels []int
 	f.Info, f.rs = lrsdl.FitInfo{}, nil
 	var p Params
 	s, err := dl.Prepare(ctx, Y, labels, f.Set, f.keep, func(s *dl.Prepared) (err error) {
-		p, err = accept(name, s, resolve)
+		p, err = accept(name, s, f.Set, resolve)
 		return err
 	})
 	if err != nil {
@@ -101,7 +101,7 @@ func (f *Model) Fit(ctx context.Context, name string, Y mat.Matrix, labels []int
 // accept returns the training parameters of the prepared set s, or an
 // error when it has fewer than 2 classes, a class of fewer than 2 samples,
 // fewer samples than k0 shared atoms, or sizes beyond the memory limit.
-func accept(name string, s *dl.Prepared, resolve func(dl.Info) (Params, error)) (Params, error) {
+func accept(name string, s *dl.Prepared, set dl.Settings, resolve func(dl.Info) (Params, error)) (Params, error) {
 	g := s.Group
 	C := g.Classes.Len()
 	if C < 2 {
@@ -112,7 +112,7 @@ func accept(name string, s *dl.Prepared, resolve func(dl.Info) (Params, error)) 
 			return Params{}, fmt.Errorf("methods: %s: class %d has %d training sample, need at least 2", name, g.Classes.Labels[c], g.Part.Size(c))
 		}
 	}
-	d, N := s.Y.Dims()
+	_, N := s.Y.Dims()
 	p, err := resolve(s.Info)
 	if err != nil {
 		return Params{}, err
@@ -120,10 +120,7 @@ func accept(name string, s *dl.Prepared, resolve func(dl.Info) (Params, error)) 
 	if p.K0 > N {
 		return Params{}, fmt.Errorf("methods: %s has %d training samples, fewer than k0=%d shared atoms", name, N, p.K0)
 	}
-	// Y and Q, [D D0], and [X; X0] with the K̄×N and K̄×K̄ products and
-	// workspaces of the cost and the X step.
-	kb := float64(C*p.K + p.K0)
-	if err := dl.CheckMemory(name, 2*float64(d)*float64(N)+kb*(float64(d)+6*float64(N)+3*kb), "k, k0 or the training set"); err != nil {
+	if err := dl.CheckMemory(name, Plan(s.Info, set, C*p.K, p.K0, p.Alpha > 0), "k, k0 or the training set"); err != nil {
 		return Params{}, err
 	}
 	return p, nil
@@ -383,4 +380,26 @@ func (t *train) mx() *mat.Dense {
 	MX.Copy(t.X())
 	blas.DoubleDiagBlocks(MX.RawMatrix(), t.ap, t.sp)
 	return MX
+}
+
+// Plan returns the floats a Fisher fit allocates at most on the training
+// set info with K class atoms and k0 shared ones (kb = K+k0), the samples
+// reduced to dr rows (dl.SpanRows), adm for the ADMM dictionary step:
+//
+//	d·N + span       the class-ordered samples and their span (dl.SpanFloats)
+//	dr·N, 2 with D0  Yᵀ of the dictionary steps
+//	6·dr·kb          D̄, its update and the products of the D step; 2 more with D0, 6 more with ADMM
+//	14·kb·N          X̄, FISTA's iterates and gradient, sparse copies, the cost's products
+//	4·kb², 6 with ADMM  the Gram matrices of the X step, the cost and the D step
+func Plan(info dl.Info, set dl.Settings, K, k0 int, adm bool) float64 {
+	d, N, dr := float64(info.Dim), float64(info.N), dl.SpanRows(info, set)
+	kb := float64(K + k0)
+	yt, dk, kk := 1.0, 6.0, 4.0
+	if k0 > 0 {
+		yt, dk = 2, 8
+	}
+	if adm {
+		dk, kk = dk+6, 6
+	}
+	return d*N + dl.SpanFloats(info, set) + yt*dr*N + dk*dr*kb + 14*kb*N + kk*kb*kb
 }
