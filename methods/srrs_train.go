@@ -12,6 +12,7 @@ import (
 	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
+	"github.com/lrsdl/lrsdl/methods/internal/lowrank"
 )
 
 // srrsTrain is one SRRS run in the coordinates of the SVD of X.
@@ -100,10 +101,10 @@ func (s *srrsTrain) fisher(Q *mat.Dense) float64 {
 }
 
 // stepPAt sets P̂ to the eigenvectors of the p smallest eigenvalues of
-// Q·M·Qᵀ (symEigLow; mat.EigenSym if that fails).
+// Q·M·Qᵀ (lowrank.SymEigLow; mat.EigenSym if that fails).
 func (s *srrsTrain) stepPAt(Q *mat.Dense) {
 	W := s.quadM(Q)
-	if _, V, ok := symEigLow(W, s.p); ok {
+	if _, V, ok := lowrank.SymEigLow(W, s.p); ok {
 		s.Ph = V
 		return
 	}
@@ -270,7 +271,7 @@ func (s *srrsTrain) step() error {
 	s.T.Reset()
 	s.T.Scale(1/s.mu, s.Y2)
 	s.T.Add(&s.T, s.Z)
-	if nuc, ok := svtGram(s.J, &s.T, 1/s.mu); ok {
+	if nuc, ok := lowrank.SVTGram(s.J, &s.T, 1/s.mu); ok {
 		s.nucJ = nuc
 	} else {
 		if _, err := core.SVT(s.J, &s.T, 1/s.mu); err != nil {
@@ -398,7 +399,7 @@ func srrsSVD(A *mat.Dense) (U *mat.Dense, sig []float64, Xh *mat.Dense, ok bool)
 const srrsGramMin = 1e-6
 
 // srrsGramSVD returns the thin SVD of the r×N A, r ≤ N, from the
-// eigendecomposition AAᵀ = UΛUᵀ (symEig, all vectors): U (r×r, Λ
+// eigendecomposition AAᵀ = UΛUᵀ (lowrank.SymEig, all vectors): U (r×r, Λ
 // descending), X̂ = UᵀA = ΣVᵀ (r×N) and σ_i the norm of row i of X̂. It
 // reports false when r > N, when λ_min < srrsGramMin·λ_max (A
 // rank-deficient or ill-conditioned: srrsSVD's case) or when the
@@ -412,7 +413,7 @@ func srrsGramSVD(A *mat.Dense) (U *mat.Dense, sig []float64, Xh *mat.Dense, ok b
 	}
 	var G mat.SymDense
 	G.SymOuterK(1, A)
-	_, V, ok := symEig(&G, func(v []float64) (int, int) {
+	_, V, ok := lowrank.SymEig(&G, func(v []float64) (int, int) {
 		if top := v[len(v)-1]; !(v[0] >= srrsGramMin*top) || !(top > 0) || math.IsInf(top, 0) {
 			return 0, 0
 		}

@@ -1,4 +1,4 @@
-package methods
+package lowrank
 
 import (
 	"math"
@@ -15,7 +15,7 @@ import (
 	"github.com/lrsdl/lrsdl/methods/internal/toy"
 )
 
-// TestSymEigLow checks symEigLow against mat.EigenSym: the k smallest
+// TestSymEigLow checks SymEigLow against mat.EigenSym: the k smallest
 // eigenvalues, orthonormal vectors with residuals ‖Av − λv‖ at rounding
 // level, their largest entries positive, and the same invariant subspace,
 // for a random matrix and one with repeated and clustered eigenvalues.
@@ -56,7 +56,7 @@ func TestSymEigLow(t *testing.T) {
 		name string
 		a    *mat.SymDense
 	}{{"random", random}, {"clustered", clustered}} {
-		vals, V, ok := symEigLow(tc.a, k)
+		vals, V, ok := SymEigLow(tc.a, k)
 		if !ok {
 			t.Fatalf("%s: failed", tc.name)
 		}
@@ -96,7 +96,7 @@ func TestSymEigLow(t *testing.T) {
 	}
 }
 
-// TestSVTGram checks svtGram against core.SVT (the thin SVD) on tall, wide
+// TestSVTGram checks SVTGram against core.SVT (the thin SVD) on tall, wide
 // and square matrices with fast-decaying singular values, at thresholds
 // keeping all, some and none of them, that it declines a τ below
 // svtGramMin·‖a‖₂, and that it thresholds zero to zero.
@@ -113,7 +113,7 @@ func TestSVTGram(t *testing.T) {
 		s := svd.Values(nil)
 		for _, tau := range []float64{s[len(s)-1] / 2, s[len(s)/2], 2 * s[0]} {
 			var got, want mat.Dense
-			nuc, ok := svtGram(&got, a, tau)
+			nuc, ok := SVTGram(&got, a, tau)
 			if !ok {
 				t.Fatalf("%d×%d τ=%v: declined", r, c, tau)
 			}
@@ -128,14 +128,14 @@ func TestSVTGram(t *testing.T) {
 			}
 		}
 		var dst mat.Dense
-		if _, ok := svtGram(&dst, a, 1e-8*s[0]); ok {
+		if _, ok := SVTGram(&dst, a, 1e-8*s[0]); ok {
 			t.Errorf("%d×%d: accepted τ = 1e-8·σ_max", r, c)
 		}
 		// D_τ(0) = 0, into an empty and a filled dst.
 		zero := mat.NewDense(r, c, nil)
 		for _, dst := range []*mat.Dense{{}, mat.DenseCopyOf(a)} {
-			if nuc, ok := svtGram(dst, zero, 1); !ok || nuc != 0 || !mat.Equal(dst, zero) {
-				t.Errorf("%d×%d: svtGram of zero gives %v, %v", r, c, nuc, ok)
+			if nuc, ok := SVTGram(dst, zero, 1); !ok || nuc != 0 || !mat.Equal(dst, zero) {
+				t.Errorf("%d×%d: SVTGram of zero gives %v, %v", r, c, nuc, ok)
 			}
 		}
 	}
@@ -177,7 +177,7 @@ func TestTridiag(t *testing.T) {
 	}
 }
 
-// TestSymEigCluster checks symEig for all eigenvectors of a matrix whose
+// TestSymEigCluster checks SymEig for all eigenvectors of a matrix whose
 // eigenvalues form one tight cluster (60 spaced 10⁻⁵, three of them
 // repeated) beside 20 spread ones: orthonormal vectors and residuals at
 // rounding level, with re-orthogonalisation repeated only where a pass
@@ -209,7 +209,7 @@ func TestSymEigCluster(t *testing.T) {
 			a.SetSym(i, j, (c.At(i, j)+c.At(j, i))/2)
 		}
 	}
-	vals, V, ok := symEig(a, func(v []float64) (int, int) { return 0, len(v) })
+	vals, V, ok := SymEig(a, func(v []float64) (int, int) { return 0, len(v) })
 	if !ok {
 		t.Fatal("failed")
 	}

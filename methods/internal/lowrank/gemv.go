@@ -1,4 +1,4 @@
-package methods
+package lowrank
 
 import (
 	"sync"
@@ -9,12 +9,12 @@ import (
 	"github.com/lrsdl/lrsdl/internal/parallel"
 )
 
-// srrsGemvMin is the least size m·n of a for which srrsGemv splits the
+// gemvMin is the least size m·n of a for which gemv splits the
 // product between two goroutines: below it, starting one costs more than
 // it saves.
-const srrsGemvMin = 1 << 15
+const gemvMin = 1 << 15
 
-// srrsGemv is blas64.Gemv (y = α·op(a)·x + β·y, unit increments) with a
+// gemv is blas64.Gemv (y = α·op(a)·x + β·y, unit increments) with a
 // large product split between the caller and one more goroutine: by rows
 // of a for blas.NoTrans, by columns (the entries of y) for blas.Trans, at
 // a multiple of 8 from the first, each part computed by blas64.Gemv.
@@ -22,11 +22,11 @@ const srrsGemvMin = 1 << 15
 // gonum's kernels take rows (columns) in blocks of at most 8 from the
 // first, so each gets the same operations in the same order and y is
 // bit-identical to blas64.Gemv's, whatever GOMAXPROCS.
-func srrsGemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
-	gemvSplit(srrsGemvMin, t, alpha, a, x, beta, y)
+func gemv(t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
+	gemvSplit(gemvMin, t, alpha, a, x, beta, y)
 }
 
-// gemvSplit is srrsGemv splitting from size minSize on.
+// gemvSplit is gemv splitting from size minSize on.
 func gemvSplit(minSize int, t blas.Transpose, alpha float64, a blas64.General, x blas64.Vector, beta float64, y blas64.Vector) {
 	n := a.Rows
 	if t == blas.Trans {

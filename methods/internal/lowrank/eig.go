@@ -1,4 +1,4 @@
-package methods
+package lowrank
 
 import (
 	"math"
@@ -12,18 +12,18 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// symEigLow returns the k smallest eigenvalues of the symmetric n×n a, in
+// SymEigLow returns the k smallest eigenvalues of the symmetric n×n a, in
 // ascending order, and their orthonormal eigenvectors (n×k), or ok false
-// when the iteration fails (symEig).
-func symEigLow(a *mat.SymDense, k int) (vals []float64, vecs *mat.Dense, ok bool) {
-	vals, vecs, ok = symEig(a, func([]float64) (int, int) { return 0, min(k, a.SymmetricDim()) })
+// when the iteration fails (SymEig).
+func SymEigLow(a *mat.SymDense, k int) (vals []float64, vecs *mat.Dense, ok bool) {
+	vals, vecs, ok = SymEig(a, func([]float64) (int, int) { return 0, min(k, a.SymmetricDim()) })
 	if !ok {
 		return nil, nil, false
 	}
 	return vals[:min(k, len(vals))], vecs, true
 }
 
-// symEig returns all eigenvalues of the symmetric n×n a in ascending order
+// SymEig returns all eigenvalues of the symmetric n×n a in ascending order
 // and the orthonormal eigenvectors (n×(hi−lo)) of those with index lo to
 // hi−1, the range chosen by want from the eigenvalues (vecs nil when
 // lo = hi); or ok false when the iteration fails. It tridiagonalises a
@@ -39,7 +39,7 @@ func symEigLow(a *mat.SymDense, k int) (vals []float64, vecs *mat.Dense, ok bool
 // O(n³) for tridiag only, against the rotations Dsteqr accumulates into all
 // n eigenvectors (mat.EigenSym) when k ≪ n. The largest entry of each
 // eigenvector is positive.
-func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []float64, vecs *mat.Dense, ok bool) {
+func SymEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []float64, vecs *mat.Dense, ok bool) {
 	n := a.SymmetricDim()
 	var impl gonum.Implementation
 	raw := a.RawSymmetric()
@@ -115,8 +115,8 @@ func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []flo
 				sv := blas64.Vector{N: j - cluster, Inc: 1, Data: sc}
 				before := floats.Norm(x, 2)
 				for pass := 0; pass < 2; pass++ {
-					srrsGemv(blas.NoTrans, 1, B, xv, 0, sv)
-					srrsGemv(blas.Trans, -1, B, sv, 1, xv)
+					gemv(blas.NoTrans, 1, B, xv, 0, sv)
+					gemv(blas.Trans, -1, B, sv, 1, xv)
 					if floats.Norm(x, 2) >= before/math.Sqrt2 {
 						break
 					}
@@ -160,20 +160,20 @@ func symEig(a *mat.SymDense, want func(vals []float64) (lo, hi int)) (vals []flo
 	return vals, X, true
 }
 
-// svtGramMin is the least τ/σ_max for which svtGram thresholds through the
+// svtGramMin is the least τ/σ_max for which SVTGram thresholds through the
 // Gram matrix: its eigenvalues carry errors of about ε·σ_max², so a kept
 // singular value σ > τ is off by ε·σ_max²/(2τ) ≤ 10⁻¹⁰·σ_max.
 const svtGramMin = 1e-6
 
-// svtGram sets dst (r×N, resized when empty) to the singular value
+// SVTGram sets dst (r×N, resized when empty) to the singular value
 // thresholding D_τ(a) of core.SVT through the eigenvectors of the Gram
 // matrix aᵀa (or aaᵀ when r < N) whose eigenvalues exceed τ²: with
 // aᵀa = VΛVᵀ and σ = √λ, D_τ(a) = a·V_k·diag(1 − τ/σ)·V_kᵀ. Only the k
-// kept vectors are formed (symEig); a zero a gives zero at once. It
+// kept vectors are formed (SymEig); a zero a gives zero at once. It
 // returns ‖D_τ(a)‖_* = Σ(σ − τ) over the kept σ, and reports false,
 // leaving dst alone, when τ is below svtGramMin·‖a‖₂, a is not
 // finite or the eigendecomposition fails; core.SVT is then the way.
-func svtGram(dst, a *mat.Dense, tau float64) (nuc float64, ok bool) {
+func SVTGram(dst, a *mat.Dense, tau float64) (nuc float64, ok bool) {
 	r, N := a.Dims()
 	if !(tau > 0) || r == 0 || N == 0 {
 		return 0, false
@@ -202,7 +202,7 @@ func svtGram(dst, a *mat.Dense, tau float64) (nuc float64, ok bool) {
 		G.SymOuterK(1, a.T())
 	}
 	lo := 0
-	vals, V, ok := symEig(&G, func(v []float64) (int, int) {
+	vals, V, ok := SymEig(&G, func(v []float64) (int, int) {
 		n := len(v)
 		if v[n-1] <= 0 || tau < svtGramMin*math.Sqrt(v[n-1]) {
 			return n, n
@@ -312,7 +312,7 @@ func tridiag(n int, A, d, e, tau []float64) {
 			a22 := blas64.General{Rows: mv, Cols: mv, Stride: n, Data: A[(i+1)*n+i+1:]}
 			vv := blas64.Vector{N: mv, Inc: 1, Data: v}
 			wv := blas64.Vector{N: mv, Inc: 1, Data: w}
-			srrsGemv(blas.NoTrans, 1, a22, vv, 0, wv)
+			gemv(blas.NoTrans, 1, a22, vv, 0, wv)
 			if j > 0 {
 				vp := blas64.General{Rows: mv, Cols: j, Stride: nb, Data: V[rv*nb:]}
 				wp := blas64.General{Rows: mv, Cols: j, Stride: nb, Data: W[rv*nb:]}

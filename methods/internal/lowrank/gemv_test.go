@@ -1,4 +1,4 @@
-package methods
+package lowrank
 
 import (
 	"math/rand/v2"
@@ -9,11 +9,11 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// TestSRRSGemv checks that srrsGemv's split (gemvSplit), splitting every product, gives
+// TestGemv checks that gemv's split (gemvSplit), splitting every product, gives
 // blas64.Gemv's result to the last bit, for both transposes, several
 // shapes (row and column counts not multiples of 8, a stride above the
 // column count) and α, β.
-func TestSRRSGemv(t *testing.T) {
+func TestGemv(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	rng := rand.New(rand.NewPCG(4, 4))
 	for _, sz := range [][2]int{{1, 1}, {16, 16}, {17, 5}, {5, 17}, {37, 61}, {100, 100}, {203, 99}, {64, 1010}} {
