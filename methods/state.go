@@ -94,7 +94,7 @@ func (m *SRRS) SetState(s *lrsdl.State) error { return m.calib.stateIn(s, m.setS
 
 // Fit learns the class and shared dictionaries from the columns of Y.
 func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
@@ -117,7 +117,7 @@ func (m *COPAR) Transform(Y mat.Matrix) (*mat.Dense, error) {
 // Fit learns D and the class means from the columns of Y, leaving Options
 // as they are (Params reports the resolved ones).
 func (m *D2L2R2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
@@ -139,7 +139,7 @@ func (m *D2L2R2) Transform(Y mat.Matrix) (*mat.Dense, error) {
 
 // Fit learns the class dictionaries from the columns of Y.
 func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
@@ -160,7 +160,7 @@ func (m *DLRD) Transform(Y mat.Matrix) (*mat.Dense, error) {
 
 // Fit learns the class dictionaries from the columns of Y.
 func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
@@ -183,7 +183,7 @@ func (m *DLSI) Transform(Y mat.Matrix) (*mat.Dense, error) {
 // Fit learns D and the class means from the columns of Y, leaving Options
 // as they are (Params reports the resolved ones).
 func (m *FDDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
@@ -205,7 +205,7 @@ func (m *FDDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
 
 // Fit learns the class and shared dictionaries from the columns of Y.
 func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
@@ -270,7 +270,7 @@ func (m *LCKSVD2) Transform(Y mat.Matrix) (*mat.Dense, error) {
 // Fit learns D, D0 and the class means from the columns of Y, leaving
 // Options as they are (Params reports the resolved ones).
 func (m *LRSDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
@@ -295,7 +295,7 @@ func (m *LRSDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
 
 // Fit learns one dictionary per class; see ODL.
 func (m *ODL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict, returning ctx.Err() when ctx is cancelled.
