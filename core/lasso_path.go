@@ -28,7 +28,7 @@ import (
 func lassoPathCodes(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts LassoOptions) error {
 	k, _ := G.Dims()
 	_, n := B.Dims()
-	if !finiteDense(G) || !finiteDense(B) {
+	if !finiteDense(G) || !squaresFinite(B) {
 		return fmt.Errorf("core: lasso Gram matrix or DᵀY: %w", ErrNotFinite)
 	}
 	if err := ctx.Err(); err != nil {
@@ -120,6 +120,21 @@ func lassoPathCodes(ctx context.Context, X, G, B *mat.Dense, lambda float64, opt
 		}
 	}
 	return nil
+}
+
+// squaresFinite reports whether the square of every entry of a is finite,
+// as FISTA and LassoADMM require of their iterates: codes of data beyond
+// the square root of the largest float overflow the residuals they score.
+func squaresFinite(a *mat.Dense) bool {
+	ar := a.RawMatrix()
+	for i := 0; i < ar.Rows; i++ {
+		for _, v := range ar.Data[i*ar.Stride : i*ar.Stride+ar.Cols] {
+			if !(v*v <= math.MaxFloat64) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // lassoPathChunk is the number of columns lassoPathCodes codes between two

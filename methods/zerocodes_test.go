@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,4 +186,56 @@ func fmtOpts(o any) string {
 		}
 	}
 	return b.String()
+}
+
+// TestOverflowIsAnError codes finite samples scaled by 1e200 (not
+// normalised), whose squares overflow: Predict, DecisionFunction and
+// Transform must each return an error saying the values are not finite,
+// or finite results with the labels of the unscaled samples (SRRS, whose
+// projection does not square them). Both small options and the defaults
+// (k = 4) are tried, as they take different solvers.
+func TestOverflowIsAnError(t *testing.T) {
+	Y, labels := confData(11, confPerClass)
+	Yn := normalized(Y, true)
+	var Yb mat.Dense
+	Yb.Scale(1e200, Yn)
+	forEachMethod(t, func(t *testing.T, name string) {
+		def, _ := New(name)
+		if hasParam(def, "k") {
+			must(t, def.SetParam("k", "4"))
+		}
+		if hasParam(def, "sparsity") {
+			must(t, def.SetParam("sparsity", "4"))
+		}
+		for _, m := range []lrsdl.Model{newConf(t, name), def} {
+			must(t, m.SetParam("no_normalize", "true"))
+			must(t, m.Fit(context.Background(), Yn, labels))
+			want, err := m.Predict(Yn)
+			must(t, err)
+			ok := func(what string, err error, finite bool) {
+				if err != nil && !strings.Contains(err.Error(), "not finite") || err == nil && !finite {
+					t.Errorf("%s on ×1e200: %v", what, err)
+				}
+			}
+			got, err := m.Predict(&Yb)
+			ok("Predict", err, slices.Equal(got, want))
+			S, err := m.DecisionFunction(&Yb)
+			ok("DecisionFunction", err, err == nil && finiteMat(S))
+			X, err := m.Transform(&Yb)
+			ok("Transform", err, err == nil && finiteMat(X))
+		}
+	})
+}
+
+// finiteMat reports whether every entry of A is finite.
+func finiteMat(A *mat.Dense) bool {
+	r, c := A.Dims()
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if v := A.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
 }
