@@ -61,6 +61,9 @@ func lassoPathCodes(ctx context.Context, X, G, B *mat.Dense, lambda float64, opt
 			}
 			ch += from
 			for j := ch * lassoPathChunk; j < min((ch+1)*lassoPathChunk, n); j++ {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 				for i := 0; i < k; i++ {
 					p.b[i] = br.Data[i*br.Stride+j]
 					xr.Data[i*xr.Stride+j] = 0
@@ -137,8 +140,8 @@ func squaresFinite(a *mat.Dense) bool {
 	return true
 }
 
-// lassoPathChunk is the number of columns lassoPathCodes codes between two
-// checks of its context.
+// lassoPathChunk is the number of columns of one of lassoPathCodes' chunks
+// of work; the context is checked before every column.
 const lassoPathChunk = 32
 
 // lassoPathProbe is the number of chunks whose paths decide between the
