@@ -233,7 +233,7 @@ func (s optSpec) resolve(info *dl.Info) error {
 		case v == 0:
 			def, from := o.def, " (the default)"
 			if o.defFn != nil {
-				def, from = o.defFn(), " (the default, "+o.defDoc+")"
+				def, from = o.defFn(), " ("+o.defDoc+", its default)"
 			}
 			o.set(def)
 			if r := o.zeroReason(def, info); r != "" {

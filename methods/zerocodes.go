@@ -114,8 +114,12 @@ func zeroCodesError(m lrsdl.Model, spec optSpec, Y mat.Matrix, n int) error {
 		}
 	}
 	_, N := Y.Dims()
-	return fmt.Errorf("methods: %s learned nothing: the codes of %d of the %d training samples (the largest included) are all 0 at %s, on samples of largest norm %.4g: lower %s, or scale the samples up",
-		m.Name(), n, N, strings.Join(weights, ", "), dl.MaxColNorm(Y), weightNames(weights))
+	which := fmt.Sprintf("all %d training samples", N)
+	if n < N {
+		which = fmt.Sprintf("%d of the %d training samples (the largest included)", n, N)
+	}
+	return fmt.Errorf("methods: %s learned nothing: the codes of %s are all 0 at %s, on samples of largest norm %.4g: lower %s, or scale the samples up",
+		m.Name(), which, strings.Join(weights, ", "), dl.MaxColNorm(Y), weightNames(weights))
 }
 
 // weightNames returns the names of "name=value" pairs, joined by "or".
