@@ -23,6 +23,12 @@ var tileWork = 1 << 26
 // diagonal of a square c are skipped and c's lower triangle is then copied
 // from its upper one (symmetric products).
 func gemmTiles(ctx context.Context, ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General, upper bool) error {
+	return gemmTilesPre(ctx, ta, tb, alpha, a, b, beta, c, upper, nil)
+}
+
+// gemmTilesPre is gemmTiles calling pre (when not nil) on each tile of c
+// just before its Gemm.
+func gemmTilesPre(ctx context.Context, ta, tb bool, alpha float64, a, b blas64.General, beta float64, c blas64.General, upper bool, pre func(t blas64.General, r0, c0 int)) error {
 	m, n := c.Rows, c.Cols
 	p := a.Cols
 	if ta {
@@ -60,7 +66,11 @@ func gemmTiles(ctx context.Context, ta, tb bool, alpha float64, a, b blas64.Gene
 			} else {
 				bv = blas.View(b, 0, p, c0, c1)
 			}
-			blas64.Gemm(opA, opB, alpha, av, bv, beta, blas.View(c, r0, r1, c0, c1))
+			ct := blas.View(c, r0, r1, c0, c1)
+			if pre != nil {
+				pre(ct, r0, c0)
+			}
+			blas64.Gemm(opA, opB, alpha, av, bv, beta, ct)
 		}
 	}
 	if upper {
@@ -138,14 +148,20 @@ func outerContext(ctx context.Context, F, X *mat.Dense) error {
 	return gemmTiles(ctx, false, true, 1, X.RawMatrix(), X.RawMatrix(), 0, F.RawMatrix(), true)
 }
 
-// lassoGradContext is lassoGrad by gemmTiles: on cancellation g is left
-// partly computed, for FISTA's next check of ctx to stop on.
+// lassoGradContext is lassoGrad by gemmTiles, copying each tile of B just
+// before its product: on cancellation g is left partly computed, for
+// FISTA's next check of ctx to stop on.
 func lassoGradContext(ctx context.Context, g, G, B, W *mat.Dense) {
 	k, n := W.Dims()
 	if !tiled(k, n, k) {
 		lassoGrad(g, G, B, W)
 		return
 	}
-	g.Copy(B)
-	_ = gemmTiles(ctx, false, false, 1, G.RawMatrix(), W.RawMatrix(), -1, g.RawMatrix(), false)
+	b := B.RawMatrix()
+	copyB := func(t blas64.General, r0, c0 int) {
+		for i := 0; i < t.Rows; i++ {
+			copy(t.Data[i*t.Stride:i*t.Stride+t.Cols], b.Data[(r0+i)*b.Stride+c0:])
+		}
+	}
+	_ = gemmTilesPre(ctx, false, false, 1, G.RawMatrix(), W.RawMatrix(), -1, g.RawMatrix(), false, copyB)
 }

@@ -128,6 +128,18 @@ func TestLassoCancelEveryCheck(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	const d, k, n = 30, 40, 50
 	D, Y := testutil.RandUnitCols(rng, d, k), testutil.RandUnitCols(rng, d, n)
+	want, got := mat.NewDense(k, n, nil), mat.NewDense(k, n, nil)
+	if err := Lasso(context.Background(), want, D, Y, 0.05, LassoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	withTileWork(2000, func() {
+		if err := Lasso(context.Background(), got, D, Y, 0.05, LassoOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !mat.EqualApprox(got, want, 1e-9) {
+		t.Error("Lasso by tiles differs from Lasso in one piece")
+	}
 	withTileWork(2000, func() {
 		for _, admm := range []bool{false, true} {
 			everyCheck(t, "Lasso", func(ctx context.Context) error {
