@@ -22,9 +22,9 @@ const zeroCodesSamples = 64
 // 0 the model learned nothing: fitCodes leaves m as New returns it (its
 // Options and engine settings kept) and returns an error naming the ℓ1
 // weights of spec with their values and the largest sample norm. The
-// check costs one Transform of those columns: for a lasso-coded model,
-// the Gram matrix of its atoms and their factorisation, about one outer
-// training iteration.
+// check costs a pass over Y and one Transform of those columns: for a
+// lasso-coded model with K atoms, the Gram matrix (O(K²d)) and at most
+// zeroCodesSamples lasso codes.
 //
 // SRC (which learns nothing), LC-KSVD1 and LC-KSVD2 (OMP with a sparsity
 // target codes every sample on at least one atom) and SRRS (a projection,
