@@ -277,3 +277,20 @@ func TestFitCancelledAtEveryCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestSRRSCancelDuringStep cancels SRRS from a goroutine started by its
+// first progress report, so that the cancellation lands before or during
+// a later ALM step: Fit must return context.Canceled, untrained.
+func TestSRRSCancelDuringStep(t *testing.T) {
+	Y, labels := confData(17, 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := &SRRS{Options: SRRSOptions{Iters: 1000, Tol: Off}}
+	m.SetProgress(func(lrsdl.Progress) { go cancel() })
+	if err := m.Fit(ctx, Y, labels); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Fit: %v, want context.Canceled", err)
+	}
+	if m.Classes() != nil || m.FitInfo().Stop != lrsdl.StopCancelled {
+		t.Errorf("after the cancellation: classes %v, stop %q", m.Classes(), m.FitInfo().Stop)
+	}
+}
