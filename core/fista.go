@@ -48,7 +48,7 @@ type FISTA struct {
 // Solve runs FISTA from the starting point held in x and leaves the
 // solution in x. lambda is used for every row unless rowLambda (one per
 // row of x) is given. It returns the number of iterations and ctx.Err() if
-// ctx is cancelled (checked before every iteration). A Lipschitz constant
+// ctx is cancelled (checked before and after every gradient). A Lipschitz constant
 // that is not finite and positive, a negative or NaN weight, or an iterate
 // whose squared norm is not finite (non-finite data, or values beyond
 // about 1e150) is an error, wrapping ErrNotFinite for the last.
@@ -113,6 +113,9 @@ func (f *FISTA) run(ctx context.Context, x *mat.Dense, grad GradFunc, step float
 			return k - 1, err
 		}
 		grad(&f.g, &f.w)
+		if err := ctx.Err(); err != nil { // a gradient cut short (lassoGradContext)
+			return k - 1, err
+		}
 		tn := (1 + math.Sqrt(1+4*t*t)) / 2
 		beta := (t - 1) / tn
 		var dz2, z2, rs float64

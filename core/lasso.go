@@ -117,6 +117,20 @@ type LassoOptions struct {
 // (warm start; zeros for a cold start). Non-finite D or Y give an error
 // wrapping ErrNotFinite.
 func Lasso(ctx context.Context, X, D *mat.Dense, Y mat.Matrix, lambda float64, opts LassoOptions) error {
+	var w lassoWork
+	return w.lasso(ctx, X, D, Y, lambda, opts)
+}
+
+// lassoWork holds the matrices of Lasso (G, B, FISTA's iterates and the
+// starting point kept for a retry) between calls on same-sized problems,
+// as LearnDictFrom makes, so that they are allocated once.
+type lassoWork struct {
+	G, B, x0 mat.Dense
+	f        FISTA
+}
+
+// lasso is Lasso with w's matrices.
+func (w *lassoWork) lasso(ctx context.Context, X, D *mat.Dense, Y mat.Matrix, lambda float64, opts LassoOptions) error {
 	d, k := D.Dims()
 	yr, n := Y.Dims()
 	xr, xc := X.Dims()
@@ -126,11 +140,17 @@ func Lasso(ctx context.Context, X, D *mat.Dense, Y mat.Matrix, lambda float64, o
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	G := mat.NewDense(k, k, nil)
-	G.Mul(D.T(), D)
-	B := mat.NewDense(k, n, nil)
-	MulTrans(B, D, Y)
-	return LassoGram(ctx, X, G, B, lambda, opts)
+	w.G.Reset()
+	w.G.ReuseAs(k, k)
+	if err := gramContext(ctx, &w.G, D); err != nil {
+		return err
+	}
+	w.B.Reset()
+	w.B.ReuseAs(k, n)
+	if err := mulTransContext(ctx, &w.B, D, Y); err != nil {
+		return err
+	}
+	return w.lassoGram(ctx, X, &w.G, &w.B, lambda, opts)
 }
 
 // LassoGram is Lasso given the Gram matrix G = DᵀD (k×k) and B = DᵀY (k×n).
@@ -138,6 +158,12 @@ func Lasso(ctx context.Context, X, D *mat.Dense, Y mat.Matrix, lambda float64, o
 // The step is 1/L with L the upper bound of λmax(G) from PowerIter.MaxEig,
 // or ‖G‖_∞ when FISTA diverges with that bound.
 func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts LassoOptions) error {
+	var w lassoWork
+	return w.lassoGram(ctx, X, G, B, lambda, opts)
+}
+
+// lassoGram is LassoGram with w's FISTA and starting point.
+func (w *lassoWork) lassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts LassoOptions) error {
 	if err := lassoArgs(X, G, B, lambda); err != nil {
 		return err
 	}
@@ -153,18 +179,31 @@ func LassoGram(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 		X.Zero()
 		return nil
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	x := X
 	if _, n := X.Dims(); X.RawMatrix().Stride != n { // FISTA needs contiguous rows
 		x = mat.DenseCopyOf(X)
 	}
-	f := FISTA{MaxIter: opts.MaxIter, Tol: opts.Tol, Restart: opts.Restart}
-	x0 := mat.DenseCopyOf(x)
-	grad := func(g, w *mat.Dense) { lassoGrad(g, G, B, w) }
+	f := &w.f
+	f.MaxIter, f.Tol, f.Restart = opts.MaxIter, opts.Tol, opts.Restart
+	w.x0.Reset()
+	w.x0.CloneFrom(x)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	grad := func(g, w *mat.Dense) { lassoGradContext(ctx, g, G, B, w) }
 	_, err := f.Solve(ctx, x, grad, L, lambda, nil)
-	if inf, _ := normInf(G); errors.Is(err, ErrNotFinite) && L < inf && finiteDense(B) {
-		// L missed λmax (see PowerIter.MaxEig): retry with the safe ‖G‖_∞.
-		x.Copy(x0)
-		_, err = f.Solve(ctx, x, grad, inf, lambda, nil)
+	if errors.Is(err, ErrNotFinite) {
+		if inf, _ := normInf(G); L < inf && finiteDense(B) {
+			// L missed λmax (see PowerIter.MaxEig): retry with the safe ‖G‖_∞.
+			x.Copy(&w.x0)
+			_, err = f.Solve(ctx, x, grad, inf, lambda, nil)
+		}
+	}
+	if err == nil {
+		err = ctx.Err() // a gradient cut short by a cancellation
 	}
 	if x != X {
 		X.Copy(x)

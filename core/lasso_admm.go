@@ -104,7 +104,9 @@ func LassoADMM(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts Las
 			}
 		}
 		if explicit {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, F.RawMatrix(), w.RawMatrix(), 0, x.RawMatrix())
+			if err := gemmTiles(ctx, false, false, 1, F.RawMatrix(), w.RawMatrix(), 0, x.RawMatrix(), false); err != nil {
+				return err
+			}
 		} else {
 			lapack64.Potrs(T, x.RawMatrix())
 		}

@@ -28,7 +28,7 @@ import (
 func lassoPathCodes(ctx context.Context, X, G, B *mat.Dense, lambda float64, opts LassoOptions) error {
 	k, _ := G.Dims()
 	_, n := B.Dims()
-	if !finiteDense(G) || !finiteDense(B) {
+	if !finiteDense(G) || !squaresFinite(B) {
 		return fmt.Errorf("core: lasso Gram matrix or DᵀY: %w", ErrNotFinite)
 	}
 	if err := ctx.Err(); err != nil {
@@ -61,6 +61,9 @@ func lassoPathCodes(ctx context.Context, X, G, B *mat.Dense, lambda float64, opt
 			}
 			ch += from
 			for j := ch * lassoPathChunk; j < min((ch+1)*lassoPathChunk, n); j++ {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 				for i := 0; i < k; i++ {
 					p.b[i] = br.Data[i*br.Stride+j]
 					xr.Data[i*xr.Stride+j] = 0
@@ -122,8 +125,23 @@ func lassoPathCodes(ctx context.Context, X, G, B *mat.Dense, lambda float64, opt
 	return nil
 }
 
-// lassoPathChunk is the number of columns lassoPathCodes codes between two
-// checks of its context.
+// squaresFinite reports whether the square of every entry of a is finite,
+// as FISTA and LassoADMM require of their iterates: codes of data beyond
+// the square root of the largest float overflow the residuals they score.
+func squaresFinite(a *mat.Dense) bool {
+	ar := a.RawMatrix()
+	for i := 0; i < ar.Rows; i++ {
+		for _, v := range ar.Data[i*ar.Stride : i*ar.Stride+ar.Cols] {
+			if !(v*v <= math.MaxFloat64) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lassoPathChunk is the number of columns of one of lassoPathCodes' chunks
+// of work; the context is checked before every column.
 const lassoPathChunk = 32
 
 // lassoPathProbe is the number of chunks whose paths decide between the

@@ -84,9 +84,9 @@ func (w *DictUpdater) Update(D, E, F *mat.Dense, opts UpdateDictOptions) {
 	_ = w.UpdateContext(context.Background(), D, E, F, opts)
 }
 
-// UpdateContext is Update checking ctx before every sweep; when ctx is
-// cancelled it leaves D at the last sweep (still feasible) and returns
-// ctx.Err().
+// UpdateContext is Update checking ctx before every block of atoms; when
+// ctx is cancelled it leaves D as updated so far (still feasible) and
+// returns ctx.Err().
 func (w *DictUpdater) UpdateContext(ctx context.Context, D, E, F *mat.Dense, opts UpdateDictOptions) error {
 	return w.update(ctx, D, E, F, opts, odlPlan{resident: odlResident, sparseMax: odlSparseMax})
 }
@@ -148,6 +148,9 @@ func (w *DictUpdater) update(ctx context.Context, D, E, F *mat.Dense, opts Updat
 		}
 		var change, norm float64
 		for b0 := 0; b0 < k; b0 += bs {
+			if err = ctx.Err(); err != nil {
+				break
+			}
 			nb := min(bs, k-b0)
 			p := w.p[:nb*d]
 			fb := blas64.General{Rows: nb, Cols: k, Stride: fr.Stride, Data: fr.Data[b0*fr.Stride:]}
@@ -189,7 +192,7 @@ func (w *DictUpdater) update(ctx context.Context, D, E, F *mat.Dense, opts Updat
 				}
 			}
 		}
-		if math.Sqrt(change) <= tol*math.Sqrt(norm) {
+		if err != nil || math.Sqrt(change) <= tol*math.Sqrt(norm) {
 			break
 		}
 	}
@@ -310,17 +313,22 @@ func LearnDictFrom(ctx context.Context, Y mat.Matrix, D *mat.Dense, lambda float
 	E := mat.NewDense(d, k, nil)
 	F := mat.NewDense(k, k, nil)
 	var w DictUpdater
+	var lw lassoWork
 	for it := 0; it < iters; it++ {
-		if err := Lasso(ctx, X, D, Y, lambda, opts.Lasso); err != nil {
+		if err := lw.lasso(ctx, X, D, Y, lambda, opts.Lasso); err != nil {
 			return nil, err
 		}
-		MulBT(E, Y, X)
-		F.Mul(X, X.T())
+		if err := mulBTContext(ctx, E, Y, X); err != nil {
+			return nil, err
+		}
+		if err := outerContext(ctx, F, X); err != nil {
+			return nil, err
+		}
 		if err := w.UpdateContext(ctx, D, E, F, opts.Update); err != nil {
 			return nil, err
 		}
 	}
-	if err := Lasso(ctx, X, D, Y, lambda, opts.Lasso); err != nil {
+	if err := lw.lasso(ctx, X, D, Y, lambda, opts.Lasso); err != nil {
 		return nil, err
 	}
 	return X, nil

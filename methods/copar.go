@@ -38,7 +38,7 @@ func (o *COPAROptions) spec() optSpec {
 	return optSpec{method: "COPAR", opts: []opt{
 		kOpt(&o.K, 20, "atoms per class"),
 		{name: "k0", doc: "shared atoms k0", i: &o.K0, def: 10, off: true},
-		{name: "lambda", doc: "ℓ1 weight λ", f: &o.Lambda, def: 0.001, minOpen: true, zeroAt: 2},
+		{name: "lambda", doc: "ℓ1 weight λ", f: &o.Lambda, def: 0.001, minOpen: true, zeroAt: 1},
 		{name: "eta", doc: "incoherence weight η", f: &o.Eta, def: 0.01, off: true},
 		itersOpt(&o.Iters, 15),
 		{name: "x_iters", doc: "FISTA iterations per class and COPAR-X step", i: &o.XIters, def: coparXIters, min: 1},

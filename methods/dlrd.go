@@ -35,7 +35,7 @@ type DLRDOptions struct {
 func (o *DLRDOptions) spec() optSpec {
 	return optSpec{method: "DLRD", opts: []opt{
 		kOpt(&o.K, 20, "atoms per class"),
-		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.02, minOpen: true, zeroAt: 1},
+		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.02, minOpen: true, zeroAt: 2},
 		{name: "alpha", doc: "nuclear-norm weight α of each class dictionary", f: &o.Alpha, def: 0.005, off: true},
 		{name: "beta", doc: "ℓ1 weight β of the sparse error", f: &o.Beta, def: 1, minOpen: true},
 		lambdaOpt(&o.Lambda, &o.Lambda1),

@@ -43,7 +43,7 @@ type FDDLOptions struct {
 func (o *FDDLOptions) opts() []opt {
 	return []opt{
 		kOpt(&o.K, 20, "atoms per class"),
-		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.01, minOpen: true, zeroAt: 1},
+		{name: "lambda1", doc: "ℓ1 weight λ1 of the codes", f: &o.Lambda1, def: 0.01, minOpen: true, zeroAt: 2},
 		{name: "lambda2", doc: "Fisher weight λ2", f: &o.Lambda2, def: 0.01, off: true},
 		itersOpt(&o.Iters, 30),
 		tolOpt(&o.Tol),

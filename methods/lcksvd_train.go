@@ -360,6 +360,9 @@ func (l *lcksvd) codes(ctx context.Context, o *LCKSVDOptions, Y mat.Matrix) (*ma
 	if err := l.m.check("LC-KSVD", Y); err != nil {
 		return nil, err
 	}
+	if math.IsInf(dl.MaxColNorm(Y), 0) { // OMP's residuals would overflow
+		return nil, fmt.Errorf("methods: LC-KSVD test samples: squared norm: %w", core.ErrNotFinite)
+	}
 	_, K := l.m.D.Dims()
 	_, n := Y.Dims()
 	X := mat.NewDense(K, n, nil)

@@ -58,9 +58,10 @@ type opt struct {
 	perClass  bool                   // at most the samples of the smallest class
 	check     func(v float64) string // further condition; returns the reason it fails
 	predict   bool                   // acts only at prediction (lrsdl.Param.Predict)
-	// zeroAt, if positive, bounds a sparsity weight: at or above zeroAt
-	// times the largest sample norm every training code is 0 (with atoms
-	// of norm ≤ 1, ‖Dᵀy‖∞ ≤ ‖y‖₂), which would train a chance-level model.
+	// zeroAt, if positive, bounds an ℓ1 weight: at or above zeroAt times
+	// the largest sample norm every code is 0. With atoms of norm ≤ 1,
+	// ‖Dᵀy‖∞ ≤ ‖y‖₂, so zeroAt is 1 for ½‖y − Dx‖² + λ‖x‖₁ and 2 when the
+	// fidelity is not halved or is counted twice for the atoms of y's class.
 	zeroAt float64
 }
 
@@ -101,7 +102,7 @@ func tolOpt(f *float64) opt {
 // the training weight *train.
 func lambdaOpt(f, train *float64) opt {
 	return opt{name: "lambda", doc: "ℓ1 weight of the coding at prediction", f: f, defDoc: "lambda1", minOpen: true, predict: true,
-		defFn: func() float64 { return *train }}
+		defFn: func() float64 { return *train }, zeroAt: 1}
 }
 
 // optSpec is the declaration of a method's options.
@@ -187,12 +188,25 @@ func (o *opt) reason(v float64, info *dl.Info) string {
 		return "must be " + o.rangeText()
 	case o.perClass && info != nil && v > float64(info.MinClass):
 		return fmt.Sprintf("must be at most %d, the samples of the smallest class", info.MinClass)
-	case o.zeroAt > 0 && info != nil && info.MaxNorm > 0 && v >= o.zeroAt*info.MaxNorm:
-		return fmt.Sprintf("must be below %.4g (%g times the largest sample norm): at or above it every code is 0", o.zeroAt*info.MaxNorm, o.zeroAt)
+	case o.zeroReason(v, info) != "":
+		return o.zeroReason(v, info)
 	case o.check != nil:
 		return o.check(v)
 	}
 	return ""
+}
+
+// zeroReason returns why every code is 0 at the weight v, or "". Norms of
+// normalised samples are within 1e-12 of 1, and so is the bound.
+func (o *opt) zeroReason(v float64, info *dl.Info) string {
+	if o.zeroAt <= 0 || info == nil || info.MaxNorm <= 0 {
+		return ""
+	}
+	b := o.zeroAt * info.MaxNorm
+	if v < b*(1-1e-12) {
+		return ""
+	}
+	return fmt.Sprintf("must be below %.4g (%g × %.4g, the largest sample norm): at or above it every code is 0", b, o.zeroAt, info.MaxNorm)
 }
 
 // resolve applies the defaults of zero fields and checks every value
@@ -216,11 +230,15 @@ func (s optSpec) resolve(info *dl.Info) error {
 		case v == 0 && o.dataDef != nil && info != nil:
 			o.set(o.dataDef(*info))
 			continue
-		case v == 0 && o.defFn != nil:
-			o.set(o.defFn())
-			continue
 		case v == 0:
-			o.set(o.def)
+			def, from := o.def, " (the default)"
+			if o.defFn != nil {
+				def, from = o.defFn(), " ("+o.defDoc+", its default)"
+			}
+			o.set(def)
+			if r := o.zeroReason(def, info); r != "" {
+				return &OptionError{Method: s.method, Name: o.name, Value: fmtNum(def) + from, Reason: r}
+			}
 			continue
 		case v == Off && o.off:
 			continue

@@ -27,7 +27,7 @@ type SRCOptions struct {
 
 func (o *SRCOptions) spec() optSpec {
 	return optSpec{method: "SRC", opts: []opt{
-		{name: "lambda", doc: "sparsity weight λ of the lasso", f: &o.Lambda, def: 0.001, minOpen: true},
+		{name: "lambda", doc: "sparsity weight λ of the lasso", f: &o.Lambda, def: 0.001, minOpen: true, zeroAt: 1},
 		{name: "iters", doc: "iteration limit of the coding (ADMM)", i: &o.Iters, def: 100, min: 1},
 		{name: "seed", doc: "unused: SRC is deterministic", u: &o.Seed},
 		normOpt(&o.NoNormalize),

@@ -82,7 +82,7 @@ func (m *SRRS) SetState(s *lrsdl.State) error { return m.calib.stateIn(s, m.setS
 
 // Fit trains the model on the columns of Y and their labels.
 func (m *COPAR) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict with a context.
@@ -103,7 +103,7 @@ func (m *COPAR) Transform(Y mat.Matrix) (*mat.Dense, error) {
 
 // Fit trains the model on the columns of Y and their labels.
 func (m *D2L2R2) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict with a context.
@@ -124,7 +124,7 @@ func (m *D2L2R2) Transform(Y mat.Matrix) (*mat.Dense, error) {
 
 // Fit trains the model on the columns of Y and their labels.
 func (m *DLRD) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict with a context.
@@ -144,7 +144,7 @@ func (m *DLRD) Transform(Y mat.Matrix) (*mat.Dense, error) {
 
 // Fit trains the model on the columns of Y and their labels.
 func (m *DLSI) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict with a context.
@@ -164,7 +164,7 @@ func (m *DLSI) Transform(Y mat.Matrix) (*mat.Dense, error) {
 
 // Fit trains the model on the columns of Y and their labels.
 func (m *FDDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict with a context.
@@ -185,7 +185,7 @@ func (m *FDDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
 
 // Fit trains the model on the columns of Y and their labels.
 func (m *JDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict with a context.
@@ -246,7 +246,7 @@ func (m *LCKSVD2) Transform(Y mat.Matrix) (*mat.Dense, error) {
 
 // Fit trains the model on the columns of Y and their labels.
 func (m *LRSDL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict with a context.
@@ -268,7 +268,7 @@ func (m *LRSDL) Transform(Y mat.Matrix) (*mat.Dense, error) {
 
 // Fit trains the model on the columns of Y and their labels.
 func (m *ODL) Fit(ctx context.Context, Y mat.Matrix, labels []int) error {
-	return m.fitRaw(ctx, normalized(Y, !m.Options.NoNormalize), labels)
+	return fitCodes(ctx, m, m.Options.spec(), normalized(Y, !m.Options.NoNormalize), labels, m.fitRaw, m.transformRaw)
 }
 
 // PredictContext is Predict with a context.

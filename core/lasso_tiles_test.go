@@ -1,0 +1,161 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lrsdl/lrsdl/internal/testutil"
+)
+
+// withTileWork runs f with tileWork set to w.
+func withTileWork(w int, f func()) {
+	old := tileWork
+	tileWork = w
+	defer func() { tileWork = old }()
+	f()
+}
+
+// TestGemmTiles checks the tiled product against a triple loop, for every
+// transposition, and that symmetric products are exactly symmetric. (A
+// tiled product may differ from one Gemm in the last bits: both backends
+// sum in an order that depends on the shape.)
+func TestGemmTiles(t *testing.T) {
+	testutil.Backends(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		const m, n, p = 37, 53, 71
+		for _, ta := range []bool{false, true} {
+			for _, tb := range []bool{false, true} {
+				a, b := testutil.RandDense(rng, m, p), testutil.RandDense(rng, p, n)
+				c0 := testutil.RandDense(rng, m, n)
+				want := mat.NewDense(m, n, nil)
+				for i := 0; i < m; i++ {
+					for j := 0; j < n; j++ {
+						var s float64
+						for l := 0; l < p; l++ {
+							s += a.At(i, l) * b.At(l, j)
+						}
+						want.Set(i, j, 0.5*s-c0.At(i, j))
+					}
+				}
+				if ta {
+					a = mat.DenseCopyOf(a.T())
+				}
+				if tb {
+					b = mat.DenseCopyOf(b.T())
+				}
+				got := mat.DenseCopyOf(c0)
+				withTileWork(700, func() {
+					if !tiled(m, n, p) {
+						t.Fatal("the test product fits one tile")
+					}
+					if err := gemmTiles(context.Background(), ta, tb, 0.5, a.RawMatrix(), b.RawMatrix(), -1, got.RawMatrix(), false); err != nil {
+						t.Fatal(err)
+					}
+				})
+				if !mat.EqualApprox(got, want, 1e-12) {
+					t.Errorf("ta=%v tb=%v: tiled product differs from the triple loop", ta, tb)
+				}
+			}
+		}
+		x := testutil.RandDense(rng, m, p)
+		var outer, gram, wantOuter, wantGram mat.Dense
+		outer.ReuseAs(m, m)
+		gram.ReuseAs(p, p)
+		withTileWork(500, func() {
+			if err := outerContext(context.Background(), &outer, x); err != nil {
+				t.Fatal(err)
+			}
+			if err := gramContext(context.Background(), &gram, x); err != nil {
+				t.Fatal(err)
+			}
+		})
+		wantOuter.Mul(x, x.T())
+		wantGram.Mul(x.T(), x)
+		if !mat.EqualApprox(&outer, &wantOuter, 1e-12) || !mat.Equal(&outer, outer.T()) {
+			t.Error("tiled XXᵀ is not the symmetric outer product")
+		}
+		if !mat.EqualApprox(&gram, &wantGram, 1e-12) || !mat.Equal(&gram, gram.T()) {
+			t.Error("tiled XᵀX is not the symmetric Gram matrix")
+		}
+	})
+}
+
+// tileCtx is a context whose Err reports context.Canceled from its at-th
+// call on, counting the calls: a cancellation at every check in turn.
+type tileCtx struct {
+	context.Context
+	n  atomic.Int64
+	at int64
+}
+
+func (c *tileCtx) Err() error {
+	if c.n.Add(1) >= c.at {
+		return context.Canceled
+	}
+	return nil
+}
+
+// everyCheck runs f once with a context that is never cancelled, to count
+// its checks, and then cancelled at each check (at most 150, spread over
+// them): every run must return context.Canceled.
+func everyCheck(t *testing.T, what string, f func(ctx context.Context) error) {
+	t.Helper()
+	probe := &tileCtx{Context: context.Background(), at: 1 << 62}
+	if err := f(probe); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	total := probe.n.Load()
+	if total < 10 {
+		t.Fatalf("%s checks its context %d times, want many (between tiles)", what, total)
+	}
+	step := max(1, total/150)
+	for at := int64(1); at <= total; at += step {
+		if err := f(&tileCtx{Context: context.Background(), at: at}); !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s cancelled at check %d of %d: %v", what, at, total, err)
+		}
+	}
+}
+
+// TestLassoCancelEveryCheck cancels Lasso (FISTA and the path/ADMM
+// option), LassoADMM and LearnDictFrom at every check of their context,
+// with tiles small enough that the products check it many times.
+func TestLassoCancelEveryCheck(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	const d, k, n = 30, 40, 50
+	D, Y := testutil.RandUnitCols(rng, d, k), testutil.RandUnitCols(rng, d, n)
+	want, got := mat.NewDense(k, n, nil), mat.NewDense(k, n, nil)
+	if err := Lasso(context.Background(), want, D, Y, 0.05, LassoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	withTileWork(2000, func() {
+		if err := Lasso(context.Background(), got, D, Y, 0.05, LassoOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !mat.EqualApprox(got, want, 1e-9) {
+		t.Error("Lasso by tiles differs from Lasso in one piece")
+	}
+	withTileWork(2000, func() {
+		for _, admm := range []bool{false, true} {
+			everyCheck(t, "Lasso", func(ctx context.Context) error {
+				return Lasso(ctx, mat.NewDense(k, n, nil), D, Y, 0.05, LassoOptions{ADMM: admm, MaxIter: 20})
+			})
+		}
+		G := mat.NewDense(k, k, nil)
+		G.Mul(D.T(), D)
+		B := mat.NewDense(k, n, nil)
+		B.Mul(D.T(), Y)
+		everyCheck(t, "LassoADMM", func(ctx context.Context) error {
+			return LassoADMM(ctx, mat.NewDense(k, n, nil), G, B, 0.05, LassoOptions{MaxIter: 20})
+		})
+		everyCheck(t, "LearnDictFrom", func(ctx context.Context) error {
+			_, err := LearnDictFrom(ctx, Y, mat.DenseCopyOf(D), 0.05, LearnDictOptions{Iter: 3, Lasso: LassoOptions{MaxIter: 10}})
+			return err
+		})
+	})
+}
