@@ -12,11 +12,24 @@ import (
 )
 
 // tileWork is the number of multiply-adds of one tile of the products that
-// check their context between tiles (gemmTiles); a variable for the tests.
-var tileWork = 1 << 26
+// check their context between tiles (gemmTiles).
+const tileWork = 1 << 26
+
+// tileWorkKey is the context key under which the package's tests give a
+// smaller tile (tileWorkOf).
+type tileWorkKey struct{}
+
+// tileWorkOf returns the tile size for ctx: tileWork unless ctx carries
+// another under tileWorkKey.
+func tileWorkOf(ctx context.Context) int {
+	if w, ok := ctx.Value(tileWorkKey{}).(int); ok && w > 0 {
+		return w
+	}
+	return tileWork
+}
 
 // gemmTiles sets c = alpha·op(a)·op(b) + beta·c (op(x) = xᵀ when its flag
-// is set) by one blas64.Gemm per tile of c, each of at most tileWork
+// is set) by one blas64.Gemm per tile of c, each of at most tileWorkOf(ctx)
 // multiply-adds, checking ctx before every tile; when ctx is cancelled it
 // returns ctx.Err() with c partly updated. Every entry is computed by one
 // Gemm over the whole inner dimension. With upper set, tiles below the
@@ -37,7 +50,7 @@ func gemmTilesPre(ctx context.Context, ta, tb bool, alpha float64, a, b blas64.G
 	if m == 0 || n == 0 {
 		return ctx.Err()
 	}
-	tr, tc := tileSides(m, n, p)
+	tr, tc := tileSides(tileWorkOf(ctx), m, n, p)
 	opA, opB := gblas.NoTrans, gblas.NoTrans
 	if ta {
 		opA = gblas.Trans
@@ -84,27 +97,30 @@ func gemmTilesPre(ctx context.Context, ta, tb bool, alpha float64, a, b blas64.G
 }
 
 // tileSides returns the rows and columns of gemmTiles' tiles of an m×n
-// product over an inner dimension p: all of it within tileWork, otherwise
-// near-square tiles (longer along a short side's complement).
-func tileSides(m, n, p int) (tr, tc int) {
-	if float64(m)*float64(n)*float64(p) <= float64(tileWork) {
+// product over an inner dimension p, at most work multiply-adds a tile:
+// all of it within work, otherwise near-square tiles (longer along a
+// short side's complement).
+func tileSides(work, m, n, p int) (tr, tc int) {
+	if float64(m)*float64(n)*float64(p) <= float64(work) {
 		return m, n
 	}
-	s := max(1, int(math.Sqrt(float64(tileWork)/float64(max(p, 1)))))
+	s := max(1, int(math.Sqrt(float64(work)/float64(max(p, 1)))))
 	tr = min(m, s)
-	tc = min(n, max(s, tileWork/max(tr*p, 1)))
-	tr = min(m, max(tr, tileWork/max(tc*p, 1)))
+	tc = min(n, max(s, work/max(tr*p, 1)))
+	tr = min(m, max(tr, work/max(tc*p, 1)))
 	return tr, tc
 }
 
-// tiled reports whether gemmTiles splits an m×n product over p.
-func tiled(m, n, p int) bool { return float64(m)*float64(n)*float64(p) > float64(tileWork) }
+// tiled reports whether gemmTiles splits an m×n product over p under ctx.
+func tiled(ctx context.Context, m, n, p int) bool {
+	return float64(m)*float64(n)*float64(p) > float64(tileWorkOf(ctx))
+}
 
 // gramContext sets G (k×k) = DᵀD, D d×k, checking ctx between tiles when
 // the product is larger than one (see gemmTiles).
 func gramContext(ctx context.Context, G, D *mat.Dense) error {
 	d, k := D.Dims()
-	if !tiled(k, k, d) {
+	if !tiled(ctx, k, k, d) {
 		G.Mul(D.T(), D)
 		return nil
 	}
@@ -117,7 +133,7 @@ func mulTransContext(ctx context.Context, B, D *mat.Dense, Y mat.Matrix) error {
 	d, k := D.Dims()
 	_, n := Y.Dims()
 	y, ok := Y.(*mat.Dense)
-	if !ok || !tiled(k, n, d) {
+	if !ok || !tiled(ctx, k, n, d) {
 		MulTrans(B, D, Y)
 		return nil
 	}
@@ -130,7 +146,7 @@ func mulBTContext(ctx context.Context, E *mat.Dense, Y mat.Matrix, X *mat.Dense)
 	d, n := Y.Dims()
 	k, _ := X.Dims()
 	y, ok := Y.(*mat.Dense)
-	if !ok || !tiled(d, k, n) {
+	if !ok || !tiled(ctx, d, k, n) {
 		MulBT(E, Y, X)
 		return nil
 	}
@@ -141,7 +157,7 @@ func mulBTContext(ctx context.Context, E *mat.Dense, Y mat.Matrix, X *mat.Dense)
 // the product is larger than one.
 func outerContext(ctx context.Context, F, X *mat.Dense) error {
 	k, n := X.Dims()
-	if !tiled(k, k, n) {
+	if !tiled(ctx, k, k, n) {
 		F.Mul(X, X.T())
 		return nil
 	}
@@ -153,7 +169,7 @@ func outerContext(ctx context.Context, F, X *mat.Dense) error {
 // FISTA's next check of ctx to stop on.
 func lassoGradContext(ctx context.Context, g, G, B, W *mat.Dense) {
 	k, n := W.Dims()
-	if !tiled(k, n, k) {
+	if !tiled(ctx, k, n, k) {
 		lassoGrad(g, G, B, W)
 		return
 	}

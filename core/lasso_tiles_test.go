@@ -12,13 +12,9 @@ import (
 	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
-// withTileWork runs f with tileWork set to w.
-func withTileWork(w int, f func()) {
-	old := tileWork
-	tileWork = w
-	defer func() { tileWork = old }()
-	f()
-}
+// tiles returns a context under which the products split into tiles of
+// w multiply-adds.
+func tiles(w int) context.Context { return context.WithValue(context.Background(), tileWorkKey{}, w) }
 
 // TestGemmTiles checks the tiled product against a triple loop, for every
 // transposition, and that symmetric products are exactly symmetric. (A
@@ -49,14 +45,13 @@ func TestGemmTiles(t *testing.T) {
 					b = mat.DenseCopyOf(b.T())
 				}
 				got := mat.DenseCopyOf(c0)
-				withTileWork(700, func() {
-					if !tiled(m, n, p) {
-						t.Fatal("the test product fits one tile")
-					}
-					if err := gemmTiles(context.Background(), ta, tb, 0.5, a.RawMatrix(), b.RawMatrix(), -1, got.RawMatrix(), false); err != nil {
-						t.Fatal(err)
-					}
-				})
+				ctx := tiles(700)
+				if !tiled(ctx, m, n, p) {
+					t.Fatal("the test product fits one tile")
+				}
+				if err := gemmTiles(ctx, ta, tb, 0.5, a.RawMatrix(), b.RawMatrix(), -1, got.RawMatrix(), false); err != nil {
+					t.Fatal(err)
+				}
 				if !mat.EqualApprox(got, want, 1e-12) {
 					t.Errorf("ta=%v tb=%v: tiled product differs from the triple loop", ta, tb)
 				}
@@ -66,14 +61,12 @@ func TestGemmTiles(t *testing.T) {
 		var outer, gram, wantOuter, wantGram mat.Dense
 		outer.ReuseAs(m, m)
 		gram.ReuseAs(p, p)
-		withTileWork(500, func() {
-			if err := outerContext(context.Background(), &outer, x); err != nil {
-				t.Fatal(err)
-			}
-			if err := gramContext(context.Background(), &gram, x); err != nil {
-				t.Fatal(err)
-			}
-		})
+		if err := outerContext(tiles(500), &outer, x); err != nil {
+			t.Fatal(err)
+		}
+		if err := gramContext(tiles(500), &gram, x); err != nil {
+			t.Fatal(err)
+		}
 		wantOuter.Mul(x, x.T())
 		wantGram.Mul(x.T(), x)
 		if !mat.EqualApprox(&outer, &wantOuter, 1e-12) || !mat.Equal(&outer, outer.T()) {
@@ -103,9 +96,9 @@ func (c *tileCtx) Err() error {
 // everyCheck runs f once with a context that is never cancelled, to count
 // its checks, and then cancelled at each check (at most 150, spread over
 // them): every run must return context.Canceled.
-func everyCheck(t *testing.T, what string, f func(ctx context.Context) error) {
+func everyCheck(t *testing.T, base context.Context, what string, f func(ctx context.Context) error) {
 	t.Helper()
-	probe := &tileCtx{Context: context.Background(), at: 1 << 62}
+	probe := &tileCtx{Context: base, at: 1 << 62}
 	if err := f(probe); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
@@ -115,7 +108,7 @@ func everyCheck(t *testing.T, what string, f func(ctx context.Context) error) {
 	}
 	step := max(1, total/150)
 	for at := int64(1); at <= total; at += step {
-		if err := f(&tileCtx{Context: context.Background(), at: at}); !errors.Is(err, context.Canceled) {
+		if err := f(&tileCtx{Context: base, at: at}); !errors.Is(err, context.Canceled) {
 			t.Fatalf("%s cancelled at check %d of %d: %v", what, at, total, err)
 		}
 	}
@@ -132,30 +125,27 @@ func TestLassoCancelEveryCheck(t *testing.T) {
 	if err := Lasso(context.Background(), want, D, Y, 0.05, LassoOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	withTileWork(2000, func() {
-		if err := Lasso(context.Background(), got, D, Y, 0.05, LassoOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	})
+	if err := Lasso(tiles(2000), got, D, Y, 0.05, LassoOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if !mat.EqualApprox(got, want, 1e-9) {
 		t.Error("Lasso by tiles differs from Lasso in one piece")
 	}
-	withTileWork(2000, func() {
-		for _, admm := range []bool{false, true} {
-			everyCheck(t, "Lasso", func(ctx context.Context) error {
-				return Lasso(ctx, mat.NewDense(k, n, nil), D, Y, 0.05, LassoOptions{ADMM: admm, MaxIter: 20})
-			})
-		}
-		G := mat.NewDense(k, k, nil)
-		G.Mul(D.T(), D)
-		B := mat.NewDense(k, n, nil)
-		B.Mul(D.T(), Y)
-		everyCheck(t, "LassoADMM", func(ctx context.Context) error {
-			return LassoADMM(ctx, mat.NewDense(k, n, nil), G, B, 0.05, LassoOptions{MaxIter: 20})
+	base := tiles(2000)
+	for _, admm := range []bool{false, true} {
+		everyCheck(t, base, "Lasso", func(ctx context.Context) error {
+			return Lasso(ctx, mat.NewDense(k, n, nil), D, Y, 0.05, LassoOptions{ADMM: admm, MaxIter: 20})
 		})
-		everyCheck(t, "LearnDictFrom", func(ctx context.Context) error {
-			_, err := LearnDictFrom(ctx, Y, mat.DenseCopyOf(D), 0.05, LearnDictOptions{Iter: 3, Lasso: LassoOptions{MaxIter: 10}})
-			return err
-		})
+	}
+	G := mat.NewDense(k, k, nil)
+	G.Mul(D.T(), D)
+	B := mat.NewDense(k, n, nil)
+	B.Mul(D.T(), Y)
+	everyCheck(t, base, "LassoADMM", func(ctx context.Context) error {
+		return LassoADMM(ctx, mat.NewDense(k, n, nil), G, B, 0.05, LassoOptions{MaxIter: 20})
+	})
+	everyCheck(t, base, "LearnDictFrom", func(ctx context.Context) error {
+		_, err := LearnDictFrom(ctx, Y, mat.DenseCopyOf(D), 0.05, LearnDictOptions{Iter: 3, Lasso: LassoOptions{MaxIter: 10}})
+		return err
 	})
 }
