@@ -51,13 +51,19 @@ func TestMemoryPlans(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				m := memoryModel(t, name, sz.coparIters)
-				var ferr error
-				peak := peakHeap(func() { ferr = m.Fit(context.Background(), Y, labels) })
-				if ferr != nil {
-					t.Fatal(ferr)
+				// A sample that misses the peak can only lower it: while the
+				// plan looks too high, measure again (at most 3 fits) and
+				// keep the largest peak.
+				var peak float64
+				for try := 0; try < 3 && (try == 0 || plan/peak > memoryTolerance); try++ {
+					m := memoryModel(t, name, sz.coparIters)
+					var ferr error
+					peak = max(peak, peakHeap(func() { ferr = m.Fit(context.Background(), Y, labels) }))
+					if ferr != nil {
+						t.Fatal(ferr)
+					}
+					runtime.KeepAlive(m)
 				}
-				runtime.KeepAlive(m)
 				ratio := plan / peak
 				t.Logf("%-8s d=%d N=%d C=%d: plan %.1f MB, peak %.1f MB, ratio %.2f", name, sz.d, sz.C*sz.n, sz.C, plan/1e6, peak/1e6, ratio)
 				if ratio > memoryTolerance || ratio < 1/memoryTolerance {

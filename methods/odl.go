@@ -307,6 +307,9 @@ func blAddCost(a, b lrsdl.Cost) lrsdl.Cost {
 //	dr·K + k·N   the dictionaries and the codes
 //	4·dr·k       one class's products and update
 //	2·dr·N/C     the residuals of a class's costs
+//
+// or, if larger, Fit's check of the codes (fitCodes): the samples, D, the
+// Gram matrix DᵀD and the lasso codes of zeroCodesSamples samples.
 func odlPlan(info dl.Info, set dl.Settings, C, k int) float64 {
 	d, N, dr := float64(info.Dim), float64(info.N), dl.SpanRows(info, set)
 	K := float64(C * k)
@@ -314,5 +317,6 @@ func odlPlan(info dl.Info, set dl.Settings, C, k int) float64 {
 	if span := dl.SpanFloats(info, set); span > 0 {
 		data, reduce = span+d*K, d*N+span+2*N*N
 	}
-	return max(reduce, data+dr*K+float64(k)*N+4*dr*float64(k)+2*dr*N/float64(C))
+	check := d*N + d*K + K*K + 6*K*zeroCodesSamples
+	return max(reduce, check, data+dr*K+float64(k)*N+4*dr*float64(k)+2*dr*N/float64(C))
 }
