@@ -171,7 +171,10 @@ func (w *lassoWork) lassoGram(ctx context.Context, X, G, B *mat.Dense, lambda fl
 		return lassoPathCodes(ctx, X, G, B, lambda, opts)
 	}
 	var p PowerIter
-	_, L := p.MaxEig(G)
+	_, L, err := p.maxEig(ctx, G)
+	if err != nil {
+		return err
+	}
 	if math.IsNaN(L) || math.IsInf(L, 0) {
 		return fmt.Errorf("core: lasso Gram matrix (λmax estimate %v): %w", L, ErrNotFinite)
 	}
@@ -194,7 +197,7 @@ func (w *lassoWork) lassoGram(ctx context.Context, X, G, B *mat.Dense, lambda fl
 		return err
 	}
 	grad := func(g, w *mat.Dense) { lassoGradContext(ctx, g, G, B, w) }
-	_, err := f.Solve(ctx, x, grad, L, lambda, nil)
+	_, err = f.Solve(ctx, x, grad, L, lambda, nil)
 	if errors.Is(err, ErrNotFinite) {
 		if inf, _ := normInf(G); L < inf && finiteDense(B) {
 			// L missed λmax (see PowerIter.MaxEig): retry with the safe ‖G‖_∞.

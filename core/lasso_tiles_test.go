@@ -149,3 +149,23 @@ func TestLassoCancelEveryCheck(t *testing.T) {
 		return err
 	})
 }
+
+// TestPowerIterCancel checks that the power iteration of the lasso's step
+// size returns ctx.Err() when ctx is cancelled before a product.
+func TestPowerIterCancel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	D := testutil.RandUnitCols(rng, 20, 30)
+	G := mat.NewDense(30, 30, nil)
+	G.Mul(D.T(), D)
+	var p PowerIter
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := p.maxEig(ctx, G); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled power iteration: %v, want context.Canceled", err)
+	}
+	var p1, p2 PowerIter
+	rho, ub, err := p1.maxEig(context.Background(), G)
+	if r2, u2 := p2.MaxEig(G); err != nil || rho != r2 || ub != u2 {
+		t.Errorf("maxEig = %v, %v, %v; MaxEig = %v, %v", rho, ub, err, r2, u2)
+	}
+}

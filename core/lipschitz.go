@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -38,6 +39,13 @@ type PowerIter struct {
 // diagonal entry (at most λmax), and LassoGram, seeing FISTA diverge,
 // retries with ‖A‖_∞.
 func (p *PowerIter) MaxEig(a *mat.Dense) (rho, ub float64) {
+	rho, ub, _ = p.maxEig(context.Background(), a)
+	return rho, ub
+}
+
+// maxEig is MaxEig returning ctx.Err() when ctx is cancelled, checked
+// before every product.
+func (p *PowerIter) maxEig(ctx context.Context, a *mat.Dense) (rho, ub float64, err error) {
 	n, c := a.Dims()
 	if n != c {
 		panic("core: PowerIter needs a square matrix")
@@ -54,9 +62,12 @@ func (p *PowerIter) MaxEig(a *mat.Dense) (rho, ub float64) {
 	if tol == 0 {
 		tol = 1e-6
 	}
-	rho, res := powerIter(a, p.v, p.w, maxIter, tol, &p.job)
+	rho, res, err := powerIter(ctx, a, p.v, p.w, maxIter, tol, &p.job)
+	if err != nil {
+		return 0, 0, err
+	}
 	inf, diag := p.job.normInf(a)
-	return rho, math.Min(math.Max(rho+res, diag), inf)
+	return rho, math.Min(math.Max(rho+res, diag), inf), nil
 }
 
 // Vector returns the current estimate of the top eigenvector (unit norm)
@@ -66,14 +77,15 @@ func (p *PowerIter) Vector() []float64 { return p.v }
 
 // powerIter runs the power iteration from v with workspace w and returns
 // the last Rayleigh quotient and the residual norm ‖Av − ρv‖₂ of the vector
-// it was computed from. The products w = Av run through j.
-func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64, j *gemvJob) (rho, res float64) {
+// it was computed from. The products w = Av run through j; ctx is checked
+// before each.
+func powerIter(ctx context.Context, a *mat.Dense, v, w []float64, maxIter int, tol float64, j *gemvJob) (rho, res float64, err error) {
 	n, _ := a.Dims()
 	if len(v) != n || len(w) != n {
 		panic("core: power iteration vector length mismatch")
 	}
 	if n == 0 {
-		return 0, 0
+		return 0, 0, nil
 	}
 	var nv float64
 	for _, x := range v {
@@ -98,6 +110,9 @@ func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64, j *gemvJo
 		maxIter = 1
 	}
 	for it := 0; it < maxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
 		j.gemv(ar, v, w)
 		nr := blas64.Dot(vv, wv)
 		var r2, w2 float64
@@ -125,7 +140,7 @@ func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64, j *gemvJo
 			continue
 		}
 		if w2 == 0 {
-			return 0, 0
+			return 0, 0, nil
 		}
 		done := it > 0 && math.Abs(nr-rho) <= tol*math.Abs(nr)
 		rho, res = nr, math.Sqrt(r2)
@@ -137,7 +152,7 @@ func powerIter(a *mat.Dense, v, w []float64, maxIter int, tol float64, j *gemvJo
 			break
 		}
 	}
-	return rho, res
+	return rho, res, nil
 }
 
 // gemvJob computes w = Av and ‖A‖_∞ over fixed chunks of A's rows
