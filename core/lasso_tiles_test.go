@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -78,37 +77,22 @@ func TestGemmTiles(t *testing.T) {
 	})
 }
 
-// tileCtx is a context whose Err reports context.Canceled from its at-th
-// call on, counting the calls: a cancellation at every check in turn.
-type tileCtx struct {
-	context.Context
-	n  atomic.Int64
-	at int64
-}
-
-func (c *tileCtx) Err() error {
-	if c.n.Add(1) >= c.at {
-		return context.Canceled
-	}
-	return nil
-}
-
 // everyCheck runs f once with a context that is never cancelled, to count
 // its checks, and then cancelled at each check (at most 150, spread over
 // them): every run must return context.Canceled.
 func everyCheck(t *testing.T, base context.Context, what string, f func(ctx context.Context) error) {
 	t.Helper()
-	probe := &tileCtx{Context: base, at: 1 << 62}
+	probe := &testutil.CancelAt{Context: base, At: 1 << 62}
 	if err := f(probe); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	total := probe.n.Load()
+	total := probe.N.Load()
 	if total < 10 {
 		t.Fatalf("%s checks its context %d times, want many (between tiles)", what, total)
 	}
 	step := max(1, total/150)
 	for at := int64(1); at <= total; at += step {
-		if err := f(&tileCtx{Context: base, at: at}); !errors.Is(err, context.Canceled) {
+		if err := f(&testutil.CancelAt{Context: base, At: at}); !errors.Is(err, context.Canceled) {
 			t.Fatalf("%s cancelled at check %d of %d: %v", what, at, total, err)
 		}
 	}

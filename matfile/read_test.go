@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lrsdl/lrsdl/internal/testutil"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -95,24 +96,6 @@ func (b matBuilder) compress(element []byte) []byte {
 }
 
 var le = matBuilder{binary.LittleEndian}
-
-// equalBits reports whether a and b have the same shape and bit-identical
-// elements.
-func equalBits(a, b *mat.Dense) bool {
-	ra, ca := a.Dims()
-	rb, cb := b.Dims()
-	if ra != rb || ca != cb {
-		return false
-	}
-	for i := 0; i < ra; i++ {
-		for j := 0; j < ca; j++ {
-			if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
-				return false
-			}
-		}
-	}
-	return true
-}
 
 func mustDense(t *testing.T, f *File, name string) *mat.Dense {
 	t.Helper()
@@ -347,7 +330,7 @@ func TestMATRoundTrip(t *testing.T) {
 		}
 	}
 	for name, m := range ms {
-		if got := mustDense(t, f, name); !equalBits(got, m) {
+		if got := mustDense(t, f, name); !testutil.EqualBits(got, m) {
 			t.Errorf("%s: got %v, want %v", name, mat.Formatted(got), mat.Formatted(m))
 		}
 	}

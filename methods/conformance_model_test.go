@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
 // TestConformanceModel checks the scores, probabilities, codes and classes
@@ -401,7 +402,7 @@ func TestConformanceModelFile(t *testing.T) {
 				t.Errorf("pair %d: Predict %v, want %v", i+1, b[0], a[0])
 			}
 			for k, what := range []string{"DecisionFunction", "PredictProba", "Transform"} {
-				if !equalBits(a[k+1].(*mat.Dense), b[k+1].(*mat.Dense)) {
+				if !testutil.EqualBits(a[k+1].(*mat.Dense), b[k+1].(*mat.Dense)) {
 					t.Errorf("pair %d: %s differs", i+1, what)
 				}
 			}
@@ -424,30 +425,9 @@ func sameState(a, b *lrsdl.State) error {
 		return fmt.Errorf("matrices %v, want %v", a.Names, b.Names)
 	}
 	for _, n := range b.Names {
-		if !equalBits(a.Matrices[n], b.Matrices[n]) {
+		if !testutil.EqualBits(a.Matrices[n], b.Matrices[n]) {
 			return fmt.Errorf("matrix %s differs", n)
 		}
 	}
 	return nil
-}
-
-// equalBits reports whether a and b have the same shape and bit-identical
-// elements.
-func equalBits(a, b *mat.Dense) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	ra, ca := a.Dims()
-	rb, cb := b.Dims()
-	if ra != rb || ca != cb {
-		return false
-	}
-	for i := range ra {
-		for j := range ca {
-			if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
-				return false
-			}
-		}
-	}
-	return true
 }

@@ -8,12 +8,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 )
 
 // l1Spec returns the option declarations of m (a pointer to a model with
@@ -241,21 +241,6 @@ func finiteMat(A *mat.Dense) bool {
 	return true
 }
 
-// cancelAt is a context whose Err reports context.Canceled from its at-th
-// call on, counting the calls.
-type cancelAt struct {
-	context.Context
-	n  atomic.Int64
-	at int64
-}
-
-func (c *cancelAt) Err() error {
-	if c.n.Add(1) >= c.at {
-		return context.Canceled
-	}
-	return nil
-}
-
 // TestFitCancelledAtEveryCheck cancels LRSDL's and FDDL's Fit at their
 // checks of the context in turn, the initialisation (core.LearnDictFrom)
 // included: each must return context.Canceled and leave the model
@@ -263,12 +248,12 @@ func (c *cancelAt) Err() error {
 func TestFitCancelledAtEveryCheck(t *testing.T) {
 	Y, labels := confData(13, confPerClass)
 	for _, name := range []string{"LRSDL", "FDDL"} {
-		probe := &cancelAt{Context: context.Background(), at: 1 << 62}
+		probe := &testutil.CancelAt{Context: context.Background(), At: 1 << 62}
 		must(t, newConf(t, name).Fit(probe, Y, labels))
-		total := probe.n.Load()
+		total := probe.N.Load()
 		for at := int64(1); at <= total; at += max(1, total/60) {
 			m := newConf(t, name)
-			if err := m.Fit(&cancelAt{Context: context.Background(), at: at}, Y, labels); !errors.Is(err, context.Canceled) {
+			if err := m.Fit(&testutil.CancelAt{Context: context.Background(), At: at}, Y, labels); !errors.Is(err, context.Canceled) {
 				t.Fatalf("%s cancelled at check %d of %d: %v", name, at, total, err)
 			}
 			if m.Classes() != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/lrsdl/lrsdl"
+	"github.com/lrsdl/lrsdl/internal/testutil"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -48,7 +49,7 @@ func checkSameState(t *testing.T, got, want *lrsdl.State) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
 	for name, m := range want.Matrices {
-		if g := got.Matrices[name]; g == nil || !equalBits(g, m) {
+		if g := got.Matrices[name]; g == nil || !testutil.EqualBits(g, m) {
 			t.Errorf("matrix %s: got %v, want %v", name, g, m)
 		}
 	}
@@ -236,24 +237,6 @@ func TestDecodeMalformed(t *testing.T) {
 		}
 	}
 
-}
-
-// equalBits reports whether a and b have the same shape and bit-identical
-// elements.
-func equalBits(a, b *mat.Dense) bool {
-	ra, ca := a.Dims()
-	rb, cb := b.Dims()
-	if ra != rb || ca != cb {
-		return false
-	}
-	for i := 0; i < ra; i++ {
-		for j := 0; j < ca; j++ {
-			if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // The info round-trips; version 1 files, which have none, still load;

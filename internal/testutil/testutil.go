@@ -2,8 +2,11 @@
 package testutil
 
 import (
+	"context"
+	"math"
 	"math/rand/v2"
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -63,4 +66,41 @@ func CentralDiff(f func() float64, M *mat.Dense, i, j int, h float64) float64 {
 func Main(m *testing.M) {
 	blas.Setup()
 	os.Exit(m.Run())
+}
+
+// EqualBits reports whether a and b have the same shape and bit-identical
+// elements (two nil matrices are equal).
+func EqualBits(a, b *mat.Dense) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ra, ca := a.Dims()
+	rb, cb := b.Dims()
+	if ra != rb || ca != cb {
+		return false
+	}
+	for i := range ra {
+		for j := range ca {
+			if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// CancelAt is a context whose Err reports context.Canceled from its At-th
+// call on, counting the calls in N: a cancellation at a chosen check.
+type CancelAt struct {
+	context.Context
+	N  atomic.Int64
+	At int64
+}
+
+// Err returns context.Canceled from the At-th call on, else nil.
+func (c *CancelAt) Err() error {
+	if c.N.Add(1) >= c.At {
+		return context.Canceled
+	}
+	return nil
 }
