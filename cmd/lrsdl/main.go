@@ -165,6 +165,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 			fmt.Fprintf(stderr, "lrsdl %s: %s (see 'lrsdl %s -h')\n", c.name, errorText(err), c.name)
 			return 2
 		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			if we := (*writtenError)(nil); errors.As(err, &we) {
+				fmt.Fprintf(stderr, "lrsdl %s: %s after the model was written to %s; the test set was not scored\n", c.name, interrupted(ctx), we.path)
+				return 1
+			}
 			fmt.Fprintf(stderr, "lrsdl %s: %s, stopped cleanly; nothing was written\n", c.name, interrupted(ctx))
 			return 1
 		default:

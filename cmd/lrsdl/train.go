@@ -120,7 +120,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if te := ds.Test; te.Y != nil {
 		pred, err := predict(ctx, c, te.Y)
 		if err != nil {
-			return err
+			return &writtenError{path: *out, err: err}
 		}
 		acc := eval.Accuracy(pred, te.Labels)
 		res.TestSamples, res.TestAccuracy = te.Len(), &acc
@@ -161,3 +161,16 @@ func printJSON(w io.Writer, v any) error {
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
 }
+
+// writtenError is an error after the output was written in full: the
+// command failed or was interrupted, but path holds its new content.
+type writtenError struct {
+	path string
+	err  error
+}
+
+func (e *writtenError) Error() string {
+	return fmt.Sprintf("%v (the model was written to %s; the test set was not scored)", e.err, e.path)
+}
+
+func (e *writtenError) Unwrap() error { return e.err }
