@@ -176,7 +176,7 @@ func BenchmarkLRSDLXRef100_C100n20k10k0_10d500(b *testing.B) {
 		}
 	}
 	done()
-	b.ReportMetric(t.cost().Total, "cost")
+	b.ReportMetric(t.mustCost().Total, "cost")
 }
 
 // BenchmarkLRSDLXToRef_C100n20k10k0_10d500 times the default X step from
@@ -189,7 +189,7 @@ func BenchmarkLRSDLXToRef_C100n20k10k0_10d500(b *testing.B) {
 	if err := t.solveX(ctx, t.Xb); err != nil {
 		b.Fatal(err)
 	}
-	ref := t.cost().Total
+	ref := t.mustCost().Total
 	t.p.Plain, t.p.XIters, t.p.XTol = false, 1000, -1
 	iters := itersToCost(b, t, ref)
 	t.p.XIters = iters
@@ -203,7 +203,7 @@ func BenchmarkLRSDLXToRef_C100n20k10k0_10d500(b *testing.B) {
 	}
 	done()
 	b.ReportMetric(ref, "ref-cost")
-	b.ReportMetric(t.cost().Total, "cost")
+	b.ReportMetric(t.mustCost().Total, "cost")
 	b.ReportMetric(float64(iters), "iters")
 }
 
@@ -225,7 +225,7 @@ func itersToCost(b *testing.B, t *train, ref float64) int {
 			v := w[i] - g[i]/L
 			z[i] = math.Copysign(math.Max(math.Abs(v)-thr, 0), v)
 		}
-		if found == 0 && probe.cost().Total <= ref {
+		if found == 0 && probe.mustCost().Total <= ref {
 			found = n
 			cancel()
 		}
@@ -285,7 +285,7 @@ func benchFDDLUpdateD(b *testing.B, original bool) {
 		}
 	}
 	done()
-	b.ReportMetric(t.cost().Total, "cost")
+	b.ReportMetric(t.mustCost().Total, "cost")
 }
 
 // TestLRSDLCostTerms checks the fidelity, ℓ1, Fisher and shared terms of
@@ -342,7 +342,7 @@ func TestLRSDLCostTerms(t *testing.T) {
 		for _, procs := range []int{1, 2} {
 			runtime.GOMAXPROCS(procs)
 			tr.gc = gramCache{}
-			costs = append(costs, tr.cost())
+			costs = append(costs, tr.mustCost())
 		}
 		for name, w := range want {
 			if got := costs[0].Term(name); math.Abs(got-w) > 1e-12*math.Max(1, math.Abs(w)) {

@@ -16,10 +16,13 @@ import (
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
 )
 
-// cost evaluates J̄ at the current D̄, X̄.
-func (t *train) cost() lrsdl.Cost {
-	t.gc.update(t.Db, t.Y, t.sp, t.K)
-	return totalCost(t.p, t.sp, t.ap, t.Db, t.Xb, &t.gc)
+// cost evaluates J̄ at the current D̄, X̄, or returns ctx's error if it is
+// cancelled first.
+func (t *train) cost(ctx context.Context) (lrsdl.Cost, error) {
+	if err := t.gc.update(ctx, t.Db, t.Y, t.sp, t.K); err != nil {
+		return lrsdl.Cost{}, err
+	}
+	return totalCost(t.p, t.sp, t.ap, t.Db, t.Xb, &t.gc), nil
 }
 
 // gramCache holds the products of D̄ the cost needs: G = D̄ᵀD̄, B = D̄ᵀY and
@@ -28,6 +31,8 @@ func (t *train) cost() lrsdl.Cost {
 // parts, those of D (updateD) and then those involving D0, so that an
 // outer iteration can compute the first beside its D0 step; update always
 // computes them so, whether updateD ran first or not, with the same result.
+// Both return ctx's error if it is cancelled during their products, and
+// leave the cache marked out of date.
 type gramCache struct {
 	Db *mat.Dense // the D̄ they were computed for
 	y  *float64   // first element of the Y they were computed for
@@ -75,47 +80,60 @@ func (c *nuclearCache) norm(a *mat.Dense) float64 {
 
 // update makes G, B and ‖Y_c‖² those of Db, whose first K columns are D,
 // and Y.
-func (g *gramCache) update(Db, Y *mat.Dense, sp core.Partition, K int) {
+func (g *gramCache) update(ctx context.Context, Db, Y *mat.Dense, sp core.Partition, K int) error {
 	y := &Y.RawMatrix().Data[0]
 	if !g.partial && g.Db != nil && g.y == y && mat.Equal(g.Db, Db) {
-		return
+		return nil
 	}
 	d, kb := Db.Dims()
 	if !g.partial || g.yD != y || !mat.Equal(g.Db.Slice(0, d, 0, K), Db.Slice(0, d, 0, K)) {
-		g.updateD(Db, Y, K)
+		if err := g.updateD(ctx, Db, Y, K); err != nil {
+			return err
+		}
 	}
-	g.partial = false
-	g.Db.Copy(Db)
 	// G's columns of D0, D̄ᵀD0, and B's rows of D0, D0ᵀY.
 	db, gr := Db.RawMatrix(), g.G.RawMatrix()
 	if kb > K {
 		D0 := sub(db, 0, d, K, kb)
-		blas.Gemm(gblas.Trans, gblas.NoTrans, 1, db, D0, 0, sub(gr, 0, kb, K, kb))
-		blas.Gemm(gblas.Trans, gblas.NoTrans, 1, D0, Y.RawMatrix(), 0, sub(g.B.RawMatrix(), K, kb, 0, g.B.RawMatrix().Cols))
+		if err := gemmPieces(ctx, db, D0, sub(gr, 0, kb, K, kb)); err != nil {
+			return err
+		}
+		if err := gemmPieces(ctx, D0, Y.RawMatrix(), sub(g.B.RawMatrix(), K, kb, 0, g.B.RawMatrix().Cols)); err != nil {
+			return err
+		}
 	}
+	g.partial = false
+	g.Db.Copy(Db)
 	symmetrize(g.G)
 	if g.y == y && len(g.ysq) == sp.Blocks() {
-		return
+		return nil
 	}
 	g.y = y
 	g.ysq = dl.ClassSquares(g.ysq[:0], Y, sp)
+	return nil
 }
 
 // updateD sets G's and B's rows of D, Db's first K columns: the upper
 // triangle of DᵀD (by Syrk, half Gemm's flops) and DᵀY. The rest waits for
 // update.
-func (g *gramCache) updateD(Db, Y *mat.Dense, K int) {
+func (g *gramCache) updateD(ctx context.Context, Db, Y *mat.Dense, K int) error {
 	d, N := Y.Dims()
 	_, kb := Db.Dims()
 	if g.Db == nil || g.G.RawMatrix().Rows != kb || g.B.RawMatrix().Cols != N || g.Db.RawMatrix().Rows != d {
 		*g = gramCache{Db: mat.NewDense(d, kb, nil), G: mat.NewDense(kb, kb, nil),
 			B: mat.NewDense(kb, N, nil), W: mat.NewDense(kb, N, nil), sw: blas.NewSparseWorkspace(kb, N)}
 	}
-	g.partial, g.yD = true, &Y.RawMatrix().Data[0]
-	g.Db.Slice(0, d, 0, K).(*mat.Dense).Copy(Db.Slice(0, d, 0, K))
+	g.partial, g.yD = true, nil // out of date until both products end
 	D, gr := sub(Db.RawMatrix(), 0, d, 0, K), g.G.RawMatrix()
-	blas64.Syrk(gblas.Trans, 1, D, 0, blas64.Symmetric{Uplo: gblas.Upper, N: K, Data: gr.Data, Stride: gr.Stride})
-	blas.Gemm(gblas.Trans, gblas.NoTrans, 1, D, Y.RawMatrix(), 0, sub(g.B.RawMatrix(), 0, K, 0, N))
+	if err := syrkPieces(ctx, D, sub(gr, 0, K, 0, K)); err != nil {
+		return err
+	}
+	if err := gemmPieces(ctx, D, Y.RawMatrix(), sub(g.B.RawMatrix(), 0, K, 0, N)); err != nil {
+		return err
+	}
+	g.yD = &Y.RawMatrix().Data[0]
+	g.Db.Slice(0, d, 0, K).(*mat.Dense).Copy(Db.Slice(0, d, 0, K))
+	return nil
 }
 
 // totalCost returns the terms of J̄_Y(D̄, X̄):
@@ -333,5 +351,5 @@ func (f *Model) Cost(ctx context.Context, p Params, Y mat.Matrix, labels []int) 
 	if err := t.solveX(ctx, t.Xb); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	return t.cost(), nil
+	return t.cost(ctx)
 }

@@ -1,12 +1,14 @@
 package fisher
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lrsdl/lrsdl"
 	"github.com/lrsdl/lrsdl/core"
 )
 
@@ -61,11 +63,38 @@ func TestLRSDLCostFidelity(t *testing.T) {
 					raw[i] = rng.NormFloat64()
 				}
 			}
-			got := tr.cost().Term("fidelity")
+			got := tr.mustCost().Term("fidelity")
 			want := directFidelity(tr.Y, tr.sp, tr.ap, tr.Db, tr.Xb)
 			if math.Abs(got-want) > 1e-12*want {
 				t.Errorf("k0=%d rep %d: fidelity %v, direct %v", k0, rep, got, want)
 			}
 		}
 	}
+}
+
+// mustCost is train.cost with a context never cancelled.
+func (t *train) mustCost() lrsdl.Cost {
+	c, err := t.cost(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// mustCurrent is train.current with a context never cancelled.
+func (t *train) mustCurrent() lrsdl.Cost {
+	c, err := t.current(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// mustCost is dlrdTrain.cost with a context never cancelled.
+func (s *dlrdTrain) mustCost() lrsdl.Cost {
+	c, err := s.cost(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

@@ -37,11 +37,11 @@ func TestD2L2R2ReducedStepD(t *testing.T) {
 					t.Fatal("D step not reduced")
 				}
 			}
-			before := tr.cost().Total
+			before := tr.mustCost().Total
 			if err := tr.stepD(ctx); err != nil {
 				t.Fatal(err)
 			}
-			after := tr.cost().Total
+			after := tr.mustCost().Total
 			if after > before*(1+1e-12) {
 				t.Errorf("off=%v iteration %d: D step raised J from %v to %v", off, it, before, after)
 			}
@@ -69,7 +69,7 @@ func TestXStepKeptNuclear(t *testing.T) {
 			if err := tr.stepX(ctx); err != nil {
 				t.Fatal(err)
 			}
-			kept, fresh := tr.current(), tr.cost()
+			kept, fresh := tr.mustCurrent(), tr.mustCost()
 			if kept.Total != fresh.Total || kept.Term("nuclear") != fresh.Term("nuclear") {
 				t.Errorf("α=%v η=%v iteration %d: kept cost %v (nuclear %v), anew %v (nuclear %v)", p.Alpha, p.Eta, it, kept.Total, kept.Term("nuclear"), fresh.Total, fresh.Term("nuclear"))
 			}
@@ -297,12 +297,12 @@ func TestD2L2R2StepsLowerCost(t *testing.T) {
 			fn   func(context.Context) error
 			v    *mat.Dense
 		}{{"X", tr.stepX, tr.Xb}, {"D", tr.stepD, tr.D()}} {
-			before := tr.cost()
+			before := tr.mustCost()
 			old := mat.DenseCopyOf(st.v)
 			if err := st.fn(ctx); err != nil {
 				t.Fatal(err)
 			}
-			after := tr.cost()
+			after := tr.mustCost()
 			if after.Total > before.Total*(1+1e-12) {
 				t.Errorf("iter %d: step %s raised the cost from %v to %v", it, st.name, before.Total, after.Total)
 			}

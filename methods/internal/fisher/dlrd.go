@@ -34,7 +34,7 @@ func FitDLRD(ctx context.Context, p Params, set dl.Settings, Ys *mat.Dense, sp c
 			return lrsdl.Cost{}, err
 		}
 		s.stepE()
-		return s.cost(), nil
+		return s.cost(ctx)
 	})
 	if err != nil {
 		return nil, nil, info, err
@@ -54,7 +54,7 @@ func CostDLRD(p Params, set dl.Settings, D *mat.Dense, part core.Partition, Ys *
 		return lrsdl.Cost{}, err
 	}
 	s.stepE()
-	return s.cost(), nil
+	return s.cost(context.Background())
 }
 
 // newTrainSpan is newTrain for k0 = 0 with each class dictionary learned
@@ -150,12 +150,19 @@ func (s *dlrdTrain) stepX(ctx context.Context) error {
 		t.before.ReuseAs(r, c)
 	}
 	t.before.Copy(t.Xb)
-	old := s.fitCost()
+	old, err := s.fitCost(ctx)
+	if err != nil {
+		return err
+	}
 	if err := t.solveX(ctx, t.Xb); err != nil {
 		return err
 	}
 	s.fitOK, t.curOK = false, false
-	if s.fitCost().Total > old.Total { // FISTA is not monotone
+	fit, err := s.fitCost(ctx)
+	if err != nil {
+		return err
+	}
+	if fit.Total > old.Total { // FISTA is not monotone
 		t.Xb.Copy(&t.before)
 		s.fit = old
 	}
@@ -237,7 +244,7 @@ func (s *dlrdTrain) stepE() {
 	s.residualsOf(t.D())
 	h := s.beta / 2
 	gc := &t.gc
-	keep := !t.set.NoGramReuse && gc.Db != nil && gc.y == &t.Y.RawMatrix().Data[0] && mat.Equal(gc.Db, t.Db)
+	keep := !t.set.NoGramReuse && !gc.partial && gc.Db != nil && gc.y == &t.Y.RawMatrix().Data[0] && mat.Equal(gc.Db, t.Db)
 	if keep {
 		s.dT.Reset()
 		s.dT.ReuseAs(s.E.RawMatrix().Cols, t.K)
@@ -272,25 +279,30 @@ func (s *dlrdTrain) stepE() {
 
 // fitCost returns the fidelity and ℓ1 terms of J at the current point:
 // the Fisher model's cost with α = 0 (its "nuclear" term zero), evaluated
-// once per change of D, X or Y.
-func (s *dlrdTrain) fitCost() lrsdl.Cost {
+// once per change of D, X or Y, or ctx's error if it is cancelled first.
+func (s *dlrdTrain) fitCost(ctx context.Context) (lrsdl.Cost, error) {
 	if !s.fitOK {
 		t := s.t
-		t.gc.update(t.Db, t.Y, t.sp, t.K)
+		if err := t.gc.update(ctx, t.Db, t.Y, t.sp, t.K); err != nil {
+			return lrsdl.Cost{}, err
+		}
 		p := t.p
 		p.Alpha = 0
 		s.fit, s.fitOK = totalCost(p, t.sp, t.ap, t.Db, t.Xb, &t.gc), true
 	}
-	return s.fit
+	return s.fit, nil
 }
 
 // cost returns J: the terms of the Fisher model on Y0 − E ("fidelity",
 // "l1", "nuclear"; "fisher" and "shared" are zero) and "error" β‖E‖₁.
-func (s *dlrdTrain) cost() lrsdl.Cost {
+func (s *dlrdTrain) cost(ctx context.Context) (lrsdl.Cost, error) {
 	if !s.nucOK {
 		s.nuc, s.nucOK = s.t.nuclear(s.t.D()), true
 	}
-	f := s.fitCost()
+	f, err := s.fitCost(ctx)
+	if err != nil {
+		return lrsdl.Cost{}, err
+	}
 	terms := append([]lrsdl.Term(nil), f.Terms...)
 	var tot float64
 	for i := range terms {
@@ -300,7 +312,7 @@ func (s *dlrdTrain) cost() lrsdl.Cost {
 		tot += terms[i].Value
 	}
 	e := s.beta * s.errorL1()
-	return lrsdl.Cost{Total: tot + e, Terms: append(terms, lrsdl.Term{Name: "error", Value: e})}
+	return lrsdl.Cost{Total: tot + e, Terms: append(terms, lrsdl.Term{Name: "error", Value: e})}, nil
 }
 
 // errorL1 returns ‖E‖₁, summed by rows as core.L1 does (from E's

@@ -36,7 +36,7 @@ func dlrdToy(t *testing.T, p Params, beta float64) *dlrdTrain {
 // without the terms s keeps between steps.
 func dlrdFresh(s *dlrdTrain) lrsdl.Cost {
 	s.t.gc, s.t.curOK, s.fitOK, s.nucOK = gramCache{}, false, false, false
-	return s.cost()
+	return s.mustCost()
 }
 
 // TestDLRDInitSpan checks newTrainSpan, each class dictionary learned in
@@ -82,7 +82,7 @@ func TestDLRDInitSpan(t *testing.T) {
 func TestDLRDStepsLowerCost(t *testing.T) {
 	s := dlrdToy(t, dlrdParams(3, 0.05, 0.1, 15, 0), 0.5)
 	J := func() float64 {
-		c, f := s.cost().Total, dlrdFresh(s).Total
+		c, f := s.mustCost().Total, dlrdFresh(s).Total
 		if math.Abs(c-f) > 1e-12*f {
 			t.Errorf("cost %v from kept terms, %v from scratch", c, f)
 		}

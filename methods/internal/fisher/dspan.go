@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lrsdl/lrsdl/blas"
 	"github.com/lrsdl/lrsdl/core"
 	"github.com/lrsdl/lrsdl/internal/parallel"
 	"github.com/lrsdl/lrsdl/methods/internal/dl"
@@ -85,7 +84,9 @@ func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool, nucOld
 	}
 	D := t.D()
 	// G = DᵀD and H = DᵀE = (DᵀY)·M(X)ᵀ from the cost's products.
-	t.gc.update(t.Db, t.Y, t.sp, t.K)
+	if err := t.gc.update(ctx, t.Db, t.Y, t.sp, t.K); err != nil {
+		return true, -1, err
+	}
 	H := mat.NewDense(t.K, t.K, nil)
 	t.dw.mulT(H, t.gc.B.Slice(0, t.K, 0, N).(*mat.Dense), t.mx())
 	Q1, V, C, ok := dictBasis(D, E, t.gc.G.Slice(0, t.K, 0, t.K).(*mat.Dense), H)
@@ -136,10 +137,12 @@ func (t *train) spanStep(ctx context.Context, E, F *mat.Dense, gram bool, nucOld
 			}
 		}
 	}
-	if gram {
-		t.gramFrom(&G)
-	}
 	t.curOK = false
+	if gram {
+		if err := t.gramFrom(ctx, &G); err != nil {
+			return true, -1, err
+		}
+	}
 	return true, nuc, nil
 }
 
@@ -175,11 +178,16 @@ func (j *svtJob) Do(c int) {
 // (k0 = 0) with G = DᵀD given, computing only B = DᵀY: at d = 10⁴ this
 // spares gramCache.update's d×K² product when G comes from the reduced
 // coordinates of spanStepD. The cache must hold products of the same Y.
-func (t *train) gramFrom(G *mat.Dense) {
+// Cancelled, it returns ctx's error and leaves the cache out of date.
+func (t *train) gramFrom(ctx context.Context, G *mat.Dense) error {
 	gc := &t.gc
+	if err := gemmPieces(ctx, t.Db.RawMatrix(), t.Y.RawMatrix(), gc.B.RawMatrix()); err != nil {
+		gc.partial, gc.yD = true, nil
+		return err
+	}
 	gc.Db.Copy(t.Db)
 	gc.G.Copy(G)
-	blas.Gemm(gblas.Trans, gblas.NoTrans, 1, t.Db.RawMatrix(), t.Y.RawMatrix(), 0, gc.B.RawMatrix())
+	return nil
 }
 
 // nuclear returns αΣ_c‖D_c‖_* for the class blocks D_c of D.

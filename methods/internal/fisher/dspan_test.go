@@ -81,11 +81,11 @@ func TestDLRDReducedStepD(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.stepE()
-			before := s.cost().Total
+			before := s.mustCost().Total
 			if err := s.stepD(ctx); err != nil {
 				t.Fatal(err)
 			}
-			after := s.cost().Total
+			after := s.mustCost().Total
 			if after > before*(1+1e-12) {
 				t.Errorf("off=%v iteration %d: D step raised J from %v to %v", off, it, before, after)
 			}

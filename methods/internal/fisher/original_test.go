@@ -24,7 +24,7 @@ func TestFDDLEfficientMatchesOriginal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return tr.cost().Total
+			return tr.mustCost().Total
 		}
 		o, e := run(true), run(false)
 		if e > 1.01*o {

@@ -33,13 +33,16 @@ func (t *train) overlaps() bool {
 func (t *train) outerStepOverlap(ctx context.Context) (lrsdl.Cost, error) {
 	t.saveX()
 	t.d0X = false
-	old := t.current()
+	old, err := t.current(ctx)
+	if err != nil {
+		return lrsdl.Cost{}, err
+	}
 	if err := t.solveXJoint(ctx, t.Xb); err != nil {
 		return lrsdl.Cost{}, err
 	}
 	var (
-		wg   sync.WaitGroup
-		errX error
+		wg         sync.WaitGroup
+		errX, errK error
 	)
 	if t.exactX0() {
 		wg.Add(1)
@@ -61,14 +64,17 @@ func (t *train) outerStepOverlap(ctx context.Context) (lrsdl.Cost, error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t.keepIfLower(old, func() { t.Xb.Copy(&t.before); kept = false }) // FISTA is not monotone
-		if t.k0 > 0 {
+		errK = t.keepIfLower(ctx, old, func() { t.Xb.Copy(&t.before); kept = false }) // FISTA is not monotone
+		if errK == nil && t.k0 > 0 {
 			t.d0ProblemX()
 			t.d0X = true
 		}
 	}()
-	err := t.du.UpdateContext(ctx, Dn, E, F, t.p.updateOpts())
+	err = t.du.UpdateContext(ctx, Dn, E, F, t.p.updateOpts())
 	wg.Wait()
+	if err == nil {
+		err = errK
+	}
 	if err != nil {
 		return lrsdl.Cost{}, err
 	}
@@ -82,13 +88,16 @@ func (t *train) outerStepOverlap(ctx context.Context) (lrsdl.Cost, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.gc.updateD(t.Db, t.Y, t.K)
+			errK = t.gc.updateD(ctx, t.Db, t.Y, t.K)
 		}()
 		err = t.stepD0(ctx)
 		wg.Wait()
+		if err == nil {
+			err = errK
+		}
 		if err != nil {
 			return lrsdl.Cost{}, err
 		}
 	}
-	return t.current(), nil
+	return t.current(ctx)
 }

@@ -49,7 +49,7 @@ func (t *train) outerStep(ctx context.Context) (lrsdl.Cost, error) {
 	if err := t.stepD0(ctx); err != nil {
 		return lrsdl.Cost{}, err
 	}
-	return t.current(), nil
+	return t.current(ctx)
 }
 
 // Resume continues the last Fit, which SetResumable(true) preceded, on

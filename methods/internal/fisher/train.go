@@ -214,12 +214,14 @@ func (t *train) means() (*mat.Dense, []float64) {
 // others fixed).
 func (t *train) stepX(ctx context.Context) error {
 	t.saveX()
-	old := t.current()
+	old, err := t.current(ctx)
+	if err != nil {
+		return err
+	}
 	if err := t.solveX(ctx, t.Xb); err != nil {
 		return err
 	}
-	t.keepIfLower(old, func() { t.Xb.Copy(&t.before) }) // FISTA is not monotone
-	return nil
+	return t.keepIfLower(ctx, old, func() { t.Xb.Copy(&t.before) }) // FISTA is not monotone
 }
 
 // saveX copies X̄ to t.before.
@@ -231,22 +233,32 @@ func (t *train) saveX() {
 	t.before.Copy(t.Xb)
 }
 
-// current returns J̄ at the current point, evaluated once per change.
-func (t *train) current() lrsdl.Cost {
+// current returns J̄ at the current point, evaluated once per change, or
+// ctx's error if it is cancelled first.
+func (t *train) current(ctx context.Context) (lrsdl.Cost, error) {
 	if !t.curOK {
-		t.cur, t.curOK = t.cost(), true
+		c, err := t.cost(ctx)
+		if err != nil {
+			return lrsdl.Cost{}, err
+		}
+		t.cur, t.curOK = c, true
 	}
-	return t.cur
+	return t.cur, nil
 }
 
 // keepIfLower keeps the new point of an X step if its cost is not above
 // old.Total, and otherwise calls revert and restores old. D̄ has not
 // changed since old, so the nuclear term is old's (no SVDs): the other
-// terms come from totalCost with η = α = 0, summed in its order.
-func (t *train) keepIfLower(old lrsdl.Cost, revert func()) {
+// terms come from totalCost with η = α = 0, summed in its order. Cancelled
+// before the cost's products end, it returns ctx's error and keeps the new
+// point, its cost unknown.
+func (t *train) keepIfLower(ctx context.Context, old lrsdl.Cost, revert func()) error {
 	p := t.p
 	p.Eta, p.Alpha = 0, 0
-	t.gc.update(t.Db, t.Y, t.sp, t.K)
+	t.curOK = false
+	if err := t.gc.update(ctx, t.Db, t.Y, t.sp, t.K); err != nil {
+		return err
+	}
 	c := totalCost(p, t.sp, t.ap, t.Db, t.Xb, &t.gc)
 	c.Total = 0
 	for i := range c.Terms {
@@ -261,6 +273,7 @@ func (t *train) keepIfLower(old lrsdl.Cost, revert func()) {
 		t.reverts++
 	}
 	t.cur, t.curOK = c, true
+	return nil
 }
 
 // solveX runs the X step of stepX on Xb from its current value (no
@@ -281,7 +294,9 @@ func (t *train) exactX0() bool {
 func (t *train) solveXJoint(ctx context.Context, Xb *mat.Dense) error {
 	s := &t.xs
 	s.set = t.set
-	t.gc.update(t.Db, t.Y, t.sp, t.K)
+	if err := t.gc.update(ctx, t.Db, t.Y, t.sp, t.K); err != nil {
+		return err
+	}
 	s.setupFrom(t.Db, t.Y, t.sp, t.ap, t.p.Lambda2, t.gc.G, t.gc.B)
 	L := s.lipschitz(&t.lip)
 	t.fist.MaxIter, t.fist.Tol, t.fist.Restart = t.p.XIters, t.p.XTol, true

@@ -48,12 +48,12 @@ func TestLRSDLStepsLowerCost(t *testing.T) {
 				v    *mat.Dense
 			}{{"X", tr.stepX, tr.Xb}, {"D", tr.stepD, tr.D()}, {"D0", tr.stepD0, tr.D0()}}
 			for _, st := range steps {
-				before := tr.cost().Total
+				before := tr.mustCost().Total
 				old := mat.DenseCopyOf(st.v)
 				if err := st.fn(ctx); err != nil {
 					t.Fatal(err)
 				}
-				after := tr.cost().Total
+				after := tr.mustCost().Total
 				if after > before*(1+1e-12) {
 					t.Errorf("orig=%v iter %d: step %s raised the cost from %v to %v", orig, it, st.name, before, after)
 				}
@@ -87,14 +87,14 @@ func TestPhiMatchesCost(t *testing.T) {
 	} {
 		for trial := 0; trial < 3; trial++ {
 			old := mat.DenseCopyOf(c.v)
-			j0, f0 := tr.cost().Total, c.phi(c.v)
+			j0, f0 := tr.mustCost().Total, c.phi(c.v)
 			r, k := c.v.Dims()
 			for i := 0; i < r; i++ {
 				for j := 0; j < k; j++ {
 					c.v.Set(i, j, c.v.At(i, j)+0.1*rng.NormFloat64())
 				}
 			}
-			dj, df := tr.cost().Total-j0, c.phi(c.v)-f0
+			dj, df := tr.mustCost().Total-j0, c.phi(c.v)-f0
 			if math.Abs(dj-df) > 1e-9*math.Max(math.Abs(dj), j0) || dj == 0 {
 				t.Errorf("%s trial %d: J̄ changed by %v, φ by %v", c.name, trial, dj, df)
 			}

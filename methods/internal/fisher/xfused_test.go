@@ -67,6 +67,9 @@ func TestFusedXStepCancel(t *testing.T) {
 	for _, procs := range []int{1, 2} {
 		runtime.GOMAXPROCS(procs)
 		tr := benchTrain(2, 350, 20, 10, 60, 0.3)
+		if err := tr.gc.update(context.Background(), tr.Db, tr.Y, tr.sp, tr.K); err != nil { // the cost's products, which check ctx too
+			t.Fatal(err)
+		}
 		if err := tr.solveXJoint(ctx, tr.Xb); !errors.Is(err, context.Canceled) || tr.xf.s == nil {
 			t.Errorf("GOMAXPROCS %d: err = %v, fused %v; want context.Canceled from the fused step", procs, err, tr.xf.s != nil)
 		}

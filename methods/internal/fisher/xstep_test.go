@@ -159,7 +159,7 @@ func TestX0StepGradient(t *testing.T) {
 	p := testParams()
 	tr := smallTrain(t, p, 3, 5, 12, 7)
 	h := randomCodes(tr, 4)
-	tr.gc.update(tr.Db, tr.Y, tr.sp, tr.K)
+	tr.gc.update(context.Background(), tr.Db, tr.Y, tr.sp, tr.K)
 	var s x0step
 	s.setup(tr.gc.G.RawMatrix(), tr.gc.B.RawMatrix(), tr.X().RawMatrix(), tr.sp, tr.ap, p.Lambda2)
 	X0 := tr.X0()
@@ -215,7 +215,7 @@ func TestSolveX0Exact(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		tr.gc.update(tr.Db, tr.Y, tr.sp, tr.K)
+		tr.gc.update(context.Background(), tr.Db, tr.Y, tr.sp, tr.K)
 		var s x0step
 		s.setup(tr.gc.G.RawMatrix(), tr.gc.B.RawMatrix(), tr.X().RawMatrix(), tr.sp, tr.ap, p.Lambda2)
 		X0 := mat.DenseCopyOf(tr.X0())
@@ -250,7 +250,7 @@ func randomCodes(tr *train, seed uint64) func() float64 {
 		raw[i] = rng.NormFloat64()
 	}
 	return func() float64 {
-		c := tr.cost()
+		c := tr.mustCost()
 		return c.Term("fidelity") + c.Term("fisher") + c.Term("shared")
 	}
 }
@@ -289,11 +289,11 @@ func TestXMetric(t *testing.T) {
 			p.K0 = k0
 			tr := meanTrain(t, p) // the same start for every call
 			tr.p.XMetric, tr.p.XIters, tr.p.XTol = metric, iters, tol
-			before := tr.cost().Total
+			before := tr.mustCost().Total
 			if err := tr.solveX(ctx, tr.Xb); err != nil {
 				t.Fatal(err)
 			}
-			after := tr.cost().Total
+			after := tr.mustCost().Total
 			if after > before {
 				t.Errorf("k0=%d metric=%v: the X step raised the cost from %v to %v", k0, metric, before, after)
 			}
