@@ -81,6 +81,9 @@ func newTrainSpan(ctx context.Context, p Params, set dl.Settings, Y *mat.Dense, 
 	bs := make([]dl.DictBlock, sp.Blocks())
 	Qs := make([]*dl.SpanBasis, len(bs))
 	for c := range bs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		s0, s1 := sp.Block(c)
 		Yc := Y.Slice(0, d, s0, s1).(*mat.Dense)
 		if float64(d) > dl.SpanRatio*float64(s1-s0) && !hasZeroColumn(Yc) {
