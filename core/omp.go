@@ -22,8 +22,8 @@ import (
 // |dₖᵀr|/‖dₖ‖) and refitting all selected coefficients by least squares. A
 // sample stops early when ‖yᵢ − Dxᵢ‖₂ ≤ tol (tol ≤ 0: always T atoms), when
 // the residual is orthogonal to every atom or when the next atom is linearly
-// dependent on the selected ones. It computes DᵀD and DᵀY once and runs
-// BatchOMP.
+// dependent on the selected ones. It computes DᵀD and DᵀY once, in tiles
+// between which ctx is checked, and runs BatchOMP.
 func OMP(ctx context.Context, dst, D *mat.Dense, Y mat.Matrix, T int, tol float64) error {
 	d, k := D.Dims()
 	yr, n := Y.Dims()
@@ -37,14 +37,29 @@ func OMP(ctx context.Context, dst, D *mat.Dense, Y mat.Matrix, T int, tol float6
 		return err
 	}
 	G := mat.NewDense(k, k, nil)
-	gramTo(G, D)
+	if err := ompGram(ctx, G, D); err != nil {
+		return err
+	}
 	B := mat.NewDense(k, n, nil)
-	MulTrans(B, D, Y)
+	if err := mulTransContext(ctx, B, D, Y); err != nil {
+		return err
+	}
 	var yy []float64
 	if tol > 0 {
 		yy = colNorms2(Y)
 	}
 	return BatchOMP(ctx, dst, G, B, yy, T, tol, nil)
+}
+
+// ompGram sets G = DᵀD as gramTo does, by symmetric tiles between which
+// ctx is checked when the product is larger than one tile (gemmTiles).
+func ompGram(ctx context.Context, G, D *mat.Dense) error {
+	d, k := D.Dims()
+	if !tiled(ctx, k, k, d) {
+		gramTo(G, D)
+		return nil
+	}
+	return gemmTiles(ctx, true, false, 1, D.RawMatrix(), D.RawMatrix(), 0, G.RawMatrix(), true)
 }
 
 // colNorms2 returns the squared Euclidean norms of the columns of Y.

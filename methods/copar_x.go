@@ -131,8 +131,12 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		return fmt.Errorf("methods: COPAR λ = %v must be finite and non-negative", lambda)
 	}
 	var G, DtY mat.Dense
-	dl.MulDense(&G, D.T(), D)
-	dl.MulDense(&DtY, D.T(), Ys)
+	if err := dl.MulDenseContext(ctx, &G, D.T(), D); err != nil {
+		return err
+	}
+	if err := dl.MulDenseContext(ctx, &DtY, D.T(), Ys); err != nil {
+		return err
+	}
 	d, _ := D.Dims()
 	_, N := DtY.Dims()
 	if exact && coparUseExact(d, K, N) {
@@ -234,7 +238,9 @@ func coparUpdateX(ctx context.Context, X []*mat.Dense, D *mat.Dense, part core.P
 		}
 		// GWt = Wtᵀ·G for the rows still iterating, one product, over
 		// Wt's non-zeros once the codes are sparse.
-		blas.SparseRowsMul(GWt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), Wt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), gd)
+		if err := coparRowsMul(ctx, GWt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), Wt.Slice(0, n, 0, K).(*mat.Dense).RawMatrix(), gd, coparRowsTile); err != nil {
+			return err
+		}
 		st.k = k
 		parallel.For(len(st.act), &st, st.work)
 		for _, c := range st.act {

@@ -312,7 +312,9 @@ func (s *jdlTrain) stepX(ctx context.Context) error {
 	d, _ := s.Y.Dims()
 	s.G.Reset()
 	s.G.ReuseAs(K, K)
-	s.G.Mul(s.D.T(), s.D)
+	if err := jdlGram(ctx, &s.G, s.D, jdlGramTile); err != nil {
+		return err
+	}
 	s.B.Reset()
 	s.B.ReuseAs(kk, N)
 	s.codeBlocks(func(a0, a1, r0, r1, s0, s1 int) {
@@ -325,6 +327,34 @@ func (s *jdlTrain) stepX(ctx context.Context) error {
 	}
 	_, err := s.fista.Solve(ctx, s.X, s.grad, L, s.l1, nil)
 	return err
+}
+
+// jdlGramTile is the number of multiply-adds of one panel of jdlGram.
+const jdlGramTile = 1 << 26
+
+// jdlGram sets G = DᵀD as G.Mul(D.T(), D) does, by panels of columns of G
+// of about tile multiply-adds, each one Gemm over all of D's rows, checking
+// ctx before each; on cancellation it returns ctx.Err() with G partly set.
+func jdlGram(ctx context.Context, G, D *mat.Dense, tile int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d, K := D.Dims()
+	if K == 0 {
+		return nil
+	}
+	g, a := G.RawMatrix(), D.RawMatrix()
+	step := max(1, tile/max(K*d, 1))
+	for lo := 0; lo < K; lo += step {
+		if lo > 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		hi := min(lo+step, K)
+		blas64.Gemm(gblas.Trans, gblas.NoTrans, 1, a, blas.View(a, 0, d, lo, hi), 0, blas.View(g, 0, K, lo, hi))
+	}
+	return nil
 }
 
 // stepXKeep runs stepX and keeps the previous codes when FISTA (not a
