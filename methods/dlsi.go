@@ -170,11 +170,17 @@ func dlsiUpdateD(ctx context.Context, D *mat.Dense, part core.Partition, X []*ma
 				rho = 1
 			}
 			inv = new(incoherent.Inverse)
-			if !inv.Init(D, part, rho, eta) {
+			ok := false
+			if err := abandonable(ctx, func() error { ok = inv.Init(D, part, rho, eta); return nil }); err != nil {
+				return err
+			}
+			if !ok {
 				inv = nil
 			}
 		}
-		gram.Init(D)
+		if err := abandonable(ctx, func() error { gram.Init(D); return nil }); err != nil {
+			return err
+		}
 	}
 	for c := range X {
 		if err := ctx.Err(); err != nil {

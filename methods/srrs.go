@@ -118,13 +118,13 @@ func (m *SRRS) fitRaw(ctx context.Context, Y mat.Matrix, labels []int) error {
 	for it := 1; it <= o.Iters; it++ {
 		err := ctx.Err()
 		if err == nil {
-			err = srrsAsync(ctx, s.step)
+			err = abandonable(ctx, s.step)
 		}
 		converged := err == nil && s.gap() <= lit(o.Tol)
 		withCost := o.Progress != nil || converged || it == o.Iters
 		var cost lrsdl.Cost
 		if err == nil && withCost {
-			err = srrsAsync(ctx, func() error { cost = s.cost(); return nil })
+			err = abandonable(ctx, func() error { cost = s.cost(); return nil })
 		}
 		if err != nil && errors.Is(err, ctx.Err()) {
 			m.info.Stop, m.info.Elapsed = lrsdl.StopCancelled, time.Since(start)
@@ -185,32 +185,6 @@ func (m *SRRS) SetProgress(f lrsdl.ProgressFunc) { m.Options.Progress, m.res.Pro
 
 // Predict returns the label of each column of Y.
 func (m *SRRS) Predict(Y mat.Matrix) ([]int, error) { return m.PredictContext(context.Background(), Y) }
-
-// srrsAsync runs f (a step of srrsTrain, or its cost) on its own goroutine
-// and returns its error, or ctx.Err() as soon as ctx is cancelled; an
-// abandoned f then finishes on its own (its srrsTrain must not be used
-// again) and a panic of it is dropped.
-func srrsAsync(ctx context.Context, f func() error) error {
-	type result struct {
-		err error
-		p   any
-	}
-	done := make(chan result, 1)
-	go func() {
-		var r result
-		defer func() { r.p = recover(); done <- r }()
-		r.err = f()
-	}()
-	select {
-	case r := <-done:
-		if r.p != nil {
-			panic(r.p)
-		}
-		return r.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // predictRaw is PredictContext on samples as given.
 func (m *SRRS) predictRaw(ctx context.Context, Y mat.Matrix) ([]int, error) {
