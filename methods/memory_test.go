@@ -110,12 +110,16 @@ func memoryPlan(m lrsdl.Model, Y mat.Matrix, labels []int) (float64, error) {
 	return me.Need, nil
 }
 
+// heapSampleEvery is how often peakHeap reads the live heap.
+const heapSampleEvery = 50 * time.Microsecond
+
 // peakHeap runs f and returns the peak of the live Go heap during it
 // above the live heap before it. The live heap is what the collector
 // marks; while f runs it collects whenever the heap grows by 2%, so a
 // buffer of more than 2% of the heap is marked if it outlives the
 // collection its allocation starts, and a goroutine reads the marked
-// size every 50µs. A last collection after f counts what f keeps.
+// size every heapSampleEvery. A last collection after f counts what f
+// keeps.
 func peakHeap(f func()) float64 {
 	const live = "/gc/heap/live:bytes"
 	read := func(s []metrics.Sample) uint64 { metrics.Read(s); return s[0].Value.Uint64() }
@@ -133,7 +137,7 @@ func peakHeap(f func()) float64 {
 				done <- peak
 				return
 			default:
-				time.Sleep(50 * time.Microsecond)
+				time.Sleep(heapSampleEvery)
 			}
 		}
 	}()

@@ -144,9 +144,13 @@ var (
 	signalMax     = flag.Duration("signals.max", 0, "TestSignalsMethods: fail a latency above this (0: only log)")
 )
 
+// signalWindow is the span after the output file is prepared within which
+// TestSignalsMethods sends its signals.
+const signalWindow = 4 * time.Second
+
 // TestSignalsMethods measures, for the methods of -signals.methods on the
 // data of -signals.data, the latency of SIGINT, SIGTERM and SIGHUP, each
-// sent once at a moment drawn (seeded by -signals.seed) from the first 4 s
+// sent once at a moment drawn (seeded by -signals.seed) within signalWindow
 // after the output file is prepared, with the same checks as TestSignals,
 // and logs a table of the latencies:
 //
@@ -169,7 +173,7 @@ func TestSignalsMethods(t *testing.T) {
 	for _, m := range names {
 		fmt.Fprintf(&table, "%-8s", m)
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
-			delay := time.Duration(rng.Int64N(int64(4 * time.Second)))
+			delay := time.Duration(rng.Int64N(int64(signalWindow)))
 			out := filepath.Join(t.TempDir(), "m.model")
 			args := append([]string{"train", "-q", "-data", *signalData, "-method", m, "-o", out}, strings.Fields(*signalArgs)...)
 			took, finished := signalRun(t, bin, args, out, "the old model", sig, func(dir string, s *bufio.Scanner) {
