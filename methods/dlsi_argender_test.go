@@ -15,7 +15,14 @@ func dlsiARGender(t *testing.T) (train, test split.Set) {
 	if testing.Short() {
 		t.Skip("AR gender training is skipped in short mode")
 	}
-	ds, err := data.Load("../testdata/argender.mat", data.LoadOptions{})
+	return arGenderSplit(t, false)
+}
+
+// arGenderSplit returns 250 training samples per class of AR gender drawn
+// with seed 1, scaled to unit norm by the loader when normalize is set,
+// and its whole test set.
+func arGenderSplit(t *testing.T, normalize bool) (train, test split.Set) {
+	ds, err := data.Load("../testdata/argender.mat", data.LoadOptions{Normalize: normalize})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,15 +18,7 @@ func newARGender(t *testing.T) (train, test split.Set) {
 	if testing.Short() || os.Getenv("LRSDL_ARGENDER") == "" {
 		t.Skip("AR gender training runs only with LRSDL_ARGENDER=1")
 	}
-	ds, err := data.Load("../testdata/argender.mat", data.LoadOptions{Normalize: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, err = split.Draw(ds.Train, 250, split.Rand(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return train, ds.Test
+	return arGenderSplit(t, true)
 }
 
 // TestNewMethodsARGender trains JDL, JDL*, DLRD and SRRS at their defaults
